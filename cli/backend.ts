@@ -1,0 +1,175 @@
+import { openStore } from "../src/db/client.ts";
+import { ApiError } from "../src/errors.ts";
+import { exportChunks, type ExportFormat } from "../src/lib/export.ts";
+import type { Form } from "../src/services/forms.ts";
+import { createServices, type Services } from "../src/services/index.ts";
+import type { ApiKey, NewApiKey } from "../src/services/keys.ts";
+import { operator, type Mode, type Principal } from "../src/services/principal.ts";
+import { parseListQuery, type Submission, type SubmissionPage } from "../src/services/submissions.ts";
+import { ApiClient } from "./client.ts";
+import { CliError, EXIT } from "./errors.ts";
+
+/** List parameters as the API takes them: strings, checked by the same code in both modes. */
+export type QueryParams = Record<string, string | undefined>;
+
+/**
+ * What every command needs, the same in both modes: local mode calls the services on the database file,
+ * remote mode calls the management API. Both return the API's JSON objects, so output cannot differ.
+ */
+export interface Backend {
+  readonly kind: "local" | "remote";
+  forms: {
+    list(): Promise<Form[]>;
+    get(ref: string): Promise<Form>;
+    create(body: Record<string, unknown>): Promise<Form>;
+    update(ref: string, body: Record<string, unknown>): Promise<Form>;
+    remove(ref: string): Promise<void>;
+  };
+  submissions: {
+    list(ref: string, query: QueryParams): Promise<SubmissionPage>;
+    get(ref: string, id: string): Promise<Submission>;
+    update(ref: string, id: string, patch: Record<string, boolean>): Promise<Submission>;
+    remove(ref: string, id: string): Promise<void>;
+    /** The export as it would be downloaded, chunk by chunk. */
+    export(ref: string, format: ExportFormat, query: QueryParams): Promise<AsyncIterable<string | Uint8Array>>;
+  };
+  keys: {
+    create(body: Record<string, unknown>): Promise<NewApiKey>;
+    list(): Promise<ApiKey[]>;
+    revoke(id: string): Promise<void>;
+  };
+  /** Local mode only: the services themselves (accounts, backup). */
+  services?: Services;
+  close(): Promise<void>;
+}
+
+export interface ConnectionOptions {
+  db?: string;
+  url?: string;
+  key?: string;
+  account?: string;
+  test?: boolean;
+}
+
+/** Remote mode when a URL is given (flag or FORMSVC_URL), else local mode on the database file. */
+export async function openBackend(options: ConnectionOptions, env: Record<string, string | undefined>): Promise<Backend> {
+  const url = options.url ?? env.FORMSVC_URL;
+  if (url) {
+    const key = options.key ?? env.FORMSVC_KEY;
+    if (!key) throw new CliError("remote mode needs an API key: pass --key or set FORMSVC_KEY", EXIT.usage);
+    if (!URL.canParse(url)) throw new CliError(`--url must be an address such as https://forms.example.com, not "${url}"`, EXIT.usage);
+    return remoteBackend(new ApiClient(url, key));
+  }
+  return localBackend(options.db ?? env.FORMSVC_DB ?? "./formsvc.db", options, env);
+}
+
+/** The services on a database file, with links built as `formsvc serve` would build them (FORMSVC_BASE_URL). */
+export async function openLocalServices(location: string, env: Record<string, string | undefined>): Promise<Services> {
+  const store = await openStore(location);
+  const baseUrl = (env.FORMSVC_BASE_URL ?? "http://localhost:8080").replace(/\/+$/, "");
+  const submitUrl = (env.FORMSVC_SUBMIT_URL ?? baseUrl).replace(/\/+$/, "");
+  return createServices(store, { baseUrl: () => baseUrl, submitUrl: () => submitUrl });
+}
+
+/** Local mode: the trusted operator of one account (the default unless --account), in live mode unless --test. */
+export async function localBackend(location: string, options: ConnectionOptions, env: Record<string, string | undefined>): Promise<Backend> {
+  const services = await openLocalServices(location, env);
+  const store = services.store;
+  const account = await services.accounts.resolve(options.account);
+  const principal = operator(account.id, options.test ? "test" : "live");
+
+  /** The operator in the mode of a form's own, for keys bound to a form of either mode. */
+  async function principalForForm(ref: string): Promise<Principal> {
+    for (const mode of [principal.mode, principal.mode === "live" ? "test" : "live"] as Mode[]) {
+      const candidate = operator(account.id, mode);
+      try {
+        await services.forms.findRow(candidate, ref);
+        return candidate;
+      } catch (error) {
+        if (!(error instanceof ApiError && error.code === "form_not_found")) throw error;
+      }
+    }
+    return principal;
+  }
+
+  return {
+    kind: "local",
+    services,
+    forms: {
+      list: () => services.forms.list(principal),
+      get: (ref) => services.forms.get(principal, ref),
+      create: (body) => services.forms.create(principal, body),
+      update: (ref, body) => services.forms.update(principal, ref, body),
+      remove: (ref) => services.forms.remove(principal, ref),
+    },
+    submissions: {
+      list: (ref, query) => services.submissions.list(principal, ref, parseListQuery(query)),
+      get: (ref, id) => services.submissions.get(principal, ref, id),
+      update: (ref, id, patch) => services.submissions.update(principal, ref, id, patch),
+      remove: (ref, id) => services.submissions.remove(principal, ref, id),
+      async export(ref, format, query) {
+        const exported = await services.submissions.export(principal, ref, parseListQuery(query, { paged: false }));
+        return exportChunks(format, exported.fields, exported.submissions);
+      },
+    },
+    keys: {
+      async create(body) {
+        const type = body.type;
+        const acting = type === "form" && typeof body.formId === "string" ? await principalForForm(body.formId) : type === "test" ? operator(account.id, "test") : type === "live" ? operator(account.id, "live") : principal;
+        return services.keys.create(acting, body);
+      },
+      list: () => services.keys.list(principal),
+      async revoke(id) {
+        // The operator may revoke any key of the account, whichever mode it is in.
+        try {
+          await services.keys.revoke(operator(account.id, "live"), id);
+        } catch (error) {
+          if (!(error instanceof ApiError && error.code === "not_found")) throw error;
+          await services.keys.revoke(operator(account.id, "test"), id);
+        }
+      },
+    },
+    close: async () => store.close(),
+  };
+}
+
+/** Remote mode: the same operations over the management API. */
+export function remoteBackend(client: ApiClient): Backend {
+  const formPath = (ref: string) => `/api/forms/${encodeURIComponent(ref)}`;
+  return {
+    kind: "remote",
+    forms: {
+      list: async () => (await client.json<{ forms: Form[] }>("GET", "/api/forms")).forms,
+      get: (ref) => client.json("GET", formPath(ref)),
+      create: (body) => client.json("POST", "/api/forms", { body }),
+      update: (ref, body) => client.json("PATCH", formPath(ref), { body }),
+      remove: (ref) => client.json("DELETE", formPath(ref)),
+    },
+    submissions: {
+      list: (ref, query) => client.json("GET", `${formPath(ref)}/submissions`, { query }),
+      get: (ref, id) => client.json("GET", `${formPath(ref)}/submissions/${encodeURIComponent(id)}`),
+      update: (ref, id, patch) => client.json("PATCH", `${formPath(ref)}/submissions/${encodeURIComponent(id)}`, { body: patch }),
+      remove: (ref, id) => client.json("DELETE", `${formPath(ref)}/submissions/${encodeURIComponent(id)}`),
+      async export(ref, format, query) {
+        const response = await client.send("GET", `${formPath(ref)}/submissions/export`, { query: { ...query, format } });
+        return response.body as AsyncIterable<Uint8Array>;
+      },
+    },
+    keys: {
+      create: (body) => client.json("POST", "/api/keys", { body }),
+      list: async () => (await client.json<{ keys: ApiKey[] }>("GET", "/api/keys")).keys,
+      revoke: (id) => client.json("DELETE", `/api/keys/${encodeURIComponent(id)}`),
+    },
+    close: () => client.close(),
+  };
+}
+
+/** Opens the backend the command's global flags name, runs `work`, and closes it whatever happens. */
+export async function withBackend<T>(globals: ConnectionOptions, env: Record<string, string | undefined>, work: (backend: Backend) => Promise<T>): Promise<T> {
+  const backend = await openBackend(globals, env);
+  try {
+    return await work(backend);
+  } finally {
+    await backend.close();
+  }
+}

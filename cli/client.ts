@@ -1,0 +1,62 @@
+import { Agent, request } from "undici";
+import { ApiError, ERROR_STATUS, type ErrorCode } from "../src/errors.ts";
+import { CliError, EXIT } from "./errors.ts";
+
+/** The management API over HTTP, for remote mode. */
+export class ApiClient {
+  private readonly agent = new Agent({ connect: { timeout: 10_000 } });
+
+  constructor(
+    readonly baseUrl: string,
+    private readonly key: string,
+  ) {}
+
+  /** Sends one request; an error answer becomes the server's ApiError, a missing server a CliError naming the URL. */
+  async send(method: string, path: string, options: { body?: unknown; query?: Record<string, string | number | undefined> } = {}) {
+    const url = new URL(`${this.baseUrl.replace(/\/+$/, "")}${path}`);
+    for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    let response: Awaited<ReturnType<typeof request>>;
+    try {
+      response = await request(url, {
+        method: method as "GET",
+        dispatcher: this.agent,
+        headers: {
+          authorization: `Bearer ${this.key}`,
+          accept: "application/json",
+          ...(options.body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      });
+    } catch (error) {
+      const reason = (error as { code?: string }).code ?? (error as Error).message;
+      throw new CliError(`cannot reach the server at ${this.baseUrl} (${reason})`);
+    }
+    if (response.statusCode >= 400) throw await this.errorOf(response);
+    return response;
+  }
+
+  /** A request whose answer is JSON (or nothing, for 204). */
+  async json<T>(method: string, path: string, options: Parameters<ApiClient["send"]>[2] = {}): Promise<T> {
+    const response = await this.send(method, path, options);
+    if (response.statusCode === 204) {
+      await response.body.dump();
+      return undefined as T;
+    }
+    return (await response.body.json()) as T;
+  }
+
+  private async errorOf(response: Awaited<ReturnType<typeof request>>): Promise<Error> {
+    const text = await response.body.text();
+    try {
+      const { error } = JSON.parse(text) as { error: { code: ErrorCode; message: string; field?: string } };
+      if (error && error.code in ERROR_STATUS) return new ApiError(error.code, error.message, { field: error.field });
+    } catch {
+      // not our error shape: fall through
+    }
+    return new CliError(`the server at ${this.baseUrl} answered ${response.statusCode}`, response.statusCode === 404 ? EXIT.notFound : EXIT.error);
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}

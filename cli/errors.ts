@@ -1,0 +1,30 @@
+import { ApiError, type ErrorCode } from "../src/errors.ts";
+
+/** Exit codes of the contract. */
+export const EXIT = { ok: 0, error: 1, usage: 2, auth: 4, notFound: 5 } as const;
+
+/** A failure of the CLI itself (bad flags, no server), with its exit code. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.error,
+  ) {
+    super(message);
+    this.name = "CliError";
+  }
+}
+
+const EXIT_FOR_CODE: Partial<Record<ErrorCode, number>> = {
+  unauthorized: EXIT.auth,
+  forbidden: EXIT.auth,
+  not_found: EXIT.notFound,
+  form_not_found: EXIT.notFound,
+  invalid_parameter: EXIT.usage,
+};
+
+/** The exit code for an error of the API (local or remote): 4 for refused, 5 for not found, 2 for a bad value. */
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof CliError) return error.exitCode;
+  if (error instanceof ApiError) return EXIT_FOR_CODE[error.code] ?? EXIT.error;
+  return EXIT.error;
+}

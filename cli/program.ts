@@ -1,0 +1,54 @@
+import { Command, CommanderError } from "commander";
+import { accountsCommand } from "./accounts.ts";
+import { EXIT, exitCodeFor } from "./errors.ts";
+import type { Io } from "./io.ts";
+import { keysCommand } from "./keys.ts";
+import { serveCommand } from "./serve.ts";
+import pkg from "../package.json" with { type: "json" };
+
+/** The whole command tree; each group adds its own commands. */
+export function buildProgram(io: Io): Command {
+  const program = new Command("formsvc")
+    .description("A self-hosted form backend: serve forms, manage them and read their submissions.")
+    .version(pkg.version, "-V, --version", "print the version")
+    .option("--db <path>", "database file for local mode (FORMSVC_DB, default ./formsvc.db)")
+    .option("--url <url>", "server address for remote mode (FORMSVC_URL)")
+    .option("--key <key>", "API key for remote mode (FORMSVC_KEY)")
+    .option("--account <id>", "local mode: the account to act for (default: the default account)")
+    .option("--test", "local mode: work on test-mode forms and keys")
+    .option("--json", "print the API's JSON objects")
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.out(text),
+      writeErr: (text) => io.err(text),
+      outputError: (text, write) => write(`formsvc: ${text.replace(/^error: /, "")}`),
+    });
+  serveCommand(program, io);
+  accountsCommand(program, io);
+  keysCommand(program, io);
+  for (const command of program.commands) inherit(command, program);
+  return program;
+}
+
+/** Subcommands write where the program writes and stop the way it does. */
+function inherit(command: Command, program: Command): void {
+  command.exitOverride().configureOutput(program.configureOutput()).showHelpAfterError("(run with --help for usage)");
+  for (const sub of command.commands) inherit(sub, program);
+}
+
+/** Runs the CLI and returns its exit code; every error becomes one line on stderr, never a stack. */
+export async function main(argv: string[], io: Io): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end in a CommanderError too, with exit code 0.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    io.err(`formsvc: ${error instanceof Error ? error.message : String(error)}\n`);
+    return exitCodeFor(error);
+  }
+}

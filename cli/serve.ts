@@ -1,0 +1,63 @@
+import type { Command } from "commander";
+import { count } from "drizzle-orm";
+import { loadServeConfig, type ServeFlags } from "../src/config.ts";
+import { openStore } from "../src/db/client.ts";
+import { apiKeys } from "../src/db/schema.ts";
+import { startServer } from "../src/server.ts";
+import type { Io } from "./io.ts";
+
+export interface ServeOptions extends ServeFlags {}
+
+/** Serves until SIGINT or SIGTERM; on a database with no key, says how to make the first one. */
+export async function runServe(options: ServeOptions, io: Io): Promise<void> {
+  const config = loadServeConfig(options, io.env);
+  const server = await startServer(config);
+  io.err(`formsvc listening on ${config.baseUrl} (database ${config.db})\n`);
+  io.err(`forms take submissions at ${config.submitUrl}/f/{slug}\n`);
+  const store = await openStore(config.db);
+  const [keys] = await store.db.select({ n: count() }).from(apiKeys);
+  store.close();
+  if ((keys?.n ?? 0) === 0) {
+    io.err(`No API keys yet. Make the first one with:\n  formsvc keys create --db ${config.db} --name admin\n`);
+  }
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      io.err("formsvc: stopping\n");
+      void server.stop().then(resolve);
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+}
+
+export function serveCommand(program: Command, io: Io): void {
+  program
+    .command("serve")
+    .description("run the HTTP server: the public form endpoint and the management API")
+    .option("--host <host>", "address to listen on (FORMSVC_HOST, default 0.0.0.0)")
+    .option("--port <port>", "port to listen on (FORMSVC_PORT, default 8080)")
+    .option("--base-url <url>", "public address of this server, used in links (FORMSVC_BASE_URL)")
+    .option("--submit-url <url>", "public address of the submission host, if separate (FORMSVC_SUBMIT_URL)")
+    .option("--max-body <bytes>", "largest accepted body in bytes (FORMSVC_MAX_BODY, default 1048576)")
+    .option("--rate-limit <perMinute>", "submissions a minute per address per form, 0 for none (FORMSVC_RATE_LIMIT, default 30)")
+    .option("--rate-burst <n>", "submissions allowed at once before the rate applies (FORMSVC_RATE_BURST, default 10)")
+    .option("--trust-proxy", "take the client address from X-Forwarded-For (behind a reverse proxy)")
+    .addHelpText("after", "\nExample:\n  formsvc serve --port 8080 --db /var/lib/formsvc/formsvc.db --base-url https://forms.example.com\n")
+    .action(async (_options, command: Command) => {
+      const all = command.optsWithGlobals();
+      await runServe(
+        {
+          host: all.host,
+          port: all.port,
+          db: all.db,
+          baseUrl: all.baseUrl,
+          submitUrl: all.submitUrl,
+          maxBody: all.maxBody,
+          rateLimit: all.rateLimit,
+          rateBurst: all.rateBurst,
+          trustProxy: all.trustProxy ? "true" : undefined,
+        },
+        io,
+      );
+    });
+}

@@ -1,0 +1,93 @@
+import { ApiError } from "./errors.ts";
+
+/** Everything `formsvc serve` can be told, after flags, environment and defaults are merged and checked. */
+export interface ServeConfig {
+  host: string;
+  port: number;
+  db: string;
+  /** Public base address of the server, used in submitUrl and Location; derived from host and port when unset. */
+  baseUrl: string;
+  /** Base address of the public submission host (a separate host name), or the base URL. */
+  submitUrl: string;
+  maxBody: number;
+  /** Submissions per minute per client address per form; 0 turns the limit off. */
+  rateLimit: number;
+  rateBurst: number;
+  trustProxy: boolean;
+  /** Which of baseUrl and submitUrl were derived from host and port (and so follow the port actually bound). */
+  derived: { baseUrl: boolean; submitUrl: boolean };
+}
+
+export type ServeFlags = Partial<Record<Exclude<keyof ServeConfig, "derived">, string | number | boolean | undefined>>;
+
+const ENV: Record<Exclude<keyof ServeConfig, "derived">, string> = {
+  host: "FORMSVC_HOST",
+  port: "FORMSVC_PORT",
+  db: "FORMSVC_DB",
+  baseUrl: "FORMSVC_BASE_URL",
+  submitUrl: "FORMSVC_SUBMIT_URL",
+  maxBody: "FORMSVC_MAX_BODY",
+  rateLimit: "FORMSVC_RATE_LIMIT",
+  rateBurst: "FORMSVC_RATE_BURST",
+  trustProxy: "FORMSVC_TRUST_PROXY",
+};
+
+const DEFAULTS = { host: "0.0.0.0", port: "8080", db: "./formsvc.db", maxBody: "1048576", rateLimit: "30", rateBurst: "10", trustProxy: "false" };
+
+function integer(name: string, value: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ApiError("invalid_parameter", `${name} must be a whole number from ${min} to ${max}, not "${value}"`, { field: name });
+  }
+  return Number(value);
+}
+
+function url(name: string, value: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ApiError("invalid_parameter", `${name} must be an absolute http(s) URL, not "${value}"`, { field: name });
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new ApiError("invalid_parameter", `${name} must be an absolute http(s) URL, not "${value}"`, { field: name });
+  }
+  return value.replace(/\/+$/, "");
+}
+
+/** The base URL when none is set: a wildcard address is not one a browser can open, so it becomes localhost. */
+export function derivedBaseUrl(host: string, port: number): string {
+  const linkHost = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
+  return `http://${linkHost}:${port}`;
+}
+
+/** Flags win over the environment, which wins over the defaults; every value is checked once, here. */
+export function loadServeConfig(flags: ServeFlags, env: Record<string, string | undefined> = process.env): ServeConfig {
+  const pick = (key: keyof typeof ENV): string | undefined => {
+    const flag = flags[key];
+    if (flag !== undefined && flag !== "") return String(flag);
+    const fromEnv = env[ENV[key]];
+    if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
+    return DEFAULTS[key as keyof typeof DEFAULTS];
+  };
+  const host = pick("host")!;
+  // The host name that links should carry: a wildcard address is not one a browser can open.
+  const port = integer("port", pick("port")!, 0, 65535);
+  const linkHost = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
+  const baseUrl = url("base-url", pick("baseUrl") ?? `http://${linkHost}:${port}`);
+  const trust = pick("trustProxy")!;
+  if (!["true", "false", "1", "0"].includes(trust)) {
+    throw new ApiError("invalid_parameter", `trust-proxy must be true or false, not "${trust}"`, { field: "trust-proxy" });
+  }
+  return {
+    host,
+    port,
+    db: pick("db")!,
+    baseUrl,
+    submitUrl: url("submit-url", pick("submitUrl") ?? baseUrl),
+    maxBody: integer("max-body", pick("maxBody")!, 1, 1024 * 1024 * 1024),
+    rateLimit: integer("rate-limit", pick("rateLimit")!, 0, 1_000_000),
+    rateBurst: integer("rate-burst", pick("rateBurst")!, 1, 1_000_000),
+    trustProxy: trust === "true" || trust === "1",
+    derived: { baseUrl: pick("baseUrl") === undefined, submitUrl: pick("submitUrl") === undefined },
+  };
+}

@@ -1,0 +1,148 @@
+import { Database as SqliteDatabase } from "bun:sqlite";
+import { createClient } from "@libsql/client";
+import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
+import { drizzle as drizzleLibsql } from "drizzle-orm/libsql";
+import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
+import { migrations } from "./migrations/index.ts";
+import * as schema from "./schema.ts";
+
+/** A drizzle database of either driver; every query on it is awaited, so code does not care which. */
+// `any`: the driver's result kind differs between bun:sqlite (sync) and libSQL (async).
+export type Db = BaseSQLiteDatabase<any, any, typeof schema>;
+
+/** The open database: `db` for reads, `write` for every change, serialised through one writer. */
+export interface Store {
+  readonly db: Db;
+  /** Runs `work` in one write transaction (BEGIN IMMEDIATE); writes queue behind each other, never interleave. */
+  write<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  /** Writes a consistent copy of the database to `path` (VACUUM INTO) and checks it. */
+  backup(path: string): Promise<void>;
+  close(): void;
+}
+
+/** True when `location` names a libSQL server or URL rather than a SQLite file. */
+export const isLibsqlUrl = (location: string) => /^(libsql|https?|wss?|file):/.test(location);
+
+/** A queue that runs one task at a time, in order. */
+function serial() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(task: () => Promise<T>): Promise<T> => {
+    const run = tail.then(task, task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
+const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)`;
+
+/** Migrations newer than the last applied, in drizzle's own bookkeeping format, so drizzle-kit sees the same history. */
+function pendingMigrations(lastApplied: number | null) {
+  return migrations
+    .filter((m) => m.when > (lastApplied ?? -1))
+    .map((m) => ({
+      when: m.when,
+      hash: new Bun.CryptoHasher("sha256").update(m.sql).digest("hex"),
+      statements: m.sql.split("--> statement-breakpoint").map((s) => s.trim()).filter(Boolean),
+    }));
+}
+
+const RECORD_MIGRATION = `INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES (?, ?)`;
+const LAST_MIGRATION = `SELECT max(created_at) AS last FROM "__drizzle_migrations"`;
+
+function openSqlite(path: string): Store {
+  const writer = new SqliteDatabase(path, { create: true, strict: true });
+  // WAL lets readers go on while one writer writes. synchronous=FULL syncs the WAL at every commit, so a
+  // submission that was answered 200/303 survives a crash of the process and of the machine.
+  writer.exec("PRAGMA journal_mode = WAL");
+  writer.exec("PRAGMA synchronous = FULL");
+  writer.exec("PRAGMA busy_timeout = 5000");
+  writer.exec("PRAGMA foreign_keys = ON");
+  migrateSqlite(writer);
+
+  const reader = new SqliteDatabase(path, { readonly: true, strict: true });
+  reader.exec("PRAGMA busy_timeout = 5000");
+  const db = drizzleSqlite({ client: reader, schema }) as unknown as Db;
+  const writeDb = drizzleSqlite({ client: writer, schema }) as unknown as Db;
+  const queue = serial();
+
+  return {
+    db,
+    write: (work) =>
+      queue(async () => {
+        writer.exec("BEGIN IMMEDIATE");
+        try {
+          const result = await work(writeDb);
+          writer.exec("COMMIT");
+          return result;
+        } catch (error) {
+          if (writer.inTransaction) writer.exec("ROLLBACK");
+          throw error;
+        }
+      }),
+    backup: async (target) => {
+      writer.prepare("VACUUM INTO ?").run(target);
+      const copy = new SqliteDatabase(target, { readonly: true });
+      try {
+        const rows = copy.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[];
+        if (rows.length !== 1 || rows[0]?.integrity_check !== "ok") {
+          throw new Error(`the copy at ${target} failed its integrity check: ${rows.map((r) => r.integrity_check).join("; ")}`);
+        }
+      } finally {
+        copy.close();
+      }
+    },
+    close: () => {
+      reader.close();
+      writer.close();
+    },
+  };
+}
+
+function migrateSqlite(writer: SqliteDatabase): void {
+  writer.exec(MIGRATIONS_TABLE);
+  const { last } = writer.prepare(LAST_MIGRATION).get() as { last: number | null };
+  const pending = pendingMigrations(last);
+  if (pending.length === 0) return;
+  writer
+    .transaction(() => {
+      for (const m of pending) {
+        for (const statement of m.statements) writer.exec(statement);
+        writer.prepare(RECORD_MIGRATION).run(m.hash, m.when);
+      }
+    })
+    .immediate();
+}
+
+async function openLibsql(url: string, authToken?: string): Promise<Store> {
+  const client = createClient({ url, authToken });
+  if (url.startsWith("file:")) {
+    await client.execute("PRAGMA journal_mode = WAL");
+    await client.execute("PRAGMA synchronous = FULL");
+    await client.execute("PRAGMA busy_timeout = 5000");
+  }
+  await client.execute("PRAGMA foreign_keys = ON");
+  await client.execute(MIGRATIONS_TABLE);
+  const result = await client.execute(LAST_MIGRATION);
+  const pending = pendingMigrations((result.rows[0]?.last as number | null) ?? null);
+  if (pending.length > 0) {
+    await client.batch(
+      pending.flatMap((m) => [...m.statements, { sql: RECORD_MIGRATION, args: [m.hash, m.when] }]),
+      "write",
+    );
+  }
+  const db = drizzleLibsql({ client, schema }) as unknown as Db;
+  const queue = serial();
+  return {
+    db,
+    write: (work) => queue(() => db.transaction((tx) => work(tx as unknown as Db), { behavior: "immediate" })),
+    backup: async (target) => {
+      await client.execute({ sql: "VACUUM INTO ?", args: [target] });
+    },
+    close: () => client.close(),
+  };
+}
+
+/** Opens (and migrates) the database: a SQLite file path, or a libSQL URL (`libsql://…`, `http://…`, `file:…`). */
+export async function openStore(location: string, options: { authToken?: string } = {}): Promise<Store> {
+  return isLibsqlUrl(location) ? openLibsql(location, options.authToken) : openSqlite(location);
+}

@@ -1,0 +1,53 @@
+/** Every error code of the contract, with the HTTP status it is answered with. */
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  invalid_body: 400,
+  invalid_parameter: 400,
+  empty_submission: 400,
+  invalid_redirect: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  origin_not_allowed: 403,
+  form_inactive: 403,
+  not_found: 404,
+  form_not_found: 404,
+  method_not_allowed: 405,
+  slug_taken: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; field?: string };
+}
+
+/** An error meant for the client: a code from the contract, a sentence a person can act on, and the field at fault. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly field?: string;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: { field?: string; headers?: Record<string, string>; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = "ApiError";
+    this.code = code;
+    this.field = options.field;
+    this.headers = options.headers ?? {};
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+
+  /** The one JSON error shape. */
+  toBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message, ...(this.field ? { field: this.field } : {}) } };
+  }
+}
+
+/** The answer to anything that is not an ApiError: no stack, no SQL, nothing of the cause. */
+export const internalError = () => new ApiError("internal_error", "Something went wrong on our side. Try again; if it goes on, the server log says more.");

@@ -1,0 +1,25 @@
+import type { Services } from "../services/index.ts";
+import type { RateLimiter } from "./rate-limit.ts";
+
+/** What the app needs to answer requests. */
+export interface AppOptions {
+  services: Services;
+  maxBody: number;
+  trustProxy: boolean;
+  rateLimiter: RateLimiter;
+  /** One line per request and the stacks of unexpected errors; never keys or bodies. */
+  log: { request(line: string): void; error(message: string, error: unknown): void };
+}
+
+/** One request on its way through a handler. */
+export interface RequestContext {
+  request: Request;
+  url: URL;
+  params: Record<string, string>;
+  /** The client's address: the socket's, or with --trust-proxy the one the proxy saw. */
+  ip: string;
+  services: Services;
+  options: AppOptions;
+}
+
+export type Handler = (ctx: RequestContext) => Promise<Response>;

@@ -1,0 +1,30 @@
+import { ApiError, internalError } from "../errors.ts";
+import { errorPage } from "./pages.ts";
+
+/** A JSON answer. */
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
+}
+
+/** An HTML answer. */
+export function html(status: number, body: string, headers: Record<string, string> = {}): Response {
+  return new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8", ...headers } });
+}
+
+export const noContent = (headers: Record<string, string> = {}) => new Response(null, { status: 204, headers });
+
+/** True when the client asked for JSON (`fetch` with Accept: application/json) rather than a browser page. */
+export const wantsJson = (request: Request) => (request.headers.get("accept") ?? "").toLowerCase().includes("application/json");
+
+/** The contract's error answer: JSON, or for a browser's form post a small page with a link back. */
+export function errorResponse(error: unknown, options: { html?: boolean; referer?: string | null; onInternal?: (error: unknown) => void } = {}): Response {
+  let apiError: ApiError;
+  if (error instanceof ApiError) {
+    apiError = error;
+  } else {
+    options.onInternal?.(error);
+    apiError = internalError();
+  }
+  if (options.html) return html(apiError.status, errorPage(apiError.status, apiError.message, options.referer ?? null), apiError.headers);
+  return json(apiError.status, apiError.toBody(), apiError.headers);
+}

@@ -1,0 +1,57 @@
+import { ApiError } from "../errors.ts";
+
+interface Route<H> {
+  method: string;
+  pattern: RegExp;
+  names: string[];
+  handler: H;
+}
+
+export type RouteMatch<H> = { handler: H; params: Record<string, string> };
+
+/** A small router: `/api/forms/:id` patterns, exact methods, and 405 with `Allow` for a known path. */
+export class Router<H> {
+  private readonly routes: Route<H>[] = [];
+
+  /** Adds a route; `:name` matches one path segment. */
+  on(method: string, path: string, handler: H): this {
+    const names: string[] = [];
+    const source = path.replace(/:(\w+)/g, (_, name: string) => {
+      names.push(name);
+      return "([^/]+)";
+    });
+    this.routes.push({ method, pattern: new RegExp(`^${source}/?$`), names, handler });
+    return this;
+  }
+
+  /** The route for this method and path; 405 when only other methods match, 404 when none does. */
+  match(method: string, path: string): RouteMatch<H> {
+    const allowed = new Set<string>();
+    for (const route of this.routes) {
+      const found = route.pattern.exec(path);
+      if (!found) continue;
+      if (route.method === method || (method === "HEAD" && route.method === "GET")) {
+        const params: Record<string, string> = {};
+        route.names.forEach((name, i) => {
+          params[name] = safeDecode(found[i + 1]!);
+        });
+        return { handler: route.handler, params };
+      }
+      allowed.add(route.method);
+    }
+    if (allowed.size > 0) {
+      if (allowed.has("GET")) allowed.add("HEAD");
+      const allow = [...allowed].join(", ");
+      throw new ApiError("method_not_allowed", `${method} is not allowed here; use ${allow}.`, { headers: { Allow: allow } });
+    }
+    throw new ApiError("not_found", `No such endpoint: ${method} ${path}.`);
+  }
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ApiError("not_found", "No such resource: the path is not valid percent-encoding.");
+  }
+}

@@ -1,0 +1,68 @@
+import { z } from "zod";
+import { ApiError } from "../errors.ts";
+
+/** Parses `input` with `schema`, turning the first problem into a 400 that names the field at fault. */
+export function parseBody<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw new ApiError("invalid_body", "The body must be a JSON object.");
+  }
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  if (issue.code === "unrecognized_keys") {
+    const field = issue.keys[0]!;
+    throw new ApiError("invalid_body", `Unknown field "${field}".`, { field });
+  }
+  const field = issue.path.map(String).join(".") || undefined;
+  const missing = field !== undefined && issue.path.length === 1 && !(issue.path[0] as string in input);
+  const message = missing ? `${field} is required.` : issue.message;
+  throw new ApiError("invalid_body", message, { field });
+}
+
+const HOST_LABEL = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
+const DOMAIN = new RegExp(`^(?:\\*\\.)?${HOST_LABEL}(?:\\.${HOST_LABEL})*(?::\\d{1,5})?$`);
+const EMAIL = /^[^\s@<>()",;:]+@[^\s@<>()",;:]+\.[^\s@<>()",;:]+$/;
+export const SLUG = /^[a-z0-9][a-z0-9-]{2,63}$/;
+
+export const formName = z
+  .string({ error: "name must be a string." })
+  .transform((s) => s.trim())
+  .refine((s) => s.length >= 1 && s.length <= 200, "name must be 1 to 200 characters.");
+
+export const email = z
+  .string({ error: "notificationEmail must be an email address." })
+  .trim()
+  .max(254, "notificationEmail must be at most 254 characters.")
+  .regex(EMAIL, "notificationEmail must be an email address such as you@example.com.");
+
+/** An absolute http(s) URL, as a string. */
+export function httpUrl(field: string) {
+  return z
+    .string({ error: `${field} must be an absolute http(s) URL.` })
+    .trim()
+    .max(2048, `${field} must be at most 2048 characters.`)
+    .refine((value) => isHttpUrl(value), `${field} must be an absolute http(s) URL such as https://example.com/thanks.`);
+}
+
+export const allowedDomains = z
+  .array(
+    z
+      .string({ error: "allowedDomains must be an array of host names." })
+      .trim()
+      .toLowerCase()
+      .refine((d) => DOMAIN.test(d), "allowedDomains entries are host names such as example.com, *.example.com or localhost:3000 (no scheme, no path)."),
+    { error: "allowedDomains must be an array of host names." },
+  )
+  .max(100, "allowedDomains may list at most 100 host names.")
+  .transform((list) => [...new Set(list)]);
+
+export const slug = z
+  .string({ error: "slug must be a string." })
+  .regex(SLUG, "slug must be 3 to 64 lowercase letters, digits and dashes, starting with a letter or digit.");
+
+/** True for an absolute URL with the http or https scheme. */
+export function isHttpUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+}

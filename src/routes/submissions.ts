@@ -1,0 +1,50 @@
+import { ApiError } from "../errors.ts";
+import { authorize } from "../http/auth.ts";
+import { readJson } from "../http/body.ts";
+import type { Handler, RequestContext } from "../http/context.ts";
+import { json, noContent } from "../http/respond.ts";
+import type { Router } from "../http/router.ts";
+import { CONTENT_TYPES, EXPORT_FORMATS, exportChunks, exportStream, type ExportFormat } from "../lib/export.ts";
+import { parseListQuery } from "../services/submissions.ts";
+
+const scoped = { formScoped: true };
+const queryOf = (ctx: RequestContext) => Object.fromEntries(ctx.url.searchParams) as Record<string, string>;
+
+/** /api/forms/{id}/submissions: the list, the export, and one submission's get, patch and delete. */
+export function submissionRoutes(router: Router<Handler>): void {
+  router
+    .on("GET", "/api/forms/:id/submissions", async (ctx) => {
+      const principal = await authorize(ctx, "read", scoped);
+      return json(200, await ctx.services.submissions.list(principal, ctx.params.id!, parseListQuery(queryOf(ctx))));
+    })
+    .on("GET", "/api/forms/:id/submissions/export", async (ctx) => {
+      const principal = await authorize(ctx, "read", scoped);
+      const { format = "csv", ...rest } = queryOf(ctx);
+      if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
+        throw new ApiError("invalid_parameter", `format must be one of ${EXPORT_FORMATS.join(", ")}, not "${format}".`, { field: "format" });
+      }
+      const query = parseListQuery(rest, { paged: false });
+      const exported = await ctx.services.submissions.export(principal, ctx.params.id!, query);
+      const chunks = exportChunks(format as ExportFormat, exported.fields, exported.submissions);
+      return new Response(exportStream(chunks), {
+        headers: {
+          "content-type": CONTENT_TYPES[format as ExportFormat],
+          "content-disposition": `attachment; filename="${exported.form.slug}-submissions.${format}"`,
+        },
+      });
+    })
+    .on("GET", "/api/forms/:id/submissions/:submissionId", async (ctx) => {
+      const principal = await authorize(ctx, "read", scoped);
+      return json(200, await ctx.services.submissions.get(principal, ctx.params.id!, ctx.params.submissionId!));
+    })
+    .on("PATCH", "/api/forms/:id/submissions/:submissionId", async (ctx) => {
+      const principal = await authorize(ctx, "write", scoped);
+      const body = await readJson(ctx.request, ctx.options.maxBody);
+      return json(200, await ctx.services.submissions.update(principal, ctx.params.id!, ctx.params.submissionId!, body));
+    })
+    .on("DELETE", "/api/forms/:id/submissions/:submissionId", async (ctx) => {
+      const principal = await authorize(ctx, "delete", scoped);
+      await ctx.services.submissions.remove(principal, ctx.params.id!, ctx.params.submissionId!);
+      return noContent();
+    });
+}

@@ -1,0 +1,107 @@
+import { ApiError } from "../errors.ts";
+import { readSubmission } from "../http/body.ts";
+import type { Handler, RequestContext } from "../http/context.ts";
+import { domainAllowed, requestOrigin } from "../http/origin.ts";
+import { thanksPage } from "../http/pages.ts";
+import { errorResponse, html, json, noContent, wantsJson } from "../http/respond.ts";
+import type { Router } from "../http/router.ts";
+import { isHttpUrl } from "../lib/validate.ts";
+import type { FormRow } from "../db/schema.ts";
+import { domainsOf } from "../services/forms.ts";
+
+/** Fields that steer the submission and are never stored. */
+export const SPECIAL_FIELDS = ["_next", "_subject", "_replyto", "_gotcha", "g-recaptcha-response", "h-captcha-response", "cf-turnstile-response"];
+
+const SUCCESS_MESSAGE = "Thank you! Your submission has been received.";
+
+/** CORS headers for a public answer: the caller's origin when the form accepts it (any, when it has no allowedDomains). */
+function corsHeaders(request: Request, form: FormRow | null): Record<string, string> {
+  const origin = request.headers.get("origin");
+  if (!origin) return {};
+  const domains = form ? domainsOf(form) : [];
+  if (domains.length > 0 && !domainAllowed(domains, origin)) return { Vary: "Origin" };
+  return { "Access-Control-Allow-Origin": origin, Vary: "Origin" };
+}
+
+/** Form exists (404), is active (403), and the page it was posted from may use it (403). */
+async function checkForm(ctx: RequestContext): Promise<FormRow> {
+  const form = await ctx.services.forms.findBySlug(ctx.params.slug!);
+  if (!form) throw new ApiError("form_not_found", "This form does not exist. Check the form's action address.");
+  if (!form.isActive) throw new ApiError("form_inactive", "This form is not accepting submissions right now.");
+  const domains = domainsOf(form);
+  if (domains.length > 0 && !domainAllowed(domains, requestOrigin(ctx.request))) {
+    throw new ApiError("origin_not_allowed", "This form does not accept submissions from this website.");
+  }
+  return form;
+}
+
+/** Where a browser goes after its submission: `_next`, else the form's redirectUrl, else the thank-you page. */
+function redirectTarget(ctx: RequestContext, form: FormRow, next: unknown): string {
+  if (next !== undefined && next !== "") {
+    const domains = domainsOf(form);
+    if (typeof next !== "string" || !isHttpUrl(next)) {
+      throw new ApiError("invalid_redirect", "_next must be an absolute http(s) address such as https://example.com/thanks.", { field: "_next" });
+    }
+    if (domains.length > 0 && !domainAllowed(domains, next)) {
+      throw new ApiError("invalid_redirect", "_next must point to one of the form's allowed domains.", { field: "_next" });
+    }
+    return next;
+  }
+  return form.redirectUrl ?? `${ctx.services.urls.baseUrl()}/thanks`;
+}
+
+const filled = (value: unknown) => value !== undefined && value !== null && value !== "" && !(Array.isArray(value) && value.every((v) => v === ""));
+
+async function submit(ctx: RequestContext): Promise<Response> {
+  const { request } = ctx;
+  let form: FormRow | null = null;
+  try {
+    form = await checkForm(ctx);
+    const retryAfter = ctx.options.rateLimiter.take(`${form.id}|${ctx.ip}`);
+    if (retryAfter > 0) {
+      throw new ApiError("rate_limited", `Too many submissions from your address; try again in ${retryAfter} seconds.`, { headers: { "Retry-After": String(retryAfter) } });
+    }
+    const fields = await readSubmission(request, ctx.options.maxBody);
+    const special: Record<string, unknown> = {};
+    const data: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(fields)) {
+      if (SPECIAL_FIELDS.includes(name)) special[name] = value;
+      else data[name] = value;
+    }
+    if (Object.keys(data).length === 0) throw new ApiError("empty_submission", "The submission has no fields to store.");
+    const json_ = wantsJson(request);
+    const location = json_ ? null : redirectTarget(ctx, form, special._next);
+    // A filled honeypot is answered exactly like a success, so a bot learns nothing; the owner finds it under spam.
+    const stored = await ctx.services.submissions.receive(form.id, data, { isSpam: filled(special._gotcha) });
+    const cors = corsHeaders(request, form);
+    if (json_) return json(200, { success: true, message: SUCCESS_MESSAGE, id: stored.id }, cors);
+    return new Response(null, { status: 303, headers: { Location: location!, ...cors } });
+  } catch (error) {
+    const answer = errorResponse(error, { html: !wantsJson(request), referer: request.headers.get("referer"), onInternal: (e) => ctx.options.log.error("submission failed", e) });
+    for (const [name, value] of Object.entries(corsHeaders(request, form))) answer.headers.set(name, value);
+    return answer;
+  }
+}
+
+/** The CORS preflight of a `fetch()` post: allowed for an origin the form accepts. */
+async function preflight(ctx: RequestContext): Promise<Response> {
+  const form = await ctx.services.forms.findBySlug(ctx.params.slug!);
+  const cors = corsHeaders(ctx.request, form);
+  if (!cors["Access-Control-Allow-Origin"]) {
+    throw new ApiError("origin_not_allowed", "This form does not accept submissions from this website.", { headers: cors });
+  }
+  return noContent({
+    ...cors,
+    "Access-Control-Allow-Methods": "POST, OPTIONS",
+    "Access-Control-Allow-Headers": ctx.request.headers.get("access-control-request-headers") ?? "Content-Type, Accept",
+    "Access-Control-Max-Age": "86400",
+  });
+}
+
+/** The public endpoint, at /api/f/{slug} and /f/{slug}, and the default thank-you page. */
+export function submitRoutes(router: Router<Handler>): void {
+  for (const base of ["/api/f/:slug", "/f/:slug"]) {
+    router.on("POST", base, submit).on("OPTIONS", base, preflight);
+  }
+  router.on("GET", "/thanks", async (ctx) => html(200, thanksPage(ctx.request.headers.get("referer"))));
+}

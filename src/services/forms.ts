@@ -1,0 +1,161 @@
+import { and, desc, eq, or } from "drizzle-orm";
+import { z } from "zod";
+import type { Db, Store } from "../db/client.ts";
+import { forms, type FormRow } from "../db/schema.ts";
+import { ApiError } from "../errors.ts";
+import { newId } from "../lib/ids.ts";
+import { randomLower36 } from "../lib/random.ts";
+import { iso } from "../lib/time.ts";
+import { allowedDomains, email, formName, httpUrl, parseBody, slug } from "../lib/validate.ts";
+import type { Mode, Principal } from "./principal.ts";
+
+/** A form as every response shows it. */
+export interface Form {
+  id: string;
+  name: string;
+  slug: string;
+  mode: Mode;
+  isActive: boolean;
+  submissionCount: number;
+  createdAt: string;
+  updatedAt: string;
+  notificationEmail: string | null;
+  redirectUrl: string | null;
+  allowedDomains: string[];
+  submitUrl: string;
+}
+
+const createSchema = z.strictObject({
+  name: formName,
+  slug: slug.optional(),
+  isActive: z.boolean({ error: "isActive must be true or false." }).optional(),
+  notificationEmail: email.nullish(),
+  redirectUrl: httpUrl("redirectUrl").nullish(),
+  allowedDomains: allowedDomains.nullish(),
+});
+
+const updateSchema = createSchema.partial().extend({ name: formName.optional() });
+
+export type CreateFormInput = z.input<typeof createSchema>;
+export type UpdateFormInput = z.input<typeof updateSchema>;
+
+const SLUG_LENGTH = 12;
+
+/** The form's public answers to a submission: where it may redirect, which origins it accepts. */
+export const domainsOf = (row: FormRow): string[] => JSON.parse(row.allowedDomains) as string[];
+export const fieldsOf = (row: FormRow): string[] => JSON.parse(row.fields) as string[];
+
+/** Forms: CRUD scoped to the acting account and mode, and the public look-up by slug. */
+export function formsService(store: Store, urls: { submitUrl: () => string }) {
+  const toForm = (row: FormRow): Form => ({
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    mode: row.mode as Mode,
+    isActive: row.isActive,
+    submissionCount: row.submissionCount,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    notificationEmail: row.notificationEmail,
+    redirectUrl: row.redirectUrl,
+    allowedDomains: domainsOf(row),
+    submitUrl: `${urls.submitUrl()}/f/${row.slug}`,
+  });
+
+  const scoped = (principal: Principal) => and(eq(forms.accountId, principal.accountId), eq(forms.mode, principal.mode));
+
+  async function findRow(db: Db, principal: Principal, ref: string): Promise<FormRow> {
+    const [row] = await db
+      .select()
+      .from(forms)
+      .where(and(scoped(principal), or(eq(forms.id, ref), eq(forms.slug, ref))));
+    // Another account's or the other mode's form is not found: its existence is not ours to tell.
+    if (!row) throw new ApiError("form_not_found", `No form ${ref}.`);
+    return row;
+  }
+
+  async function assertSlugFree(tx: Db, wanted: string, exceptId?: string): Promise<void> {
+    const [clash] = await tx.select({ id: forms.id }).from(forms).where(eq(forms.slug, wanted));
+    if (clash && clash.id !== exceptId) throw new ApiError("slug_taken", `The slug "${wanted}" is taken; choose another.`, { field: "slug" });
+  }
+
+  async function freeSlug(tx: Db): Promise<string> {
+    for (;;) {
+      const candidate = randomLower36(SLUG_LENGTH);
+      const [clash] = await tx.select({ id: forms.id }).from(forms).where(eq(forms.slug, candidate));
+      if (!clash) return candidate;
+    }
+  }
+
+  return {
+    toForm,
+
+    /** The form's row, for services that work below the API shape (submissions). */
+    findRow: (principal: Principal, ref: string) => findRow(store.db, principal, ref),
+
+    /** The form with this public slug, whatever its account (the public endpoint), or null. */
+    async findBySlug(formSlug: string): Promise<FormRow | null> {
+      const [row] = await store.db.select().from(forms).where(eq(forms.slug, formSlug));
+      return row ?? null;
+    },
+
+    async list(principal: Principal): Promise<Form[]> {
+      const rows = await store.db.select().from(forms).where(scoped(principal)).orderBy(desc(forms.createdAt), desc(forms.id));
+      return rows.map(toForm);
+    },
+
+    async get(principal: Principal, ref: string): Promise<Form> {
+      return toForm(await findRow(store.db, principal, ref));
+    },
+
+    async create(principal: Principal, body: unknown): Promise<Form> {
+      const input = parseBody(createSchema, body);
+      return store.write(async (tx) => {
+        if (input.slug) await assertSlugFree(tx, input.slug);
+        const now = Date.now();
+        const row = {
+          id: newId("form"),
+          accountId: principal.accountId,
+          mode: principal.mode,
+          name: input.name,
+          slug: input.slug ?? (await freeSlug(tx)),
+          isActive: input.isActive ?? true,
+          notificationEmail: input.notificationEmail ?? null,
+          redirectUrl: input.redirectUrl ?? null,
+          allowedDomains: JSON.stringify(input.allowedDomains ?? []),
+          createdAt: now,
+          updatedAt: now,
+        };
+        const [created] = await tx.insert(forms).values(row).returning();
+        return toForm(created!);
+      });
+    },
+
+    async update(principal: Principal, ref: string, body: unknown): Promise<Form> {
+      const input = parseBody(updateSchema, body);
+      return store.write(async (tx) => {
+        const row = await findRow(tx, principal, ref);
+        if (input.slug !== undefined) await assertSlugFree(tx, input.slug, row.id);
+        const changes: Partial<FormRow> = { updatedAt: Date.now() };
+        if (input.name !== undefined) changes.name = input.name;
+        if (input.slug !== undefined) changes.slug = input.slug;
+        if (input.isActive !== undefined) changes.isActive = input.isActive;
+        if (input.notificationEmail !== undefined) changes.notificationEmail = input.notificationEmail;
+        if (input.redirectUrl !== undefined) changes.redirectUrl = input.redirectUrl;
+        if (input.allowedDomains !== undefined) changes.allowedDomains = JSON.stringify(input.allowedDomains ?? []);
+        const [updated] = await tx.update(forms).set(changes).where(eq(forms.id, row.id)).returning();
+        return toForm(updated!);
+      });
+    },
+
+    /** Removes the form with all its submissions and form-level keys, in one transaction. */
+    async remove(principal: Principal, ref: string): Promise<void> {
+      await store.write(async (tx) => {
+        const row = await findRow(tx, principal, ref);
+        await tx.delete(forms).where(eq(forms.id, row.id));
+      });
+    },
+  };
+}
+
+export type FormsService = ReturnType<typeof formsService>;

@@ -1,0 +1,245 @@
+import { and, asc, count, desc, eq, gt, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import type { Db, Store } from "../db/client.ts";
+import { forms, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
+import { ApiError } from "../errors.ts";
+import { newId } from "../lib/ids.ts";
+import { iso, parseIsoDate } from "../lib/time.ts";
+import { parseBody } from "../lib/validate.ts";
+import { fieldsOf, type FormsService } from "./forms.ts";
+import type { Principal } from "./principal.ts";
+
+export interface Submission {
+  id: string;
+  data: Record<string, unknown>;
+  createdAt: string;
+  isRead: boolean;
+  isStarred: boolean;
+  isSpam: boolean;
+}
+
+export interface SubmissionPage {
+  submissions: Submission[];
+  fields: string[];
+  pagination: { limit: number; offset: number; total: number; hasMore: boolean };
+}
+
+export const FILTERS = ["all", "unread", "starred", "spam"] as const;
+export type Filter = (typeof FILTERS)[number];
+export type Order = "asc" | "desc";
+
+/** What selects submissions: the export takes all but limit and offset. */
+export interface SubmissionQuery {
+  since: number | null;
+  filter: Filter;
+  order: Order;
+}
+
+export interface ListQuery extends SubmissionQuery {
+  limit: number;
+  offset: number;
+}
+
+const invalid = (field: string, message: string) => new ApiError("invalid_parameter", message, { field });
+
+/** Reads list parameters from strings (a query string or CLI flags): out of range or of type is an error, never clamped. */
+export function parseListQuery(params: Record<string, string | undefined>, { paged = true } = {}): ListQuery {
+  const { limit = "50", offset = "0", since, order = "desc", filter = "all" } = params;
+  if (paged && (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 100)) {
+    throw invalid("limit", `limit must be an integer from 1 to 100, not "${limit}".`);
+  }
+  if (paged && (!/^\d+$/.test(offset) || !Number.isSafeInteger(Number(offset)))) {
+    throw invalid("offset", `offset must be an integer of 0 or more, not "${offset}".`);
+  }
+  if (order !== "asc" && order !== "desc") throw invalid("order", `order must be asc or desc, not "${order}".`);
+  if (!(FILTERS as readonly string[]).includes(filter)) {
+    throw invalid("filter", `filter must be one of ${FILTERS.join(", ")}, not "${filter}".`);
+  }
+  let sinceMs: number | null = null;
+  if (since !== undefined) {
+    sinceMs = parseIsoDate(since);
+    if (sinceMs === null) throw invalid("since", `since must be an ISO 8601 date or date-time such as 2026-11-22T12:00:00Z, not "${since}".`);
+  }
+  return { limit: Number(limit), offset: Number(offset), since: sinceMs, order, filter: filter as Filter };
+}
+
+// Literal conditions (not bound parameters) so that SQLite can match them to the partial indexes.
+const FILTER_SQL: Record<Filter, SQL> = {
+  all: sql`${submissions.isSpam} = 0`,
+  unread: sql`${submissions.isSpam} = 0 AND ${submissions.isRead} = 0`,
+  starred: sql`${submissions.isSpam} = 0 AND ${submissions.isStarred} = 1`,
+  spam: sql`${submissions.isSpam} = 1`,
+};
+
+type Flags = Pick<SubmissionRow, "isRead" | "isStarred" | "isSpam">;
+
+/** How much one submission with these flags adds to each of the form's counters. */
+function counterShare(flags: Flags) {
+  const kept = flags.isSpam ? 0 : 1;
+  return {
+    submissionCount: kept,
+    spamCount: 1 - kept,
+    unreadCount: kept && !flags.isRead ? 1 : 0,
+    starredCount: kept && flags.isStarred ? 1 : 0,
+  };
+}
+
+/** Adds `sign` times the submission's share to the form's counters. */
+async function adjustCounters(tx: Db, formId: string, flags: Flags, sign: 1 | -1, extra: Partial<FormRow> = {}) {
+  const share = counterShare(flags);
+  await tx
+    .update(forms)
+    .set({
+      submissionCount: sql`${forms.submissionCount} + ${sign * share.submissionCount}`,
+      spamCount: sql`${forms.spamCount} + ${sign * share.spamCount}`,
+      unreadCount: sql`${forms.unreadCount} + ${sign * share.unreadCount}`,
+      starredCount: sql`${forms.starredCount} + ${sign * share.starredCount}`,
+      ...extra,
+    })
+    .where(eq(forms.id, formId));
+}
+
+const COUNTER_OF: Record<Filter, keyof Pick<FormRow, "submissionCount" | "spamCount" | "unreadCount" | "starredCount">> = {
+  all: "submissionCount",
+  unread: "unreadCount",
+  starred: "starredCount",
+  spam: "spamCount",
+};
+
+export const toSubmission = (row: SubmissionRow): Submission => ({
+  id: row.id,
+  data: JSON.parse(row.data) as Record<string, unknown>,
+  createdAt: iso(row.createdAt),
+  isRead: row.isRead,
+  isStarred: row.isStarred,
+  isSpam: row.isSpam,
+});
+
+const patchSchema = z.strictObject({
+  isRead: z.boolean({ error: "isRead must be true or false." }).optional(),
+  isStarred: z.boolean({ error: "isStarred must be true or false." }).optional(),
+  isSpam: z.boolean({ error: "isSpam must be true or false." }).optional(),
+});
+
+const EXPORT_BATCH = 500;
+
+/** Submissions: the owner's lists, export and flags, and the store behind the public endpoint. */
+export function submissionsService(store: Store, formsService: FormsService) {
+  const where = (formId: string, query: SubmissionQuery) =>
+    and(eq(submissions.formId, formId), FILTER_SQL[query.filter], query.since === null ? undefined : gt(submissions.createdAt, query.since));
+
+  const ordering = (order: Order) =>
+    order === "asc" ? [asc(submissions.createdAt), asc(submissions.id)] : [desc(submissions.createdAt), desc(submissions.id)];
+
+  async function findRow(formId: string, submissionId: string): Promise<SubmissionRow> {
+    const [row] = await store.db
+      .select()
+      .from(submissions)
+      .where(and(eq(submissions.formId, formId), eq(submissions.id, submissionId)));
+    if (!row) throw new ApiError("not_found", `No submission ${submissionId} in this form.`);
+    return row;
+  }
+
+  return {
+    /** One page of a form's submissions, with the form's field names and the paging figures. */
+    async list(principal: Principal, formRef: string, query: ListQuery): Promise<SubmissionPage> {
+      const form = await formsService.findRow(principal, formRef);
+      // One row more than asked tells whether another page exists, whatever the total says under concurrent writes.
+      const rows = await store.db
+        .select()
+        .from(submissions)
+        .where(where(form.id, query))
+        .orderBy(...ordering(query.order))
+        .limit(query.limit + 1)
+        .offset(query.offset);
+      let total = form[COUNTER_OF[query.filter]];
+      if (query.since !== null) {
+        const [counted] = await store.db.select({ n: count() }).from(submissions).where(where(form.id, query));
+        total = counted?.n ?? 0;
+      }
+      return {
+        submissions: rows.slice(0, query.limit).map(toSubmission),
+        fields: fieldsOf(form),
+        pagination: { limit: query.limit, offset: query.offset, total, hasMore: rows.length > query.limit },
+      };
+    },
+
+    /** Every matching submission, read in batches by key so that memory stays flat whatever the count. */
+    async export(principal: Principal, formRef: string, query: SubmissionQuery) {
+      const form = await formsService.findRow(principal, formRef);
+      async function* rows(): AsyncGenerator<Submission> {
+        let after: { createdAt: number; id: string } | null = null;
+        for (;;) {
+          const cursor: SQL | undefined = after
+            ? query.order === "asc"
+              ? sql`(${submissions.createdAt}, ${submissions.id}) > (${after.createdAt}, ${after.id})`
+              : sql`(${submissions.createdAt}, ${submissions.id}) < (${after.createdAt}, ${after.id})`
+            : undefined;
+          const batch: SubmissionRow[] = await store.db
+            .select()
+            .from(submissions)
+            .where(and(where(form.id, query), cursor))
+            .orderBy(...ordering(query.order))
+            .limit(EXPORT_BATCH);
+          for (const row of batch) yield toSubmission(row);
+          if (batch.length < EXPORT_BATCH) return;
+          const last: SubmissionRow = batch[batch.length - 1]!;
+          after = { createdAt: last.createdAt, id: last.id };
+        }
+      }
+      return { form: formsService.toForm(form), fields: fieldsOf(form), submissions: rows() };
+    },
+
+    async get(principal: Principal, formRef: string, submissionId: string): Promise<Submission> {
+      const form = await formsService.findRow(principal, formRef);
+      return toSubmission(await findRow(form.id, submissionId));
+    },
+
+    /** Sets any of isRead, isStarred, isSpam, keeping the form's counters true. */
+    async update(principal: Principal, formRef: string, submissionId: string, body: unknown): Promise<Submission> {
+      const patch = parseBody(patchSchema, body);
+      const form = await formsService.findRow(principal, formRef);
+      return store.write(async (tx) => {
+        const [before] = await tx
+          .select()
+          .from(submissions)
+          .where(and(eq(submissions.formId, form.id), eq(submissions.id, submissionId)));
+        if (!before) throw new ApiError("not_found", `No submission ${submissionId} in this form.`);
+        const after = { ...before, ...patch };
+        await tx.update(submissions).set(patch).where(eq(submissions.id, before.id));
+        await adjustCounters(tx, form.id, before, -1);
+        await adjustCounters(tx, form.id, after, 1);
+        return toSubmission(after);
+      });
+    },
+
+    async remove(principal: Principal, formRef: string, submissionId: string): Promise<void> {
+      const form = await formsService.findRow(principal, formRef);
+      await store.write(async (tx) => {
+        const [gone] = await tx
+          .delete(submissions)
+          .where(and(eq(submissions.formId, form.id), eq(submissions.id, submissionId)))
+          .returning();
+        if (!gone) throw new ApiError("not_found", `No submission ${submissionId} in this form.`);
+        await adjustCounters(tx, form.id, gone, -1);
+      });
+    },
+
+    /** Stores a posted submission and brings the form's counters and field list up to date, in one transaction. */
+    async receive(formId: string, data: Record<string, unknown>, flags: { isSpam: boolean }): Promise<Submission> {
+      return store.write(async (tx) => {
+        const [form] = await tx.select({ fields: forms.fields }).from(forms).where(eq(forms.id, formId));
+        if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
+        const now = Date.now();
+        const row: SubmissionRow = { id: newId("submission", now), formId, data: JSON.stringify(data), createdAt: now, isRead: false, isStarred: false, isSpam: flags.isSpam };
+        await tx.insert(submissions).values(row);
+        const known = JSON.parse(form.fields) as string[];
+        const added = Object.keys(data).filter((name) => !known.includes(name));
+        await adjustCounters(tx, formId, row, 1, added.length > 0 ? { fields: JSON.stringify([...known, ...added]) } : {});
+        return toSubmission(row);
+      });
+    },
+  };
+}
+
+export type SubmissionsService = ReturnType<typeof submissionsService>;
