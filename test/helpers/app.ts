@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApp, type App } from "../../src/app.ts";
+import { openStore } from "../../src/db/client.ts";
+import { RateLimiter } from "../../src/http/rate-limit.ts";
+import { createServices, type Services } from "../../src/services/index.ts";
+import { operator, type Mode, type Permission } from "../../src/services/principal.ts";
+
+export const BASE = "http://formsvc.test";
+
+/** A fresh app on a fresh SQLite file in a temp dir, called in-process with `app.fetch`. */
+export interface TestApp {
+  app: App;
+  services: Services;
+  dir: string;
+  logs: string[];
+  /** Sends a request to the app; `body` objects are sent as JSON. */
+  request(method: string, path: string, options?: { key?: string; body?: unknown; headers?: Record<string, string>; ip?: string }): Promise<Response>;
+  /** A new account and a key on it (default: a live admin key). */
+  account(name?: string): Promise<TestAccount>;
+  close(): void;
+}
+
+export interface TestAccount {
+  id: string;
+  key(options?: { type?: "live" | "test" | "form"; permissions?: Permission[]; formId?: string }): Promise<string>;
+  /** A form made straight through the service, in a mode. */
+  form(body?: Record<string, unknown>, mode?: Mode): Promise<{ id: string; slug: string }>;
+}
+
+export async function testApp(options: { rateLimit?: number; rateBurst?: number; maxBody?: number } = {}): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), "formsvc-test-"));
+  const store = await openStore(join(dir, "formsvc.db"));
+  const services = createServices(store, { baseUrl: () => BASE, submitUrl: () => BASE });
+  const logs: string[] = [];
+  const app = createApp({
+    services,
+    maxBody: options.maxBody ?? 1024 * 1024,
+    trustProxy: false,
+    rateLimiter: new RateLimiter(options.rateLimit ?? 0, options.rateBurst ?? 10),
+    log: { request: (line) => logs.push(line), error: (message, error) => logs.push(`${message}: ${String(error)}`) },
+  });
+  return {
+    app,
+    services,
+    dir,
+    logs,
+    async request(method, path, { key, body, headers = {}, ip = "127.0.0.1" } = {}) {
+      const init: RequestInit = { method, headers: { ...headers } };
+      if (key) (init.headers as Record<string, string>).authorization = `Bearer ${key}`;
+      if (body !== undefined) {
+        if (typeof body === "string" || body instanceof FormData || body instanceof URLSearchParams) init.body = body;
+        else {
+          init.body = JSON.stringify(body);
+          (init.headers as Record<string, string>)["content-type"] ??= "application/json";
+        }
+      }
+      return app.fetch(new Request(`${BASE}${path}`, init), { ip });
+    },
+    async account(name = "test") {
+      const account = await services.accounts.create(name);
+      return {
+        id: account.id,
+        async key({ type = "live", permissions, formId } = {}) {
+          const mode: Mode = type === "test" ? "test" : "live";
+          let acting = operator(account.id, mode);
+          if (type === "form" && formId) {
+            // A form key takes its form's mode.
+            for (const m of ["live", "test"] as Mode[]) {
+              const found = await services.forms.findRow(operator(account.id, m), formId).catch(() => null);
+              if (found) acting = operator(account.id, m);
+            }
+          }
+          const created = await services.keys.create(acting, { type, permissions, formId });
+          return created.key;
+        },
+        async form(body = {}, mode = "live") {
+          const form = await services.forms.create(operator(account.id, mode), { name: "Contact", ...body });
+          return { id: form.id, slug: form.slug };
+        },
+      };
+    },
+    close() {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
