@@ -63,22 +63,9 @@ function openSqlite(path: string): Store {
   reader.exec("PRAGMA busy_timeout = 5000");
   const db = drizzleSqlite({ client: reader, schema }) as unknown as Db;
   const writeDb = drizzleSqlite({ client: writer, schema }) as unknown as Db;
-  const queue = serial();
-
   return {
     db,
-    write: (work) =>
-      queue(async () => {
-        writer.exec("BEGIN IMMEDIATE");
-        try {
-          const result = await work(writeDb);
-          writer.exec("COMMIT");
-          return result;
-        } catch (error) {
-          if (writer.inTransaction) writer.exec("ROLLBACK");
-          throw error;
-        }
-      }),
+    write: groupCommit(writer, writeDb),
     backup: async (target) => {
       writer.prepare("VACUUM INTO ?").run(target);
       const copy = new SqliteDatabase(target, { readonly: true });
@@ -96,6 +83,63 @@ function openSqlite(path: string): Store {
       writer.close();
     },
   };
+}
+
+interface WriteTask {
+  work: (tx: Db) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+const MAX_BATCH = 256;
+
+/**
+ * The writer of a SQLite file, with group commit: writes that queue up while one transaction commits run
+ * together in the next, each in a savepoint of its own, so one fsync makes a whole batch durable. A write's
+ * promise settles only after its COMMIT; a write that throws rolls back to its savepoint and leaves the
+ * others of its batch alone.
+ */
+function groupCommit(writer: SqliteDatabase, writeDb: Db): Store["write"] {
+  const pending: WriteTask[] = [];
+  let draining = false;
+
+  async function drain(): Promise<void> {
+    draining = true;
+    while (pending.length > 0) {
+      const batch = pending.splice(0, MAX_BATCH);
+      const outcomes: { ok: boolean; value: unknown }[] = [];
+      try {
+        writer.exec("BEGIN IMMEDIATE");
+        for (const task of batch) {
+          writer.exec("SAVEPOINT write_task");
+          try {
+            const value = await task.work(writeDb);
+            writer.exec("RELEASE write_task");
+            outcomes.push({ ok: true, value });
+          } catch (error) {
+            writer.exec("ROLLBACK TO write_task");
+            writer.exec("RELEASE write_task");
+            outcomes.push({ ok: false, value: error });
+          }
+        }
+        writer.exec("COMMIT");
+      } catch (error) {
+        if (writer.inTransaction) writer.exec("ROLLBACK");
+        for (const task of batch) task.reject(error);
+        continue;
+      }
+      batch.forEach((task, i) => (outcomes[i]!.ok ? task.resolve(outcomes[i]!.value) : task.reject(outcomes[i]!.value)));
+      // Let the requests that arrived during the commit queue their writes, so that the next batch takes them all.
+      if (pending.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    draining = false;
+  }
+
+  return <T>(work: (tx: Db) => Promise<T>) =>
+    new Promise<T>((resolve, reject) => {
+      pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!draining) void drain();
+    });
 }
 
 function migrateSqlite(writer: SqliteDatabase): void {
