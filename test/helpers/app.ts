@@ -29,9 +29,17 @@ export interface TestAccount {
   form(body?: Record<string, unknown>, mode?: Mode): Promise<{ id: string; slug: string }>;
 }
 
-export async function testApp(options: { rateLimit?: number; rateBurst?: number; maxBody?: number } = {}): Promise<TestApp> {
+/**
+ * The driver the suite runs on: bun:sqlite by default, libSQL with FORMSVC_TEST_DRIVER=libsql, so that
+ * the same tests check both (`FORMSVC_TEST_DRIVER=libsql bun test test/api`).
+ */
+export type Driver = "sqlite" | "libsql";
+const defaultDriver = (): Driver => (process.env.FORMSVC_TEST_DRIVER === "libsql" ? "libsql" : "sqlite");
+
+export async function testApp(options: { rateLimit?: number; rateBurst?: number; maxBody?: number; driver?: Driver } = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), "formsvc-test-"));
-  const store = await openStore(join(dir, "formsvc.db"));
+  const file = join(dir, "formsvc.db");
+  const store = await openStore((options.driver ?? defaultDriver()) === "libsql" ? `file:${file}` : file);
   const services = createServices(store, { baseUrl: () => BASE, submitUrl: () => BASE });
   const logs: string[] = [];
   const app = createApp({

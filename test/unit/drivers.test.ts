@@ -1,0 +1,44 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { testApp, type Driver, type TestApp } from "../helpers/app.ts";
+
+// The same scenario on both storage drivers: the embedded SQLite file and a libSQL database (here a libSQL
+// file URL, the same client that talks to a libSQL server).
+for (const driver of ["sqlite", "libsql"] as Driver[]) {
+  describe(`on ${driver}`, () => {
+    let t: TestApp;
+    afterEach(() => t.close());
+
+    test("forms, submissions, flags, counters and delete behave the same", async () => {
+      t = await testApp({ driver });
+      const account = await t.account();
+      const key = await account.key();
+      const created = await t.request("POST", "/api/forms", { key, body: { name: "Contact", slug: "contact" } });
+      expect(created.status).toBe(201);
+      const posts = await Promise.all(
+        ["a", "b", "c"].map((name) =>
+          t.request("POST", "/f/contact", { body: { name }, headers: { accept: "application/json" } }),
+        ),
+      );
+      expect(posts.map((r) => r.status)).toEqual([200, 200, 200]);
+      const ids = await Promise.all(posts.map(async (r) => ((await r.json()) as { id: string }).id));
+
+      const starred = await t.request("PATCH", `/api/forms/contact/submissions/${ids[1]}`, { key, body: { isStarred: true, isRead: true } });
+      expect(((await starred.json()) as { isStarred: boolean }).isStarred).toBe(true);
+      const spam = await t.request("PATCH", `/api/forms/contact/submissions/${ids[2]}`, { key, body: { isSpam: true } });
+      expect(spam.status).toBe(200);
+
+      const totals: Record<string, number> = {};
+      for (const filter of ["all", "unread", "starred", "spam"]) {
+        const page = (await (await t.request("GET", `/api/forms/contact/submissions?filter=${filter}`, { key })).json()) as { pagination: { total: number } };
+        totals[filter] = page.pagination.total;
+      }
+      expect(totals).toEqual({ all: 2, unread: 1, starred: 1, spam: 1 });
+
+      const form = (await (await t.request("GET", "/api/forms/contact", { key })).json()) as { submissionCount: number };
+      expect(form.submissionCount).toBe(2);
+
+      expect((await t.request("DELETE", "/api/forms/contact", { key })).status).toBe(204);
+      expect((await t.request("GET", "/api/forms/contact", { key })).status).toBe(404);
+    });
+  });
+}
