@@ -24,30 +24,38 @@ function corsHeaders(request: Request, form: FormRow | null): Record<string, str
 }
 
 /** Form exists (404), is active (403), and the page it was posted from may use it (403). */
-async function checkForm(ctx: RequestContext): Promise<FormRow> {
-  const form = await ctx.services.forms.findBySlug(ctx.params.slug!);
+function checkForm(ctx: RequestContext, form: FormRow | null): asserts form is FormRow {
   if (!form) throw new ApiError("form_not_found", "This form does not exist. Check the form's action address.");
   if (!form.isActive) throw new ApiError("form_inactive", "This form is not accepting submissions right now.");
   const domains = domainsOf(form);
   if (domains.length > 0 && !domainAllowed(domains, requestOrigin(ctx.request))) {
     throw new ApiError("origin_not_allowed", "This form does not accept submissions from this website.");
   }
-  return form;
+}
+
+/**
+ * An address fit for a Location header, or null. The URL parser silently drops tabs and line breaks, so
+ * they are refused here rather than passed on to the header (where they would fail the answer).
+ */
+function redirectAddress(value: string): string | null {
+  if (/[\u0000-\u001f\u007f]/.test(value) || !isHttpUrl(value)) return null;
+  return new URL(value).href;
 }
 
 /** Where a browser goes after its submission: `_next`, else the form's redirectUrl, else the thank-you page. */
 function redirectTarget(ctx: RequestContext, form: FormRow, next: unknown): string {
   if (next !== undefined && next !== "") {
-    const domains = domainsOf(form);
-    if (typeof next !== "string" || !isHttpUrl(next)) {
+    const address = typeof next === "string" ? redirectAddress(next) : null;
+    if (!address) {
       throw new ApiError("invalid_redirect", "_next must be an absolute http(s) address such as https://example.com/thanks.", { field: "_next" });
     }
-    if (domains.length > 0 && !domainAllowed(domains, next)) {
+    const domains = domainsOf(form);
+    if (domains.length > 0 && !domainAllowed(domains, address)) {
       throw new ApiError("invalid_redirect", "_next must point to one of the form's allowed domains.", { field: "_next" });
     }
-    return next;
+    return address;
   }
-  return form.redirectUrl ?? `${ctx.services.urls.baseUrl()}/thanks`;
+  return (form.redirectUrl && redirectAddress(form.redirectUrl)) || `${ctx.services.urls.baseUrl()}/thanks`;
 }
 
 const filled = (value: unknown) => value !== undefined && value !== null && value !== "" && !(Array.isArray(value) && value.every((v) => v === ""));
@@ -56,14 +64,17 @@ async function submit(ctx: RequestContext): Promise<Response> {
   const { request } = ctx;
   let form: FormRow | null = null;
   try {
-    form = await checkForm(ctx);
+    // Looked up before any check, so that every answer, errors included, carries the CORS headers this form allows.
+    form = await ctx.services.forms.findBySlug(ctx.params.slug!);
+    checkForm(ctx, form);
     const retryAfter = ctx.options.rateLimiter.take(`${form.id}|${ctx.ip}`);
     if (retryAfter > 0) {
       throw new ApiError("rate_limited", `Too many submissions from your address; try again in ${retryAfter} seconds.`, { headers: { "Retry-After": String(retryAfter) } });
     }
     const fields = await readSubmission(request, ctx.options.maxBody);
-    const special: Record<string, unknown> = {};
-    const data: Record<string, unknown> = {};
+    // No prototype: a field named __proto__ is data to keep, not an object's prototype to set.
+    const special: Record<string, unknown> = Object.create(null);
+    const data: Record<string, unknown> = Object.create(null);
     for (const [name, value] of Object.entries(fields)) {
       if (SPECIAL_FIELDS.includes(name)) special[name] = value;
       else data[name] = value;
