@@ -107,6 +107,8 @@ export async function expectHtmlError(response: Response, status: number, contai
 export interface Scenario {
   name: string;
   form?: Record<string, unknown>;
+  /** Post to this slug instead of the new form's. */
+  slug?: string;
   request: PostOptions | (() => PostOptions);
   status: number;
   /** The error the answer carries, as the contract's JSON or, for a browser, as the HTML page. */
@@ -125,7 +127,7 @@ const SUCCESS_JSON = { success: true, message: expect.stringMatching(/\w/), id: 
 export async function runScenario(fx: PublicFixture, scenario: Scenario): Promise<void> {
   const form = await fx.form(scenario.form);
   const request = typeof scenario.request === "function" ? scenario.request() : scenario.request;
-  const answer = await fx.post(form.slug, request);
+  const answer = await fx.post(scenario.slug ?? form.slug, request);
   for (const [name, value] of Object.entries(scenario.headers ?? {})) expect([name, answer.headers.get(name)]).toEqual([name, value]);
   let id: string | undefined;
   if (scenario.error?.html) await expectHtmlError(answer, scenario.status);
