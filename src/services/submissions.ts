@@ -123,6 +123,33 @@ const patchSchema = z.strictObject({
 
 const EXPORT_BATCH = 500;
 
+/**
+ * The form's field list once `gone` is deleted: "every field name of the form's submissions, in order of
+ * first appearance". It changes only when `gone` was the first (or only) submission to have one of its
+ * names, so the whole list is rebuilt only then; usually each name is found in an older submission at once.
+ */
+async function fieldsAfterRemoving(tx: Db, gone: SubmissionRow): Promise<Partial<FormRow>> {
+  const names = Object.keys(JSON.parse(gone.data) as Record<string, unknown>);
+  let introducedOne = false;
+  for (const name of names) {
+    const older = await tx.all(sql`
+      SELECT 1 FROM ${submissions} s, json_each(s.data) j
+      WHERE s.form_id = ${gone.formId} AND (s.created_at, s.id) < (${gone.createdAt}, ${gone.id}) AND j.key = ${name}
+      LIMIT 1`);
+    if (older.length === 0) {
+      introducedOne = true;
+      break;
+    }
+  }
+  if (!introducedOne) return {};
+  const rows = await tx.all<{ name: string }>(sql`
+    SELECT name FROM (
+      SELECT j.key AS name, row_number() OVER (ORDER BY s.created_at, s.id, j.id) AS position
+      FROM ${submissions} s, json_each(s.data) j WHERE s.form_id = ${gone.formId}
+    ) GROUP BY name ORDER BY min(position)`);
+  return { fields: JSON.stringify(rows.map((row) => row.name)) };
+}
+
 /** Submissions: the owner's lists, export and flags, and the store behind the public endpoint. */
 export function submissionsService(store: Store, formsService: FormsService) {
   const where = (formId: string, query: SubmissionQuery) =>
@@ -221,7 +248,7 @@ export function submissionsService(store: Store, formsService: FormsService) {
           .where(and(eq(submissions.formId, form.id), eq(submissions.id, submissionId)))
           .returning();
         if (!gone) throw new ApiError("not_found", `No submission ${submissionId} in this form.`);
-        await adjustCounters(tx, form.id, gone, -1);
+        await adjustCounters(tx, form.id, gone, -1, await fieldsAfterRemoving(tx, gone));
       });
     },
 
