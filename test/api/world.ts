@@ -79,7 +79,7 @@ export function formObject(overrides: Record<string, unknown> = {}) {
 }
 
 /** A submission object of contract §5. */
-export function submissionObject(id: string, data: Record<string, unknown>, flags: Partial<Record<"isRead" | "isStarred" | "isSpam", boolean>> = {}) {
+export function submissionObject(id: unknown, data: Record<string, unknown>, flags: Partial<Record<"isRead" | "isStarred" | "isSpam", boolean>> = {}) {
   return { id, data, createdAt: isoTime(), isRead: false, isStarred: false, isSpam: false, ...flags };
 }
 
