@@ -142,7 +142,7 @@ async function fieldsAfterRemoving(tx: Db, gone: SubmissionRow): Promise<Partial
     }
   }
   if (!introducedOne) return {};
-  const rows = await tx.all<{ name: string }>(sql`
+  const rows: { name: string }[] = await tx.all(sql`
     SELECT name FROM (
       SELECT j.key AS name, row_number() OVER (ORDER BY s.created_at, s.id, j.id) AS position
       FROM ${submissions} s, json_each(s.data) j WHERE s.form_id = ${gone.formId}
