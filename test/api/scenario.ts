@@ -44,7 +44,7 @@ export async function runScenario<W extends { t: TestApp }>(scenario: ApiScenari
     body: scenario.body === undefined ? undefined : resolve(scenario.body, world),
   });
   const text = await response.text();
-  const isJson = (response.headers.get("content-type") ?? "").includes("json") && text !== "";
+  const isJson = (response.headers.get("content-type") ?? "").startsWith("application/json") && text !== "";
   const body: unknown = isJson ? JSON.parse(text) : text;
   expect({ status: response.status, body }).toMatchObject({ status: scenario.expectedStatus });
   if (scenario.expectedBody !== undefined) expect(body).toEqual(resolve(scenario.expectedBody, world));
