@@ -91,7 +91,7 @@ describe("fetch() from a static site, with its CORS preflight", () => {
     expect(posted.headers.get("access-control-allow-origin")).toBe(origin);
     const body = (await posted.json()) as Record<string, unknown>;
     expect({ status: posted.status, body }).toEqual({ status: 200, body: { success: true, message: expect.any(String), id: expect.stringMatching(/^sub_/) } });
-    expect((await stored(form.id)).map((s) => s.id)).toEqual([body.id]);
+    expect((await stored(form.id)).map((s) => s.id)).toEqual([String(body.id)]);
   });
 
   test("from a refused origin: no Access-Control-Allow-Origin, 403, nothing stored", async () => {
