@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import type { Account } from "../src/services/accounts.ts";
-import { openLocalServices } from "./backend.ts";
-import { CliError, EXIT } from "./errors.ts";
+import { localDatabase, openLocalServices } from "./backend.ts";
 import type { Io } from "./io.ts";
 import { printList, printObject, type Column } from "./output.ts";
 
@@ -14,9 +13,7 @@ const COLUMNS: Column<Account>[] = [
 
 /** Accounts live in the database file: only local mode manages them. */
 async function localServices(command: Command, io: Io) {
-  const globals = command.optsWithGlobals();
-  if (globals.url ?? io.env.FORMSVC_URL) throw new CliError("accounts are managed on the server's machine: run this without --url, with --db", EXIT.usage);
-  return openLocalServices(globals.db ?? io.env.FORMSVC_DB ?? "./formsvc.db", io.env);
+  return openLocalServices(localDatabase(command.optsWithGlobals(), io.env, "formsvc accounts"), io.env);
 }
 
 export function accountsCommand(program: Command, io: Io): void {

@@ -51,16 +51,38 @@ export interface ConnectionOptions {
   test?: boolean;
 }
 
+/**
+ * The server's address in remote mode, or undefined in local mode. A --db flag means local mode even when
+ * FORMSVC_URL is set (an explicit flag beats the environment); --db and --url together are a mistake.
+ */
+export function remoteUrl(options: ConnectionOptions, env: Record<string, string | undefined>): string | undefined {
+  if (options.url && options.db) throw new CliError("--db and --url name two different places: give one of them", EXIT.usage);
+  if (options.db) return undefined;
+  return options.url || env.FORMSVC_URL || undefined;
+}
+
+/** The database file of local mode; `what` names a command that has no remote form, refused with exit 2 in remote mode. */
+export function localDatabase(options: ConnectionOptions, env: Record<string, string | undefined>, what: string): string {
+  if (remoteUrl(options, env)) {
+    throw new CliError(`${what} works on the database file, on the server's machine: run it with --db, without --url or FORMSVC_URL`, EXIT.usage);
+  }
+  return options.db || env.FORMSVC_DB || "./formsvc.db";
+}
+
 /** Remote mode when a URL is given (flag or FORMSVC_URL), else local mode on the database file. */
 export async function openBackend(options: ConnectionOptions, env: Record<string, string | undefined>): Promise<Backend> {
-  const url = options.url ?? env.FORMSVC_URL;
+  const url = remoteUrl(options, env);
   if (url) {
-    const key = options.key ?? env.FORMSVC_KEY;
+    // The key decides the account and the mode on a server: a flag that says otherwise would be silently ignored.
+    if (options.account) throw new CliError("--account works only in local mode: in remote mode the key decides the account", EXIT.usage);
+    if (options.test) throw new CliError("--test works only in local mode: in remote mode use a test key (sk_test_...)", EXIT.usage);
+    const key = options.key || env.FORMSVC_KEY;
     if (!key) throw new CliError("remote mode needs an API key: pass --key or set FORMSVC_KEY", EXIT.usage);
     if (!URL.canParse(url)) throw new CliError(`--url must be an address such as https://forms.example.com, not "${url}"`, EXIT.usage);
     return remoteBackend(new ApiClient(url, key));
   }
-  return localBackend(options.db ?? env.FORMSVC_DB ?? "./formsvc.db", options, env);
+  if (options.key) throw new CliError("--key goes with --url (or FORMSVC_URL): without a server address the command works on the database file", EXIT.usage);
+  return localBackend(options.db || env.FORMSVC_DB || "./formsvc.db", options, env);
 }
 
 /** The services on a database file, with links built as `formsvc serve` would build them (FORMSVC_BASE_URL). */

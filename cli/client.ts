@@ -2,6 +2,8 @@ import { Agent, request } from "undici";
 import { ApiError, ERROR_STATUS, type ErrorCode } from "../src/errors.ts";
 import { CliError, EXIT } from "./errors.ts";
 
+const STATUS_TEXT: Record<number, string> = { 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout" };
+
 /** The management API over HTTP, for remote mode. */
 export class ApiClient {
   private readonly agent = new Agent({ connect: { timeout: 10_000 } });
@@ -39,7 +41,7 @@ export class ApiClient {
   async json<T>(method: string, path: string, options: Parameters<ApiClient["send"]>[2] = {}): Promise<T> {
     const response = await this.send(method, path, options);
     if (response.statusCode === 204) {
-      await response.body.dump();
+      await response.body.text();
       return undefined as T;
     }
     return (await response.body.json()) as T;
@@ -53,10 +55,15 @@ export class ApiClient {
     } catch {
       // not our error shape: fall through
     }
-    return new CliError(`the server at ${this.baseUrl} answered ${response.statusCode}`, response.statusCode === 404 ? EXIT.notFound : EXIT.error);
+    // Not formsvc's error shape (a proxy, another program on that port): the status alone decides the exit code.
+    const status = response.statusCode;
+    const exitCode = status === 401 || status === 403 ? EXIT.auth : status === 404 ? EXIT.notFound : EXIT.error;
+    return new CliError(`the server at ${this.baseUrl} answered ${status} ${STATUS_TEXT[status] ?? ""}`.trimEnd(), exitCode);
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    // Under Bun, "undici" is Bun's own module: request() runs on fetch and Agent is an empty stand-in without close().
+    const agent = this.agent as Partial<Agent>;
+    if (typeof agent.close === "function") await agent.close();
   }
 }

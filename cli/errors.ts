@@ -19,7 +19,9 @@ const EXIT_FOR_CODE: Partial<Record<ErrorCode, number>> = {
   forbidden: EXIT.auth,
   not_found: EXIT.notFound,
   form_not_found: EXIT.notFound,
+  // The CLI builds bodies and queries from flags: a value the API refuses is a bad value given on the command line.
   invalid_parameter: EXIT.usage,
+  invalid_body: EXIT.usage,
 };
 
 /** The exit code for an error of the API (local or remote): 4 for refused, 5 for not found, 2 for a bad value. */
@@ -27,4 +29,14 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof CliError) return error.exitCode;
   if (error instanceof ApiError) return EXIT_FOR_CODE[error.code] ?? EXIT.error;
   return EXIT.error;
+}
+
+/** Puts the command-line flag in front of an API error about one field ("--email: ..."), so the user knows what to change. */
+export function withFlagName(error: unknown, flags: Readonly<Record<string, string>>): unknown {
+  if (!(error instanceof ApiError) || !error.field) return error;
+  const flag = flags[error.field];
+  if (!flag) return error;
+  // "notificationEmail must be an email address" reads better as "--email must be an email address".
+  const message = error.message.startsWith(`${error.field} `) ? `${flag}${error.message.slice(error.field.length)}` : `${flag}: ${error.message}`;
+  return new ApiError(error.code, message, { field: error.field, cause: error });
 }

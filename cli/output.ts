@@ -67,3 +67,19 @@ export function printObject(io: Io, object: Record<string, unknown>, options: { 
     io.out(io.isTTY ? `${io.chalk.bold(key.padEnd(width))}  ${cellText(value)}\n` : `${key}\t${cellText(value)}\n`);
   }
 }
+
+// What a terminal would act on, but line breaks and tabs: CSV keeps its own multi-line cells readable.
+const UNSAFE_FOR_TERMINAL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+
+/** Text bound for a terminal with its escape and control characters made visible (`\x1b`), line breaks kept. */
+export function terminalSafe(text: string): string {
+  return text.replace(UNSAFE_FOR_TERMINAL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
+/** A stream of export chunks made terminal-safe, for CSV shown on a terminal rather than saved. */
+export async function* terminalSafeChunks(chunks: AsyncIterable<string | Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  for await (const chunk of chunks) yield terminalSafe(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
+  const rest = decoder.decode();
+  if (rest) yield terminalSafe(rest);
+}

@@ -1,10 +1,27 @@
 import { Command, CommanderError } from "commander";
 import { accountsCommand } from "./accounts.ts";
+import { backupCommand } from "./backup.ts";
 import { EXIT, exitCodeFor } from "./errors.ts";
+import { formsCommand } from "./forms.ts";
 import type { Io } from "./io.ts";
 import { keysCommand } from "./keys.ts";
+import { cellText } from "./output.ts";
 import { serveCommand } from "./serve.ts";
+import { submissionsCommand } from "./submissions.ts";
+import { versionCommand } from "./version.ts";
 import pkg from "../package.json" with { type: "json" };
+
+const HELP_FOOTER = `
+Local mode works on the database file (--db, FORMSVC_DB, default ./formsvc.db); remote mode on a server
+(--url and --key, or FORMSVC_URL and FORMSVC_KEY). Every command takes --help.
+
+Examples:
+  formsvc serve --db ./formsvc.db
+  KEY=$(formsvc keys create --name laptop)
+  FORMSVC_URL=https://forms.example.com FORMSVC_KEY=$KEY formsvc submissions list contact --since 24h
+
+Exit codes: 0 ok, 1 error, 2 bad usage, 4 authentication or permission refused, 5 not found.
+`;
 
 /** The whole command tree; each group adds its own commands. */
 export function buildProgram(io: Io): Command {
@@ -27,6 +44,11 @@ export function buildProgram(io: Io): Command {
   serveCommand(program, io);
   accountsCommand(program, io);
   keysCommand(program, io);
+  formsCommand(program, io);
+  submissionsCommand(program, io);
+  backupCommand(program, io);
+  versionCommand(program, io);
+  program.addHelpText("after", HELP_FOOTER);
   for (const command of program.commands) inherit(command, program);
   return program;
 }
@@ -48,7 +70,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
       // --help and --version end in a CommanderError too, with exit code 0.
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
-    io.err(`formsvc: ${error instanceof Error ? error.message : String(error)}\n`);
+    // One line, and nothing a terminal would act on: a remote server's message is not ours to trust.
+    io.err(`formsvc: ${cellText(error instanceof Error ? error.message : String(error))}\n`);
     return exitCodeFor(error);
   }
 }

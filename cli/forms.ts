@@ -1,0 +1,139 @@
+import type { Command } from "commander";
+import type { Form } from "../src/services/forms.ts";
+import { withBackend, type ConnectionOptions } from "./backend.ts";
+import { CliError, EXIT, withFlagName } from "./errors.ts";
+import type { Io } from "./io.ts";
+import { parseBoolean, parseList } from "./options.ts";
+import { printList, printObject, type Column } from "./output.ts";
+
+/** The flag behind each field of the form body, for error messages. */
+const FLAGS = { name: "--name", slug: "--slug", isActive: "--active", notificationEmail: "--email", redirectUrl: "--redirect", allowedDomains: "--domains" };
+
+const COLUMNS = (io: Io): Column<Form>[] => [
+  { header: "id", value: (f) => f.id },
+  { header: "name", value: (f) => f.name },
+  { header: "slug", value: (f) => f.slug },
+  { header: "active", value: (f) => (f.isActive ? "yes" : "no"), style: (text, f) => (f.isActive ? text : io.chalk.yellow(text)) },
+  { header: "submissions", value: (f) => f.submissionCount },
+  { header: "created", value: (f) => f.createdAt },
+];
+
+export interface FormFlags {
+  name?: string;
+  active?: string;
+  slug?: string;
+  email?: string;
+  redirect?: string;
+  domains?: string;
+}
+
+/** The API body for create or update; an empty --email, --redirect or --domains clears the setting. */
+export function formBody(flags: FormFlags): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (flags.name !== undefined) body.name = flags.name;
+  if (flags.active !== undefined) body.isActive = parseBoolean("--active", flags.active);
+  if (flags.slug !== undefined) body.slug = flags.slug;
+  if (flags.email !== undefined) body.notificationEmail = flags.email === "" ? null : flags.email;
+  if (flags.redirect !== undefined) body.redirectUrl = flags.redirect === "" ? null : flags.redirect;
+  if (flags.domains !== undefined) body.allowedDomains = parseList(flags.domains);
+  return body;
+}
+
+const rethrowWithFlag = (error: unknown) => {
+  throw withFlagName(error, FLAGS);
+};
+
+/** Shows one form: `key value` lines, or the API's object with --json. */
+function printForm(io: Io, form: Form, json: boolean | undefined): void {
+  printObject(io, { ...form }, { json });
+}
+
+export async function runFormsCreate(flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
+  const form = await withBackend(globals, io.env, (backend) => backend.forms.create(formBody(flags))).catch(rethrowWithFlag);
+  io.err(`Made form ${form.name} (${form.id}). It takes submissions at ${form.submitUrl}\n`);
+  printForm(io, form, globals.json);
+}
+
+export async function runFormsUpdate(ref: string, flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
+  const body = formBody(flags);
+  if (Object.keys(body).length === 0) {
+    throw new CliError("nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains", EXIT.usage);
+  }
+  const form = await withBackend(globals, io.env, (backend) => backend.forms.update(ref, body)).catch(rethrowWithFlag);
+  printForm(io, form, globals.json);
+}
+
+/** Deletes a form and its submissions: on a terminal after the user types the slug, else only with --yes. */
+export async function runFormsDelete(ref: string, flags: { yes?: boolean }, globals: ConnectionOptions, io: Io): Promise<void> {
+  await withBackend(globals, io.env, async (backend) => {
+    const form = await backend.forms.get(ref);
+    if (!flags.yes) {
+      if (!io.inIsTTY) throw new CliError(`refusing to delete form ${form.slug} without --yes: stdin is not a terminal to confirm on`, EXIT.usage);
+      const answer = await io.prompt(
+        `Delete form "${form.name}" (${form.id}) and its ${form.submissionCount} submissions? This cannot be undone.\nType the slug ${form.slug} to confirm: `,
+      );
+      if (answer?.trim() !== form.slug) throw new CliError(`form ${form.slug} not deleted: the answer was not its slug`);
+    }
+    await backend.forms.remove(form.id);
+    io.err(`Deleted form ${form.name} (${form.id}) and its ${form.submissionCount} submissions.\n`);
+  });
+}
+
+export function formsCommand(program: Command, io: Io): void {
+  const forms = program
+    .command("forms")
+    .description("make, list, change and delete forms")
+    .addHelpText("after", "\nExamples:\n  formsvc forms create --name Contact --email you@example.com\n  formsvc forms list\n");
+
+  forms
+    .command("create")
+    .description("make a form; it takes submissions at once, at its submitUrl")
+    .requiredOption("--name <name>", "the form's name, 1 to 200 characters")
+    .option("--email <address>", "where to send a notification of each submission")
+    .option("--redirect <url>", "where to send the browser after a submission (default: a thank-you page)")
+    .option("--domains <list>", "comma-separated host names allowed to post (example.com,*.example.com)")
+    .option("--slug <slug>", "the public slug (default: 12 random letters and digits)")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  formsvc forms create --name Contact --email you@example.com --domains example.com,www.example.com\n  formsvc forms create --name Newsletter --slug newsletter --json | jq -r .submitUrl\n  formsvc forms create --name Staging --test\n",
+    )
+    .action((flags: FormFlags, command: Command) => runFormsCreate(flags, command.optsWithGlobals(), io));
+
+  forms
+    .command("list")
+    .description("list forms, newest first")
+    .addHelpText("after", "\nExamples:\n  formsvc forms list\n  formsvc forms list --json | jq -r '.[] | [.slug, .submissionCount] | @tsv'\n")
+    .action(async (_flags, command: Command) => {
+      const globals = command.optsWithGlobals();
+      const list = await withBackend(globals, io.env, (backend) => backend.forms.list());
+      printList(io, list, COLUMNS(io), { json: globals.json, empty: "No forms yet. Make one with: formsvc forms create --name Contact" });
+    });
+
+  forms
+    .command("get <form>")
+    .description("show a form (by id or slug)")
+    .addHelpText("after", "\nExamples:\n  formsvc forms get contact\n  formsvc forms get frm_01jd3k4m5n6p7q8r9s0t1v2w3x --json\n")
+    .action(async (ref: string, _flags, command: Command) => {
+      const globals = command.optsWithGlobals();
+      printForm(io, await withBackend(globals, io.env, (backend) => backend.forms.get(ref)), globals.json);
+    });
+
+  forms
+    .command("update <form>")
+    .description("change a form's settings; an empty --email, --redirect or --domains clears it")
+    .option("--name <name>", "a new name")
+    .option("--active <bool>", "true to take submissions, false to refuse them")
+    .option("--slug <slug>", "a new public slug (the old address stops working)")
+    .option("--email <address>", "notification address ('' for none)")
+    .option("--redirect <url>", "redirect after a submission ('' for the thank-you page)")
+    .option("--domains <list>", "comma-separated host names allowed to post ('' for any)")
+    .addHelpText("after", "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n")
+    .action((ref: string, flags: FormFlags, command: Command) => runFormsUpdate(ref, flags, command.optsWithGlobals(), io));
+
+  forms
+    .command("delete <form>")
+    .description("delete a form and all its submissions, for good")
+    .option("-y, --yes", "do not ask; needed when stdin is not a terminal")
+    .addHelpText("after", "\nExamples:\n  formsvc forms delete contact\n  formsvc forms delete contact --yes\n")
+    .action((ref: string, flags: { yes?: boolean }, command: Command) => runFormsDelete(ref, flags, command.optsWithGlobals(), io));
+}
