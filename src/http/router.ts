@@ -2,6 +2,7 @@ import { ApiError } from "../errors.ts";
 
 interface Route<H> {
   method: string;
+  path: string;
   pattern: RegExp;
   names: string[];
   handler: H;
@@ -20,8 +21,13 @@ export class Router<H> {
       names.push(name);
       return "([^/]+)";
     });
-    this.routes.push({ method, pattern: new RegExp(`^${source}/?$`), names, handler });
+    this.routes.push({ method, path, pattern: new RegExp(`^${source}/?$`), names, handler });
     return this;
+  }
+
+  /** Every route as registered (`GET /api/forms/:id`), so that a test can check each one is covered. */
+  list(): { method: string; path: string }[] {
+    return this.routes.map(({ method, path }) => ({ method, path }));
   }
 
   /** The route for this method and path; 405 when only other methods match, 404 when none does. */

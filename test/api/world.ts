@@ -23,6 +23,7 @@ export interface World {
   /** A test-mode admin key and form of the same account. */
   testAdmin: string;
   testForm: FormRef;
+  testSubmission: string;
   other: { admin: string; form: FormRef; submission: string };
 }
 
@@ -42,7 +43,7 @@ export async function makeWorld(t: TestApp): Promise<World> {
   const form = await account.form({ name: "Contact" });
   const submission = await receive(t, form, { email: "ann@example.com", message: "Hello" });
   const testForm = await account.form({ name: "Staging contact" }, "test");
-  await receive(t, testForm, { email: "test@example.com" });
+  const testSubmission = await receive(t, testForm, { email: "test@example.com" });
   const otherAccount = await t.account("globex");
   const otherForm = await otherAccount.form({ name: "Their form" });
   const otherSubmission = await receive(t, otherForm, { email: "eve@example.com" });
@@ -54,6 +55,7 @@ export async function makeWorld(t: TestApp): Promise<World> {
     submission,
     testAdmin: await account.key({ type: "test" }),
     testForm,
+    testSubmission,
     other: { admin: await otherAccount.key(), form: otherForm, submission: otherSubmission },
   };
 }

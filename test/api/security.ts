@@ -1,0 +1,170 @@
+import { describe, expect, test } from "bun:test";
+import { testApp, type TestApp } from "../helpers/app.ts";
+import { generateKey } from "../../src/lib/keys.ts";
+import { operator, PERMISSIONS, type Permission } from "../../src/services/principal.ts";
+import { apiError } from "./scenario.ts";
+import { makeWorld, type World } from "./world.ts";
+
+/** A management route and what it needs: the permission of contract §3, a body, and its success status. */
+export interface ProtectedRoute {
+  method: string;
+  /** As registered: `:id` is a form's id, `:submissionId` one of its submissions, `:keyId` a key. */
+  path: string;
+  permission: Permission;
+  body?: Record<string, unknown>;
+  okStatus: number;
+}
+
+/** The standard world plus keys that the key routes can address. */
+interface Guarded extends World {
+  spareKeyId: string;
+  otherAccountKeyId: string;
+  testModeKeyId: string;
+}
+
+async function guardedWorld(t: TestApp): Promise<Guarded> {
+  const w = await makeWorld(t);
+  const live = operator(w.account.id, "live");
+  const spare = await t.services.keys.create(live, { name: "spare" });
+  const otherAccountId = (await t.services.accounts.list()).find((a) => a.name === "globex")!.id;
+  const otherAccountKey = await t.services.keys.create(operator(otherAccountId, "live"), {});
+  const testModeKey = await t.services.keys.create(operator(w.account.id, "test"), {});
+  return { ...w, spareKeyId: spare.id, otherAccountKeyId: otherAccountKey.id, testModeKeyId: testModeKey.id };
+}
+
+type Target = "own" | "otherAccount" | "otherMode";
+
+/** The route's address in the world, pointing at our own resources or at another account's or mode's. */
+function urlOf(route: ProtectedRoute, w: Guarded, target: Target = "own"): string {
+  const form = { own: w.form, otherAccount: w.other.form, otherMode: w.testForm }[target];
+  const submission = { own: w.submission, otherAccount: w.other.submission, otherMode: w.testSubmission }[target];
+  const keyId = { own: w.spareKeyId, otherAccount: w.otherAccountKeyId, otherMode: w.testModeKeyId }[target];
+  return route.path.replace(":id", form.id).replace(":submissionId", submission).replace(":keyId", keyId);
+}
+
+const addressesForm = (route: ProtectedRoute) => route.path.includes(":id");
+const addressesResource = (route: ProtectedRoute) => route.path.includes(":");
+const formScoped = (route: ProtectedRoute) => route.path.startsWith("/api/forms/:id/submissions");
+
+async function call(w: Guarded, route: ProtectedRoute, options: { key?: string; authorization?: string; target?: Target } = {}) {
+  const headers: Record<string, string> = options.authorization === undefined ? {} : { authorization: options.authorization };
+  const response = await w.t.request(route.method, urlOf(route, w, options.target), { key: options.key, headers, body: route.body });
+  const text = await response.text();
+  const isJson = (response.headers.get("content-type") ?? "").startsWith("application/json") && text !== "";
+  return { status: response.status, body: isJson ? (JSON.parse(text) as unknown) : text, response };
+}
+
+/** A live key of the account, or one bound to a live form, with exactly these permissions. */
+async function mint(w: Guarded, permissions: Permission[], formId?: string) {
+  return w.t.services.keys.create(operator(w.account.id, "live"), formId ? { type: "form", formId, permissions } : { permissions });
+}
+const keyWith = async (w: Guarded, permissions: Permission[], formId?: string) => (await mint(w, permissions, formId)).key;
+
+const everyPermissionBut = (needed: Permission) => PERMISSIONS.filter((p) => p !== needed && p !== "admin");
+
+/** Runs `check` on a fresh world, closing it whatever happens. */
+function inWorld(name: string, check: (w: Guarded) => Promise<void>): void {
+  test(name, async () => {
+    const t = await testApp();
+    try {
+      await check(await guardedWorld(t));
+    } finally {
+      t.close();
+    }
+  });
+}
+
+/**
+ * The security cases every protected route must pass (Unkey's runCommonRouteTests): who is refused with
+ * 401, 403 or 404, and that a key with just the route's permission is let in.
+ */
+export function runCommonRouteTests(route: ProtectedRoute): void {
+  describe(`${route.method} ${route.path}: security`, () => {
+    inWorld("without a key: 401 unauthorized with WWW-Authenticate: Bearer", async (w) => {
+      const answer = await call(w, route);
+      expect({ status: answer.status, body: answer.body }).toEqual({ status: 401, body: apiError("unauthorized") });
+      expect(answer.response.headers.get("www-authenticate")).toMatch(/^Bearer\b/);
+    });
+
+    inWorld("a malformed Authorization header or key: 401", async (w) => {
+      const good = await keyWith(w, ["admin"]);
+      const tampered = good.slice(0, -1) + (good.endsWith("A") ? "B" : "A"); // the checksum no longer holds
+      for (const authorization of ["Basic dXNlcjpwYXNz", "Bearer", `Bearer ${good} extra`, "Bearer sk_live_short", `Bearer ${tampered}`, `Token ${good}`]) {
+        const answer = await call(w, route, { authorization });
+        expect({ authorization, status: answer.status, body: answer.body }).toEqual({ authorization, status: 401, body: apiError("unauthorized") });
+        expect(answer.response.headers.get("www-authenticate")).toMatch(/^Bearer\b/);
+      }
+    });
+
+    inWorld("a well-formed key that was never stored: 401", async (w) => {
+      for (const key of [generateKey("live"), generateKey("test"), generateKey("form")]) {
+        expect(await call(w, route, { key })).toMatchObject({ status: 401, body: apiError("unauthorized") });
+      }
+    });
+
+    inWorld("a revoked key: 401 at once", async (w) => {
+      const { key, id } = await mint(w, ["admin"]);
+      expect((await call(w, route, { key })).status).not.toBe(401);
+      await w.t.services.keys.revoke(operator(w.account.id, "live"), id);
+      expect(await call(w, route, { key })).toMatchObject({ status: 401, body: apiError("unauthorized") });
+    });
+
+    inWorld(`a key without ${route.permission}: 403 forbidden`, async (w) => {
+      const key = await keyWith(w, everyPermissionBut(route.permission));
+      expect(await call(w, route, { key })).toMatchObject({ status: 403, body: apiError("forbidden") });
+    });
+
+    inWorld(`a key with just ${route.permission} is let in`, async (w) => {
+      const key = await keyWith(w, [route.permission]);
+      expect((await call(w, route, { key })).status).toBe(route.okStatus);
+    });
+
+    if (route.permission !== "admin") {
+      inWorld("an admin key holds every permission", async (w) => {
+        expect((await call(w, route, { key: w.admin })).status).toBe(route.okStatus);
+      });
+    }
+
+    if (addressesResource(route)) {
+      const notFound = addressesForm(route) ? "form_not_found" : "not_found";
+      inWorld(`another account's resource: 404 ${notFound}, as if it did not exist`, async (w) => {
+        const answer = await call(w, route, { key: w.admin, target: "otherAccount" });
+        expect({ status: answer.status, body: answer.body }).toEqual({ status: 404, body: apiError(notFound) });
+      });
+
+      inWorld(`the other mode's resource: 404 ${notFound}`, async (w) => {
+        const liveOnTest = await call(w, route, { key: w.admin, target: "otherMode" });
+        expect({ status: liveOnTest.status, body: liveOnTest.body }).toEqual({ status: 404, body: apiError(notFound) });
+        if (addressesForm(route)) {
+          const testOnLive = await call(w, route, { key: w.testAdmin });
+          expect({ status: testOnLive.status, body: testOnLive.body }).toEqual({ status: 404, body: apiError(notFound) });
+        }
+      });
+    }
+
+    if (formScoped(route)) {
+      inWorld(`a form-level key with ${route.permission} is let in on its own form`, async (w) => {
+        const key = await keyWith(w, [route.permission], w.form.id);
+        expect((await call(w, route, { key })).status).toBe(route.okStatus);
+      });
+
+      inWorld("a form-level key of another form: 403 forbidden", async (w) => {
+        const elsewhere = await w.account.form({ name: "Elsewhere" });
+        const key = await keyWith(w, [...PERMISSIONS], elsewhere.id);
+        expect(await call(w, route, { key })).toMatchObject({ status: 403, body: apiError("forbidden") });
+      });
+
+      if (route.permission !== "read") {
+        inWorld("a form-level key made without permissions can only read: 403", async (w) => {
+          const key = await w.account.key({ type: "form", formId: w.form.id });
+          expect(await call(w, route, { key })).toMatchObject({ status: 403, body: apiError("forbidden") });
+        });
+      }
+    } else {
+      inWorld("a form-level key, even with every permission, is outside its form here: 403", async (w) => {
+        const key = await keyWith(w, [...PERMISSIONS], w.form.id);
+        expect(await call(w, route, { key })).toMatchObject({ status: 403, body: apiError("forbidden") });
+      });
+    }
+  });
+}
