@@ -20,7 +20,8 @@ function corsHeaders(request: Request, form: FormRow | null): Record<string, str
   if (!origin) return {};
   const domains = form ? domainsOf(form) : [];
   if (domains.length > 0 && !domainAllowed(domains, origin)) return { Vary: "Origin" };
-  return { "Access-Control-Allow-Origin": origin, Vary: "Origin" };
+  // Retry-After is exposed so that a fetch() caller can read when to try again after a 429.
+  return { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": "Retry-After", Vary: "Origin" };
 }
 
 /** Form exists (404), is active (403), and the page it was posted from may use it (403). */

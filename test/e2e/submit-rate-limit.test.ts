@@ -80,7 +80,14 @@ describe("the rate limit in the order of checks", () => {
     await expectJsonError(await fx.post("no-such-form", { headers: { ...JSON_ACCEPT, ...site }, body: { a: 1 } }), 404, "form_not_found");
     await expectJsonError(await fx.post(form.slug, { headers: { ...JSON_ACCEPT, origin: "https://evil.test" }, body: { a: 1 } }), 403, "origin_not_allowed");
     const tooLarge = { ...JSON_ACCEPT, ...site, "content-type": "text/plain" };
-    await expectJsonError(await fx.post(form.slug, { headers: tooLarge, body: "x".repeat(4096) }), 429, "rate_limited");
+    const limited = await fx.post(form.slug, { headers: tooLarge, body: "x".repeat(4096) });
+    // A fetch() caller on the allowed site can read the refusal and when to try again.
+    expect({
+      acao: limited.headers.get("access-control-allow-origin"),
+      exposed: limited.headers.get("access-control-expose-headers"),
+      retryAfter: limited.headers.get("retry-after"),
+    }).toEqual({ acao: "https://example.com", exposed: "Retry-After", retryAfter: "10" });
+    await expectJsonError(limited, 429, "rate_limited");
     const inactive = await fx.form({ isActive: false });
     await expectJsonError(await fx.post(inactive.slug, { headers: JSON_ACCEPT, body: { a: 1 } }), 403, "form_inactive");
   });
