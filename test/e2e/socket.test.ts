@@ -128,3 +128,32 @@ describe("--max-body over a socket", () => {
     expect(await stored(form.id)).toEqual([]);
   });
 });
+
+describe("the client address behind a proxy", () => {
+  const post = (url: string, forwardedFor: string) =>
+    fetch(url, { method: "POST", headers: { accept: "application/json", "x-forwarded-for": forwardedFor }, body: new URLSearchParams({ a: "1" }) }).then((r) => r.status);
+
+  test("by default X-Forwarded-For is ignored: the default burst of 10 holds whatever it claims", async () => {
+    const form = await createForm();
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push(await post(form.submitUrl, `198.51.100.${i}`));
+    expect(statuses).toEqual([...Array(10).fill(200), 429]);
+  });
+
+  test("with --trust-proxy each forwarded address has its own bucket", async () => {
+    const proxied = await startServerProcess({ args: ["--trust-proxy", "--rate-burst", "1"] });
+    try {
+      const minted = await runCli(["keys", "create", "--db", proxied.db]);
+      const created = await fetch(`${proxied.url}/api/forms`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${minted.stdout.trim()}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "Behind a proxy" }),
+      });
+      const { submitUrl } = (await created.json()) as { submitUrl: string };
+      expect([await post(submitUrl, "203.0.113.1"), await post(submitUrl, "203.0.113.1"), await post(submitUrl, "203.0.113.2")]).toEqual([200, 429, 200]);
+    } finally {
+      await proxied.stop();
+      rmSync(proxied.dir, { recursive: true, force: true });
+    }
+  });
+});
