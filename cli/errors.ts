@@ -33,7 +33,7 @@ export function exitCodeFor(error: unknown): number {
 
 /** Puts the command-line flag in front of an API error about one field ("--email: ..."), so the user knows what to change. */
 export function withFlagName(error: unknown, flags: Readonly<Record<string, string>>): unknown {
-  if (!(error instanceof ApiError) || !error.field) return error;
+  if (!(error instanceof ApiError) || !error.field || !(error.code === "invalid_body" || error.code === "invalid_parameter")) return error;
   const flag = flags[error.field];
   if (!flag) return error;
   // "notificationEmail must be an email address" reads better as "--email must be an email address".
