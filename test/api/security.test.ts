@@ -4,7 +4,11 @@ import { Router } from "../../src/http/router.ts";
 import { formRoutes } from "../../src/routes/forms.ts";
 import { keyRoutes } from "../../src/routes/keys.ts";
 import { submissionRoutes } from "../../src/routes/submissions.ts";
+import { generateKey } from "../../src/lib/keys.ts";
+import { operator } from "../../src/services/principal.ts";
+import { apiError, runScenarios } from "./scenario.ts";
 import { runCommonRouteTests, type ProtectedRoute } from "./security.ts";
+import { makeWorld, type World } from "./world.ts";
 
 /** Every management route with the permission contract §3 gives it. */
 const ROUTES: ProtectedRoute[] = [
@@ -33,3 +37,75 @@ test("every management route the app registers is in the security table", () => 
 });
 
 for (const route of ROUTES) runCommonRouteTests(route);
+
+/** Cases that concern how a key is sent, or what collection routes show, rather than one route. */
+runScenarios<World>("keys and scoping beyond single routes", makeWorld, [
+  {
+    name: "the Bearer scheme is case-insensitive, as HTTP says",
+    method: "GET",
+    url: "/api/forms",
+    headers: (w) => ({ authorization: `bearer ${w.admin}` }),
+    expectedStatus: 200,
+  },
+  {
+    name: "a key in the query string is not a key: 401",
+    method: "GET",
+    url: (w) => `/api/forms?key=${w.admin}&api_key=${w.admin}`,
+    expectedStatus: 401,
+    expectedBody: apiError("unauthorized"),
+    expectedHeaders: { "www-authenticate": /^Bearer\b/ },
+  },
+  {
+    name: "a key in another header is not a key: 401",
+    method: "GET",
+    url: "/api/forms",
+    headers: (w) => ({ "x-api-key": w.admin }),
+    expectedStatus: 401,
+    expectedBody: apiError("unauthorized"),
+  },
+  {
+    name: "another account's key lists only its own forms",
+    method: "GET",
+    url: "/api/forms",
+    key: (w) => w.other.admin,
+    expectedStatus: 200,
+    expectedContent: (w) => [w.other.form.id],
+    notExpectedContent: (w) => [w.form.id, w.testForm.id],
+  },
+  {
+    name: "another account's key lists only its own keys",
+    method: "GET",
+    url: "/api/keys",
+    key: (w) => w.other.admin,
+    before: async (w) => {
+      await w.account.key({ type: "form", formId: w.form.id });
+    },
+    expectedStatus: 200,
+    notExpectedContent: (w) => [w.admin.slice(0, 12), w.form.id],
+  },
+  {
+    name: "an unknown key and a revoked one get the same answer: neither tells whether a key exists",
+    method: "GET",
+    url: "/api/forms",
+    key: () => generateKey("live"),
+    expectedStatus: 401,
+    expectedBody: apiError("unauthorized"),
+    after: async (w, _response, unknownAnswer) => {
+      const revoked = await w.t.services.keys.create(operator(w.account.id, "live"), {});
+      await w.t.services.keys.revoke(operator(w.account.id, "live"), revoked.id);
+      const answer = await w.t.request("GET", "/api/forms", { key: revoked.key });
+      expect(await answer.json()).toEqual(unknownAnswer);
+    },
+  },
+  {
+    name: "a key's secret never appears in the request log",
+    method: "GET",
+    url: (w) => `/api/forms/${w.form.id}/submissions`,
+    key: (w) => w.admin,
+    expectedStatus: 200,
+    after: async (w) => {
+      expect(w.t.logs.join("\n")).not.toContain(w.admin);
+      expect(w.t.logs.some((line) => line.startsWith(`GET /api/forms/${w.form.id}/submissions 200`))).toBe(true);
+    },
+  },
+]);
