@@ -107,3 +107,15 @@ test("an unexpected failure is a bare 500 internal_error: the stack goes to the 
     t.close();
   }
 });
+
+test("a management body over the size limit is 413 payload_too_large", async () => {
+  const t = await testApp({ maxBody: 1024 });
+  try {
+    const key = await (await t.account()).key();
+    const answer = await t.request("POST", "/api/forms", { key, body: { name: "Contact", notificationEmail: `${"a".repeat(2000)}@example.com` } });
+    expect({ status: answer.status, body: await answer.json() }).toEqual({ status: 413, body: apiError("payload_too_large") });
+    expect((await (await t.request("GET", "/api/forms", { key })).json()) as unknown).toEqual({ forms: [] });
+  } finally {
+    t.close();
+  }
+});
