@@ -44,13 +44,16 @@ export function httpUrl(field: string) {
     .refine((value) => isHttpUrl(value), `${field} must be an absolute http(s) URL such as https://example.com/thanks.`);
 }
 
+/** A written port must be one a browser could be on: 1 to 65535. */
+const portInRange = (entry: string) => !entry.includes(":") || (Number(entry.split(":")[1]) >= 1 && Number(entry.split(":")[1]) <= 65535);
+
 export const allowedDomains = z
   .array(
     z
       .string({ error: "allowedDomains must be an array of host names." })
       .trim()
       .toLowerCase()
-      .refine((d) => DOMAIN.test(d), "allowedDomains entries are host names such as example.com, *.example.com or localhost:3000 (no scheme, no path)."),
+      .refine((d) => DOMAIN.test(d) && portInRange(d), "allowedDomains entries are host names such as example.com, *.example.com or localhost:3000 (no scheme, no path)."),
     { error: "allowedDomains must be an array of host names." },
   )
   .max(100, "allowedDomains may list at most 100 host names.")

@@ -141,6 +141,7 @@ runScenarios<World>("POST /api/forms", makeWorld, [
   refusedCreate("allowedDomains that is not an array", { name: "Contact", allowedDomains: "example.com" }, "allowedDomains"),
   refusedCreate("an allowedDomains entry with a scheme", { name: "Contact", allowedDomains: ["example.com", "https://example.org"] }, "allowedDomains.1"),
   refusedCreate("an allowedDomains entry with a path", { name: "Contact", allowedDomains: ["example.com/contact"] }, "allowedDomains.0"),
+  refusedCreate("an allowedDomains entry with a port no host can have", { name: "Contact", allowedDomains: ["localhost:70000"] }, "allowedDomains.0"),
   refusedCreate("an allowedDomains entry that is not a string", { name: "Contact", allowedDomains: [7] }, "allowedDomains.0"),
   refusedCreate("a slug with capitals", { name: "Contact", slug: "Contact" }, "slug"),
   refusedCreate("a slug of two characters", { name: "Contact", slug: "ab" }, "slug"),
