@@ -34,12 +34,12 @@ export function buildProgram(io: Io): Command {
     .option("--account <id>", "local mode: the account to act for (default: the default account)")
     .option("--test", "local mode: work on test-mode forms and keys")
     .option("--json", "print the API's JSON objects")
-    .showHelpAfterError("(run with --help for usage)")
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.out(text),
       writeErr: (text) => io.err(text),
-      outputError: (text, write) => write(`formsvc: ${text.replace(/^error: /, "")}`),
+      // One line, as every other error: commander's "(Did you mean forms?)" joins the sentence.
+      outputError: (text, write) => write(`formsvc: ${text.replace(/^error: /, "").trim().replace(/\s*\n\s*/g, " ")} (see --help)\n`),
     });
   serveCommand(program, io);
   accountsCommand(program, io);
@@ -55,7 +55,7 @@ export function buildProgram(io: Io): Command {
 
 /** Subcommands write where the program writes and stop the way it does. */
 function inherit(command: Command, program: Command): void {
-  command.exitOverride().configureOutput(program.configureOutput()).showHelpAfterError("(run with --help for usage)");
+  command.exitOverride().configureOutput(program.configureOutput());
   for (const sub of command.commands) inherit(sub, program);
 }
 

@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import pkg from "../../package.json" with { type: "json" };
+import { runCli } from "../helpers/cli.ts";
+import { makeForm, MODES, startWorld, type CliWorld } from "./world.ts";
+
+let world: CliWorld;
+beforeAll(async () => {
+  world = await startWorld();
+  await makeForm(world, "Contact", "contact");
+});
+afterAll(() => world.stop());
+
+describe("keys, in both modes", () => {
+  for (const mode of MODES) {
+    test(`${mode}: create prints the key alone when piped, list shows it, revoke stops it`, async () => {
+      const created = await world.run(mode, ["keys", "create", "--name", `made-${mode}`, "--permissions", "read"]);
+      expect(created.code).toBe(0);
+      const key = created.stdout.trim();
+      expect(created.stdout).toMatch(/^sk_live_[0-9A-Za-z]{32,}\n$/);
+      const id = /Made live key (key_\w+) \(read\)\. It is shown only now: keep it safe\.\n$/.exec(created.stderr)?.[1];
+      expect(id).toBeString();
+
+      const list = await world.run(mode, ["keys", "list", "--json"]);
+      expect(JSON.parse(list.stdout)).toContainEqual(expect.objectContaining({ id, name: `made-${mode}`, permissions: ["read"], revokedAt: null }));
+
+      const asReader = { FORMSVC_URL: world.server.url, FORMSVC_KEY: key };
+      expect((await runCli(["forms", "list"], { env: asReader })).code).toBe(0);
+      expect(await runCli(["forms", "delete", "contact", "--yes"], { env: asReader })).toEqual({ code: 4, stdout: "", stderr: "formsvc: This key lacks the delete permission.\n" });
+
+      expect(await world.run(mode, ["keys", "revoke", id!])).toEqual({ code: 0, stdout: "", stderr: `Revoked ${id}.\n` });
+      expect(await runCli(["forms", "list"], { env: asReader })).toEqual({ code: 4, stdout: "", stderr: "formsvc: That API key is not valid or has been revoked.\n" });
+    });
+  }
+
+  test("a form-level key reads its form's submissions and nothing else", async () => {
+    const created = await world.run("local", ["keys", "create", "--type", "form", "--form", "contact", "--json"]);
+    const made = JSON.parse(created.stdout);
+    expect(made).toEqual({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^fk_/), type: "form", permissions: ["read"], formId: expect.stringMatching(/^frm_/), name: null, createdAt: expect.any(String) });
+    const env = { FORMSVC_URL: world.server.url, FORMSVC_KEY: made.key };
+    expect(await runCli(["submissions", "list", "contact"], { env })).toEqual({ code: 0, stdout: "", stderr: "" });
+    const refused = await runCli(["forms", "list"], { env });
+    expect({ code: refused.code, stdout: refused.stdout }).toEqual({ code: 4, stdout: "" });
+    expect(refused.stderr).toStartWith("formsvc: ");
+  });
+});
+
+describe("accounts and backup work on the database file only", () => {
+  test("accounts create and list, locally", async () => {
+    const created = await world.run("local", ["accounts", "create", "Acme Ltd", "--json"]);
+    expect(JSON.parse(created.stdout)).toEqual({ id: expect.stringMatching(/^acc_/), name: "Acme Ltd", isDefault: false, createdAt: expect.any(String) });
+    const list = await world.run("local", ["accounts", "list"]);
+    expect(list.stdout.trimEnd().split("\n").map((line) => line.split("\t").slice(1, 3))).toEqual([
+      ["default", "yes"],
+      ["Acme Ltd", ""],
+    ]);
+    const acme = JSON.parse(created.stdout).id;
+    expect((await world.run("local", ["forms", "list", "--account", acme])).stdout).toBe("");
+    expect(await world.run("local", ["forms", "list", "--account", "acc_nope"])).toEqual({ code: 5, stdout: "", stderr: "formsvc: No account acc_nope. See: formsvc accounts list\n" });
+  });
+
+  test("remote mode refuses them with exit 2", async () => {
+    expect(await world.run("remote", ["accounts", "list"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "formsvc: formsvc accounts works on the database file, on the server's machine: run it with --db, without --url or FORMSVC_URL\n",
+    });
+    expect((await world.run("remote", ["backup", "/tmp/never.db"])).code).toBe(2);
+  });
+});
+
+describe("bad input and unreachable servers: one line on stderr, the contract's exit code", () => {
+  test("remote mode without a key, or with a flag that only local mode has", async () => {
+    const cases: [string[], string][] = [
+      [["forms", "list", "--url", "http://127.0.0.1:9"], "formsvc: remote mode needs an API key: pass --key or set FORMSVC_KEY\n"],
+      [["forms", "list", "--url", "http://127.0.0.1:9", "--key", "k", "--account", "acc_x"], "formsvc: --account works only in local mode: in remote mode the key decides the account\n"],
+      [["forms", "list", "--url", "http://127.0.0.1:9", "--key", "k", "--test"], "formsvc: --test works only in local mode: in remote mode use a test key (sk_test_...)\n"],
+      [["forms", "list", "--url", "http://127.0.0.1:9", "--db", "x.db"], "formsvc: --db and --url name two different places: give one of them\n"],
+      [["forms", "list", "--key", "sk_live_x"], "formsvc: --key goes with --url (or FORMSVC_URL): without a server address the command works on the database file\n"],
+      [["forms", "list", "--url", "not a url", "--key", "k"], 'formsvc: --url must be an address such as https://forms.example.com, not "not a url"\n'],
+    ];
+    for (const [args, stderr] of cases) expect({ args, ...(await runCli(args)) }).toEqual({ args, code: 2, stdout: "", stderr });
+  });
+
+  test("a server that is not there is named, exit 1", async () => {
+    const gone = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+    const url = `http://127.0.0.1:${gone.port}`;
+    gone.stop(true);
+    expect(await runCli(["forms", "list"], { env: { FORMSVC_URL: url, FORMSVC_KEY: world.key } })).toEqual({ code: 1, stdout: "", stderr: `formsvc: cannot reach the server at ${url} (ECONNREFUSED)\n` });
+  });
+
+  test("a wrong key is exit 4; something else on the port answering 404 is exit 5", async () => {
+    expect(await runCli(["forms", "list"], { env: { FORMSVC_URL: world.server.url, FORMSVC_KEY: "sk_live_nope" } })).toEqual({ code: 4, stdout: "", stderr: "formsvc: That API key is not valid.\n" });
+    const other = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("<h1>Not here</h1>", { status: 404 }) });
+    try {
+      const url = `http://127.0.0.1:${other.port}`;
+      expect(await runCli(["forms", "get", "x", "--url", url, "--key", "k"])).toEqual({ code: 5, stdout: "", stderr: `formsvc: the server at ${url} answered 404 Not Found\n` });
+    } finally {
+      other.stop(true);
+    }
+  });
+
+  test("unknown commands and options, missing arguments: exit 2", async () => {
+    expect(await runCli(["frobnicate"])).toEqual({ code: 2, stdout: "", stderr: "formsvc: unknown command 'frobnicate' (see --help)\n" });
+    expect(await runCli(["forms", "create", "--db", "/tmp/x.db"])).toEqual({ code: 2, stdout: "", stderr: "formsvc: required option '--name <name>' not specified (see --help)\n" });
+    expect(await runCli(["submissions", "list"])).toEqual({ code: 2, stdout: "", stderr: "formsvc: missing required argument 'form' (see --help)\n" });
+    expect(await runCli(["serve", "--port", "http"])).toEqual({ code: 2, stdout: "", stderr: 'formsvc: port must be a whole number from 0 to 65535, not "http"\n' });
+  });
+});
+
+describe("help and version", () => {
+  const COMMANDS = [
+    ["serve"],
+    ["accounts", "create"],
+    ["accounts", "list"],
+    ["keys", "create"],
+    ["keys", "list"],
+    ["keys", "revoke"],
+    ["forms", "create"],
+    ["forms", "list"],
+    ["forms", "get"],
+    ["forms", "update"],
+    ["forms", "delete"],
+    ["submissions", "list"],
+    ["submissions", "export"],
+    ["submissions", "get"],
+    ["submissions", "mark"],
+    ["submissions", "delete"],
+    ["backup"],
+    ["version"],
+  ];
+
+  test("every command's --help shows an example that runs it", async () => {
+    const helps = await Promise.all(COMMANDS.map((command) => runCli([...command, "--help"])));
+    COMMANDS.forEach((command, i) => {
+      const { code, stdout, stderr } = helps[i]!;
+      expect({ command, code, stderr, example: /\nExamples?:\n/.test(stdout) && stdout.split(/\nExamples?:\n/)[1]!.includes(`formsvc ${command.join(" ")}`) }).toEqual({ command, code: 0, stderr: "", example: true });
+    });
+  });
+
+  test("version prints formsvc's version and the runtime's", async () => {
+    expect(await runCli(["version"])).toEqual({ code: 0, stdout: `formsvc ${pkg.version} (bun ${Bun.version}, ${process.platform}-${process.arch})\n`, stderr: "" });
+    expect(JSON.parse((await runCli(["version", "--json"])).stdout)).toEqual({ version: pkg.version, bun: Bun.version, platform: `${process.platform}-${process.arch}` });
+    expect(await runCli(["--version"])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
+  });
+});
