@@ -46,8 +46,9 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
   if (config.derived.submitUrl) config.submitUrl = config.baseUrl;
   return {
     url: `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${server.port}`,
+    /** Stops taking connections and lets requests under way finish (their submissions stored and answered). */
     async stop() {
-      await server.stop(true);
+      await server.stop();
       store.close();
     },
   };

@@ -65,7 +65,8 @@ export const slug = z
 
 /** True for an absolute URL with the http or https scheme. */
 export function isHttpUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false;
+  // The URL parser drops tabs and line breaks silently; a stored address must be the one that is used.
+  if (/[\u0000-\u001f\u007f]/.test(value) || !URL.canParse(value)) return false;
   const url = new URL(value);
   return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
 }

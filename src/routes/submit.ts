@@ -2,7 +2,7 @@ import { ApiError } from "../errors.ts";
 import { readSubmission } from "../http/body.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import { domainAllowed, requestOrigin } from "../http/origin.ts";
-import { thanksPage } from "../http/pages.ts";
+import { endpointPage, thanksPage } from "../http/pages.ts";
 import { errorResponse, html, json, noContent, wantsJson } from "../http/respond.ts";
 import type { Router } from "../http/router.ts";
 import { isHttpUrl } from "../lib/validate.ts";
@@ -115,5 +115,7 @@ export function submitRoutes(router: Router<Handler>): void {
   for (const base of ["/api/f/:slug", "/f/:slug"]) {
     router.on("POST", base, submit).on("OPTIONS", base, preflight);
   }
+  // A person who opens the form's address in a browser gets a page that says what it is, not a JSON 405.
+  router.on("GET", "/f/:slug", async () => html(405, endpointPage(), { Allow: "POST, OPTIONS" }));
   router.on("GET", "/thanks", async (ctx) => html(200, thanksPage(ctx.request.headers.get("referer"))));
 }
