@@ -95,7 +95,7 @@ for (const mode of MODES) {
 
 describe("forms list", () => {
   test("prints the same rows in both modes: tab-separated when piped, newest first", async () => {
-    const [local, remote] = await Promise.all([world.run("local", ["forms", "list"]), world.run("remote", ["forms", "list"])]);
+    const [local, remote] = await world.both(["forms", "list"]);
     expect(local).toEqual(remote);
     const rows = local.stdout.trimEnd().split("\n").map((line) => line.split("\t"));
     expect(rows.map((row) => row.slice(1, 5))).toEqual([

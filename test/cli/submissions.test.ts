@@ -26,7 +26,7 @@ const rowsOf = (stdout: string) => stdout.replace(/\n$/, "").split("\n").map((li
 
 describe("submissions list prints the same in both modes", () => {
   test("piped: tab-separated rows, one column per field, control characters made visible", async () => {
-    const [local, remote] = await Promise.all(MODES.map((mode) => world.run(mode, ["submissions", "list", "survey"])));
+    const [local, remote] = await world.both(["submissions", "list", "survey"]);
     expect(local).toEqual(remote);
     expect(local.code).toBe(0);
     expect(local.stderr).toBe("");
@@ -50,7 +50,7 @@ describe("submissions list prints the same in both modes", () => {
   });
 
   test("on a terminal: a coloured table, escapes from the data shown as text, never sent", async () => {
-    const [local, remote] = await Promise.all(MODES.map((mode) => world.run(mode, ["submissions", "list", "survey"], { env: { FORMSVC_TTY: "1" } })));
+    const [local, remote] = await world.both(["submissions", "list", "survey"], { env: { FORMSVC_TTY: "1" } });
     expect(local).toEqual(remote);
     expect(local.stdout).toContain("\x1b[1mID");
     expect(local.stdout).not.toContain("\x1b[31m");

@@ -12,6 +12,8 @@ export interface CliWorld {
   key: string;
   /** Runs the CLI in `mode`: local on the server's database file, remote through its API with the key. */
   run(mode: Mode, args: string[], options?: { env?: Record<string, string>; stdin?: string }): Promise<RunResult>;
+  /** Runs the same command in local and in remote mode, at once. */
+  both(args: string[], options?: { env?: Record<string, string> }): Promise<[local: RunResult, remote: RunResult]>;
   /** Runs the CLI in local mode and fails the test unless it exits 0; returns stdout. */
   ok(args: string[]): Promise<string>;
   /** Posts one submission to the public endpoint, as a static site's fetch() would. */
@@ -30,9 +32,10 @@ export async function startWorld(): Promise<CliWorld> {
     run(mode, args, { env = {}, stdin } = {}) {
       // Local mode builds links from FORMSVC_BASE_URL, as the server does from its own address.
       const modeArgs = mode === "local" ? ["--db", server.db] : [];
-      const modeEnv = mode === "local" ? { FORMSVC_BASE_URL: server.url } : { FORMSVC_URL: server.url, FORMSVC_KEY: key };
+      const modeEnv: Record<string, string> = mode === "local" ? { FORMSVC_BASE_URL: server.url } : { FORMSVC_URL: server.url, FORMSVC_KEY: key };
       return runCli([...args, ...modeArgs], { env: { ...modeEnv, ...env }, stdin });
     },
+    both: (args, options) => Promise.all([world.run("local", args, options), world.run("remote", args, options)]),
     async ok(args) {
       const result = await world.run("local", args);
       if (result.code !== 0) throw new Error(`formsvc ${args.join(" ")} exited ${result.code}: ${result.stderr}`);

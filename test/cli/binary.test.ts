@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT } from "../helpers/cli.ts";
+
+// The compiled binary, built once for this file, copied alone into an empty directory outside the
+// repository and run with a PATH that holds neither node nor bun: what a user who downloads it has.
+let buildDir: string;
+let runDir: string;
+let server: ReturnType<typeof Bun.spawn> | undefined;
+const ENV = () => ({ PATH: join(runDir, "no-such-bin"), HOME: runDir });
+
+beforeAll(async () => {
+  buildDir = mkdtempSync(join(tmpdir(), "formsvc-build-"));
+  runDir = mkdtempSync(join(tmpdir(), "formsvc-binary-"));
+  const build = Bun.spawn([process.execPath, join(ROOT, "scripts", "build.ts"), "--outfile", join(buildDir, "formsvc")], { stdout: "pipe", stderr: "pipe" });
+  if ((await build.exited) !== 0) throw new Error(`build failed: ${await new Response(build.stderr).text()}`);
+  copyFileSync(join(buildDir, "formsvc"), join(runDir, "formsvc"));
+  rmSync(buildDir, { recursive: true, force: true });
+}, 60_000);
+
+afterAll(async () => {
+  server?.kill("SIGTERM");
+  await server?.exited;
+  rmSync(runDir, { recursive: true, force: true });
+});
+
+/** Runs ./formsvc in the run directory. */
+async function formsvc(...args: string[]) {
+  const proc = Bun.spawn(["./formsvc", ...args], { cwd: runDir, env: ENV(), stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+test("dist/formsvc runs alone from an empty directory: serve, keys, forms, a post, submissions", async () => {
+  expect(Bun.which("node", { PATH: ENV().PATH })).toBeNull();
+  expect(Bun.which("bun", { PATH: ENV().PATH })).toBeNull();
+
+  // serve on a database that does not exist yet: it is made and migrated.
+  server = Bun.spawn(["./formsvc", "serve", "--host", "127.0.0.1", "--port", "0", "--rate-limit", "0"], { cwd: runDir, env: ENV(), stdout: "ignore", stderr: "pipe" });
+  const reader = (server.stderr as ReadableStream<Uint8Array>).getReader();
+  let log = "";
+  while (!log.includes("--name admin\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`serve exited: ${log}`);
+    log += new TextDecoder().decode(value);
+  }
+  const url = /listening on (http:\/\/\S+)/.exec(log)![1]!;
+  expect(log).toContain("No API keys yet. Make the first one with:\n  formsvc keys create --db ./formsvc.db --name admin\n");
+
+  const minted = await formsvc("keys", "create", "--name", "admin");
+  expect(minted.code).toBe(0);
+  const key = minted.stdout.trim();
+  expect(key).toMatch(/^sk_live_\w{32,}$/);
+  const remote = ["--url", url, "--key", key];
+
+  const created = await formsvc("forms", "create", "--name", "Contact", "--slug", "contact", "--json", ...remote);
+  expect(created.code).toBe(0);
+  expect(JSON.parse(created.stdout)).toMatchObject({ slug: "contact", submitUrl: `${url}/f/contact` });
+
+  const posted = await fetch(`${url}/f/contact`, { method: "POST", headers: { accept: "application/json" }, body: new URLSearchParams({ email: "ada@example.com", name: "Ada" }) });
+  expect(posted.status).toBe(200);
+  const { id } = (await posted.json()) as { id: string };
+
+  const listed = await formsvc("submissions", "list", "contact", "--since", "1h", ...remote);
+  expect(listed).toEqual({ code: 0, stdout: expect.stringMatching(new RegExp(`^${id}\\t\\S+Z\\tunread\\tada@example.com\\tAda\\n$`)), stderr: "" });
+  expect(await formsvc("submissions", "list", "contact", "--since", "1h")).toEqual(listed);
+});
+
+test("the binary runs every other command too", async () => {
+  const ok = async (...args: string[]) => {
+    const result = await formsvc(...args);
+    expect({ args, code: result.code, stderr: result.code === 0 ? "" : result.stderr }).toEqual({ args, code: 0, stderr: "" });
+    return result.stdout;
+  };
+  expect(await ok("version")).toStartWith("formsvc ");
+  expect(await ok("--help")).toContain("Exit codes:");
+  expect(await ok("accounts", "list")).toContain("default");
+  expect(await ok("keys", "list")).toContain("admin");
+  expect(await ok("forms", "list")).toContain("contact");
+  await ok("forms", "update", "contact", "--email", "owner@example.com");
+  expect(JSON.parse(await ok("forms", "get", "contact", "--json")).notificationEmail).toBe("owner@example.com");
+  const sub = JSON.parse((await ok("submissions", "list", "contact", "--format", "ndjson")).trim()).id;
+  expect(await ok("submissions", "get", "contact", sub)).toContain("data.email\tada@example.com");
+  await ok("submissions", "mark", "contact", sub, "--read", "--star");
+  expect(await ok("submissions", "export", "contact", "--format", "csv")).toStartWith("id,createdAt,email,name\n");
+  await ok("backup", "copy.db");
+  await ok("submissions", "delete", "contact", sub);
+  await ok("forms", "delete", "contact", "--yes");
+  expect(await formsvc("forms", "get", "contact")).toEqual({ code: 5, stdout: "", stderr: "formsvc: No form contact.\n" });
+  expect(readdirSync(runDir).filter((name) => !name.startsWith("formsvc")).sort()).toEqual(["copy.db"]);
+});
