@@ -30,11 +30,12 @@ function parseJson(bytes: Uint8Array): unknown {
 
 /** A management request's JSON body. */
 export async function readJson(request: Request, limit: number): Promise<unknown> {
-  const type = mediaType(request);
-  if (type !== "application/json") {
+  // Size before type, as for submissions: an oversized body is 413 whatever it claims to be.
+  const bytes = await readBytes(request, limit);
+  if (mediaType(request) !== "application/json") {
     throw new ApiError("unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
   }
-  return parseJson(await readBytes(request, limit));
+  return parseJson(bytes);
 }
 
 /** Adds a value under `key`, turning a key sent several times (a checkbox group) into an array. */

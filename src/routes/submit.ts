@@ -80,14 +80,16 @@ async function submit(ctx: RequestContext): Promise<Response> {
       if (SPECIAL_FIELDS.includes(name)) special[name] = value;
       else data[name] = value;
     }
-    if (Object.keys(data).length === 0) throw new ApiError("empty_submission", "The submission has no fields to store.");
-    const json_ = wantsJson(request);
-    const location = json_ ? null : redirectTarget(ctx, form, special._next);
-    // A filled honeypot is answered exactly like a success, so a bot learns nothing; the owner finds it under spam.
-    const stored = await ctx.services.submissions.receive(form.id, data, { isSpam: filled(special._gotcha) });
+    // A filled honeypot is answered exactly like a success, so a bot learns nothing (not even from a post
+    // that holds nothing else); the owner finds it under spam.
+    const isSpam = filled(special._gotcha);
+    if (!isSpam && Object.keys(data).length === 0) throw new ApiError("empty_submission", "The submission has no fields to store.");
+    // _next is checked whoever asks, so that a bad one is found on the first fetch() test, not in a browser later.
+    const location = redirectTarget(ctx, form, special._next);
+    const stored = await ctx.services.submissions.receive(form.id, data, { isSpam });
     const cors = corsHeaders(request, form);
-    if (json_) return json(200, { success: true, message: SUCCESS_MESSAGE, id: stored.id }, cors);
-    return new Response(null, { status: 303, headers: { Location: location!, ...cors } });
+    if (wantsJson(request)) return json(200, { success: true, message: SUCCESS_MESSAGE, id: stored.id }, cors);
+    return new Response(null, { status: 303, headers: { Location: location, ...cors } });
   } catch (error) {
     const answer = errorResponse(error, { html: !wantsJson(request), referer: request.headers.get("referer"), onInternal: (e) => ctx.options.log.error("submission failed", e) });
     for (const [name, value] of Object.entries(corsHeaders(request, form))) answer.headers.set(name, value);
@@ -99,7 +101,8 @@ async function submit(ctx: RequestContext): Promise<Response> {
 async function preflight(ctx: RequestContext): Promise<Response> {
   const form = await ctx.services.forms.findBySlug(ctx.params.slug!);
   const cors = corsHeaders(ctx.request, form);
-  if (!cors["Access-Control-Allow-Origin"]) {
+  // Without an Origin it is no CORS preflight: there is nothing to allow or refuse.
+  if (ctx.request.headers.has("origin") && !cors["Access-Control-Allow-Origin"]) {
     throw new ApiError("origin_not_allowed", "This form does not accept submissions from this website.", { headers: cors });
   }
   return noContent({

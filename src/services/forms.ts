@@ -136,14 +136,20 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
       return store.write(async (tx) => {
         const row = await findRow(tx, principal, ref);
         if (input.slug !== undefined) await assertSlugFree(tx, input.slug, row.id);
-        const changes: Partial<FormRow> = { updatedAt: Date.now() };
-        if (input.name !== undefined) changes.name = input.name;
-        if (input.slug !== undefined) changes.slug = input.slug;
-        if (input.isActive !== undefined) changes.isActive = input.isActive;
-        if (input.notificationEmail !== undefined) changes.notificationEmail = input.notificationEmail;
-        if (input.redirectUrl !== undefined) changes.redirectUrl = input.redirectUrl;
-        if (input.allowedDomains !== undefined) changes.allowedDomains = JSON.stringify(input.allowedDomains ?? []);
-        const [updated] = await tx.update(forms).set(changes).where(eq(forms.id, row.id)).returning();
+        const wanted: Partial<FormRow> = {
+          name: input.name,
+          slug: input.slug,
+          isActive: input.isActive,
+          notificationEmail: input.notificationEmail,
+          redirectUrl: input.redirectUrl,
+          allowedDomains: input.allowedDomains === undefined ? undefined : JSON.stringify(input.allowedDomains ?? []),
+        };
+        // Only what really changes is written; a patch that changes nothing leaves updatedAt alone.
+        const changes = Object.fromEntries(
+          Object.entries(wanted).filter(([column, value]) => value !== undefined && value !== row[column as keyof FormRow]),
+        ) as Partial<FormRow>;
+        if (Object.keys(changes).length === 0) return toForm(row);
+        const [updated] = await tx.update(forms).set({ ...changes, updatedAt: Date.now() }).where(eq(forms.id, row.id)).returning();
         return toForm(updated!);
       });
     },
