@@ -13,7 +13,7 @@ const COLUMNS: Column<Account>[] = [
 
 /** Accounts live in the database file: only local mode manages them. */
 async function localServices(command: Command, io: Io) {
-  return openLocalServices(localDatabase(command.optsWithGlobals(), io.env, "formsvc accounts"), io.env);
+  return openLocalServices(localDatabase(command.optsWithGlobals(), io.env, "accounts"), io.env);
 }
 
 export function accountsCommand(program: Command, io: Io): void {

@@ -33,7 +33,7 @@ function countsOf(path: string): { forms: number; submissions: number } {
  * snapshot), then runs SQLite's integrity check on the copy; a copy that fails it is removed.
  */
 export async function runBackup(path: string, globals: { db?: string; url?: string; json?: boolean }, io: Io): Promise<void> {
-  const source = localDatabase(globals, io.env, "formsvc backup");
+  const source = localDatabase(globals, io.env, "backup");
   if (!existsSync(source)) throw new CliError(`no database at ${source}: pass --db PATH or set FORMSVC_DB`);
   if (existsSync(path)) throw new CliError(`${path} exists already: back up to a new file, so that no good copy is overwritten`, EXIT.usage);
   const store = await openStore(source);

@@ -62,7 +62,7 @@ describe("accounts and backup work on the database file only", () => {
     expect(await world.run("remote", ["accounts", "list"])).toEqual({
       code: 2,
       stdout: "",
-      stderr: "formsvc: formsvc accounts works on the database file, on the server's machine: run it with --db, without --url or FORMSVC_URL\n",
+      stderr: "formsvc: accounts works on the database file, on the server's machine: run it with --db, without --url or FORMSVC_URL\n",
     });
     expect((await world.run("remote", ["backup", "/tmp/never.db"])).code).toBe(2);
   });
