@@ -48,13 +48,22 @@ async function fileSink(path: string): Promise<Sink> {
     stream.once("error", (error) => reject(new CliError(`cannot write ${path}: ${error.message}`)));
   });
   const closed = () => new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
+  // Ctrl-C or a kill during a long export: take the temporary file away too.
+  const interrupted = (signal: NodeJS.Signals) => {
+    if (!special) rmSync(target, { force: true });
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.once("SIGINT", interrupted).once("SIGTERM", interrupted);
+  const settle = () => process.off("SIGINT", interrupted).off("SIGTERM", interrupted);
   return {
     write: (chunk) => writeTo(stream, chunk),
     async commit() {
+      settle();
       await closed();
       if (!special) renameSync(target, path);
     },
     async abort() {
+      settle();
       stream.destroy();
       if (!special) rmSync(target, { force: true });
     },

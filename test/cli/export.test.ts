@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CLI } from "../helpers/cli.ts";
 import { makeForm, MODES, seedSubmissions, startWorld, type CliWorld } from "./world.ts";
 
 const BIG = 20_000;
@@ -116,5 +117,30 @@ test("remote export is one request to the streamed export endpoint, not a walk t
     expect(seen).toEqual(["GET /api/forms/big/submissions/export?since=2020-01-01T00%3A00%3A00.000Z&format=ndjson"]);
   } finally {
     proxy.stop(true);
+  }
+});
+
+test("an export stopped with Ctrl-C exits 130 and leaves no partial file", async () => {
+  // A server that sends the header and then nothing more: the export waits, mid-file, until interrupted.
+  const stalled = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => new Response(new ReadableStream({ start: (controller) => controller.enqueue(new TextEncoder().encode("id,createdAt\n")) }), { headers: { "content-type": "text/csv" } }),
+  });
+  const dir = mkdtempSync(join(tmpdir(), "formsvc-interrupted-"));
+  try {
+    const proc = Bun.spawn([process.execPath, CLI, "submissions", "export", "contact", "--output", join(dir, "contact.csv")], {
+      env: { PATH: process.env.PATH ?? "", FORMSVC_URL: `http://127.0.0.1:${stalled.port}`, FORMSVC_KEY: "sk_live_x" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    while (readdirSync(dir).length === 0) await Bun.sleep(10);
+    expect(readdirSync(dir)).toEqual([expect.stringMatching(/^\.contact\.csv\.\d+\.partial$/)]);
+    proc.kill("SIGINT");
+    expect(await proc.exited).toBe(130);
+    expect(readdirSync(dir)).toEqual([]);
+  } finally {
+    stalled.stop(true);
+    rmSync(dir, { recursive: true, force: true });
   }
 });
