@@ -42,25 +42,28 @@ async function fileSink(path: string): Promise<Sink> {
     // Does not exist yet: the usual case.
   }
   const target = special ? path : join(dirname(path), `.${basename(path)}.${process.pid}.partial`);
-  const stream = createWriteStream(target);
-  await new Promise<void>((resolve, reject) => {
-    stream.once("open", () => resolve());
-    stream.once("error", (error) => reject(new CliError(`cannot write ${path}: ${error.message}`)));
-  });
-  const closed = () => new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
-  // Ctrl-C or a kill during a long export: take the temporary file away too.
+  // Ctrl-C or a kill during a long export: take the temporary file away too. Set before the file exists.
   const interrupted = (signal: NodeJS.Signals) => {
     if (!special) rmSync(target, { force: true });
     process.exit(signal === "SIGINT" ? 130 : 143);
   };
   process.once("SIGINT", interrupted).once("SIGTERM", interrupted);
   const settle = () => process.off("SIGINT", interrupted).off("SIGTERM", interrupted);
+  const stream = createWriteStream(target);
+  await new Promise<void>((resolve, reject) => {
+    stream.once("open", () => resolve());
+    stream.once("error", (error) => {
+      settle();
+      reject(new CliError(`cannot write ${path}: ${error.message}`));
+    });
+  });
+  const closed = () => new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
   return {
     write: (chunk) => writeTo(stream, chunk),
     async commit() {
-      settle();
       await closed();
       if (!special) renameSync(target, path);
+      settle();
     },
     async abort() {
       settle();
