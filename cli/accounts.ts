@@ -17,7 +17,10 @@ async function localServices(command: Command, io: Io) {
 }
 
 export function accountsCommand(program: Command, io: Io): void {
-  const accounts = program.command("accounts").description("make and list accounts (local mode only)");
+  const accounts = program
+    .command("accounts")
+    .description("make and list accounts (local mode only)")
+    .addHelpText("after", "\nExamples:\n  formsvc accounts create 'Acme Ltd'\n  formsvc accounts list\n");
   accounts
     .command("create <name>")
     .description("make an account; forms and keys belong to one account")

@@ -16,7 +16,10 @@ const COLUMNS = (io: Io): Column<ApiKey>[] => [
 ];
 
 export function keysCommand(program: Command, io: Io): void {
-  const keys = program.command("keys").description("make, list and revoke API keys");
+  const keys = program
+    .command("keys")
+    .description("make, list and revoke API keys")
+    .addHelpText("after", "\nExamples:\n  KEY=$(formsvc keys create --name laptop)\n  formsvc keys list\n");
 
   keys
     .command("create")

@@ -110,6 +110,10 @@ describe("bad input and unreachable servers: one line on stderr, the contract's 
 describe("help and version", () => {
   const COMMANDS = [
     ["serve"],
+    ["accounts"],
+    ["keys"],
+    ["forms"],
+    ["submissions"],
     ["accounts", "create"],
     ["accounts", "list"],
     ["keys", "create"],
