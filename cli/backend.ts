@@ -1,4 +1,5 @@
-import { openStore } from "../src/db/client.ts";
+import { existsSync } from "node:fs";
+import { isLibsqlUrl, openStore } from "../src/db/client.ts";
 import { ApiError } from "../src/errors.ts";
 import { exportChunks, type ExportFormat } from "../src/lib/export.ts";
 import type { Form } from "../src/services/forms.ts";
@@ -70,7 +71,7 @@ export function localDatabase(options: ConnectionOptions, env: Record<string, st
 }
 
 /** Remote mode when a URL is given (flag or FORMSVC_URL), else local mode on the database file. */
-export async function openBackend(options: ConnectionOptions, env: Record<string, string | undefined>): Promise<Backend> {
+export async function openBackend(options: ConnectionOptions, env: Record<string, string | undefined>, { create = false } = {}): Promise<Backend> {
   const url = remoteUrl(options, env);
   if (url) {
     // The key decides the account and the mode on a server: a flag that says otherwise would be silently ignored.
@@ -82,7 +83,12 @@ export async function openBackend(options: ConnectionOptions, env: Record<string
     return remoteBackend(new ApiClient(url, key));
   }
   if (options.key) throw new CliError("--key goes with --url (or FORMSVC_URL): without a server address the command works on the database file", EXIT.usage);
-  return localBackend(options.db || env.FORMSVC_DB || "./formsvc.db", options, env);
+  const location = options.db || env.FORMSVC_DB || "./formsvc.db";
+  // A mistyped --db must not read as an empty database: only the commands that make things may start a new one.
+  if (!create && !isLibsqlUrl(location) && !existsSync(location)) {
+    throw new CliError(`no database at ${location}: name it with --db (or FORMSVC_DB), or start one with formsvc serve`);
+  }
+  return localBackend(location, options, env);
 }
 
 /** The services on a database file, with links built as `formsvc serve` would build them (FORMSVC_BASE_URL). */
@@ -187,8 +193,13 @@ export function remoteBackend(client: ApiClient): Backend {
 }
 
 /** Opens the backend the command's global flags name, runs `work`, and closes it whatever happens. */
-export async function withBackend<T>(globals: ConnectionOptions, env: Record<string, string | undefined>, work: (backend: Backend) => Promise<T>): Promise<T> {
-  const backend = await openBackend(globals, env);
+export async function withBackend<T>(
+  globals: ConnectionOptions,
+  env: Record<string, string | undefined>,
+  work: (backend: Backend) => Promise<T>,
+  options: { create?: boolean } = {},
+): Promise<T> {
+  const backend = await openBackend(globals, env, options);
   try {
     return await work(backend);
   } finally {

@@ -49,7 +49,7 @@ function printForm(io: Io, form: Form, json: boolean | undefined): void {
 }
 
 export async function runFormsCreate(flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
-  const form = await withBackend(globals, io.env, (backend) => backend.forms.create(formBody(flags))).catch(rethrowWithFlag);
+  const form = await withBackend(globals, io.env, (backend) => backend.forms.create(formBody(flags)), { create: true }).catch(rethrowWithFlag);
   io.err(`Made form ${form.name} (${form.id}). It takes submissions at ${form.submitUrl}\n`);
   printForm(io, form, globals.json);
 }

@@ -38,7 +38,7 @@ export function keysCommand(program: Command, io: Io): void {
       if (options.form !== undefined) body.formId = options.form;
       if (options.permissions !== undefined) body.permissions = options.permissions.split(",");
       if (options.name !== undefined) body.name = options.name;
-      const created = await withBackend(globals, io.env, (backend) => backend.keys.create(body));
+      const created = await withBackend(globals, io.env, (backend) => backend.keys.create(body), { create: true });
       if (globals.json) {
         io.out(`${JSON.stringify(created, null, 2)}\n`);
         return;

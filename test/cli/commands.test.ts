@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { runCli } from "../helpers/cli.ts";
 import { makeForm, MODES, startWorld, type CliWorld } from "./world.ts";
@@ -97,6 +100,23 @@ describe("bad input and unreachable servers: one line on stderr, the contract's 
     } finally {
       other.stop(true);
     }
+  });
+
+  test("a mistyped --db is refused rather than read as an empty database; the commands that make things start one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "formsvc-nodb-"));
+    const missing = join(dir, "typo.db");
+    for (const args of [["forms", "list"], ["submissions", "list", "contact"], ["keys", "list"]]) {
+      expect({ args, ...(await runCli([...args, "--db", missing])) }).toEqual({
+        args,
+        code: 1,
+        stdout: "",
+        stderr: `formsvc: no database at ${missing}: name it with --db (or FORMSVC_DB), or start one with formsvc serve\n`,
+      });
+    }
+    expect(existsSync(missing)).toBe(false);
+    const created = await runCli(["keys", "create", "--db", missing]);
+    expect(created.code).toBe(0);
+    expect(existsSync(missing)).toBe(true);
   });
 
   test("unknown commands and options, missing arguments: exit 2", async () => {
