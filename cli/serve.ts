@@ -1,10 +1,17 @@
 import type { Command } from "commander";
+import { relative } from "node:path";
 import { count } from "drizzle-orm";
 import { loadServeConfig, type ServeFlags } from "../src/config.ts";
 import { openStore } from "../src/db/client.ts";
 import { apiKeys } from "../src/db/schema.ts";
 import { startServer } from "../src/server.ts";
 import type { Io } from "./io.ts";
+
+/** How the person who started the server runs formsvc: `npx bun cli/formsvc.ts` in a source checkout, else `formsvc`. */
+function selfCommand(): string {
+  const entry = relative(process.cwd(), Bun.main);
+  return entry.endsWith(".ts") && !entry.startsWith("..") ? `npx bun ${entry}` : "formsvc";
+}
 
 export interface ServeOptions extends ServeFlags {}
 
@@ -18,7 +25,7 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   const [keys] = await store.db.select({ n: count() }).from(apiKeys);
   store.close();
   if ((keys?.n ?? 0) === 0) {
-    io.err(`No API keys yet. Make the first one with:\n  formsvc keys create --db ${config.db} --name admin\n`);
+    io.err(`No API keys yet. Make the first one with:\n  ${selfCommand()} keys create --db ${config.db} --name admin\n`);
   }
   await new Promise<void>((resolve) => {
     const stop = () => {
