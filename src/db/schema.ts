@@ -58,6 +58,8 @@ export const forms = sqliteTable(
     spamCount: integer("spam_count").notNull().default(0),
     unreadCount: integer("unread_count").notNull().default(0),
     starredCount: integer("starred_count").notNull().default(0),
+    /** createdAt of the form's newest submission: the next one is stored strictly later (see receive). */
+    lastSubmissionAt: integer("last_submission_at").notNull().default(0),
     createdAt: millis("created_at"),
     updatedAt: millis("updated_at"),
   },

@@ -275,14 +275,17 @@ export function submissionsService(store: Store, formsService: FormsService) {
     /** Stores a posted submission and brings the form's counters and field list up to date, in one transaction. */
     async receive(formId: string, data: Record<string, unknown>, flags: { isSpam: boolean }): Promise<Submission> {
       return store.write(async (tx) => {
-        const [form] = await tx.select({ fields: forms.fields }).from(forms).where(eq(forms.id, formId));
+        const [form] = await tx.select({ fields: forms.fields, lastSubmissionAt: forms.lastSubmissionAt }).from(forms).where(eq(forms.id, formId));
         if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
-        const now = Date.now();
+        // A form's createdAt values are unique and rise in the order submissions are stored, so that a script
+        // polling with since=<the last createdAt it saw> never misses one stored later in the same millisecond.
+        const now = Math.max(Date.now(), form.lastSubmissionAt + 1);
         const row: SubmissionRow = { id: newId("submission", now), formId, data: JSON.stringify(data), createdAt: now, isRead: false, isStarred: false, isSpam: flags.isSpam };
         await tx.insert(submissions).values(row);
         const known = JSON.parse(form.fields) as string[];
         const added = Object.keys(data).filter((name) => !known.includes(name));
-        await adjustCounters(tx, formId, row, 1, added.length > 0 ? { fields: JSON.stringify([...known, ...added]) } : {});
+        const changes: Partial<FormRow> = { lastSubmissionAt: now, ...(added.length > 0 ? { fields: JSON.stringify([...known, ...added]) } : {}) };
+        await adjustCounters(tx, formId, row, 1, changes);
         return toSubmission(row);
       });
     },
