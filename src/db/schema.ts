@@ -92,7 +92,41 @@ export const submissions = sqliteTable(
   ],
 );
 
+/** The outbox of notification emails: written with the submission, sent by the server's sender, kept as a record. */
+export const notifications = sqliteTable(
+  "notifications",
+  {
+    id: text("id").primaryKey(),
+    formId: text("form_id")
+      .notNull()
+      .references(() => forms.id, { onDelete: "cascade" }),
+    submissionId: text("submission_id")
+      .notNull()
+      .references(() => submissions.id, { onDelete: "cascade" }),
+    to: text("to").notNull(),
+    subject: text("subject").notNull(),
+    replyTo: text("reply_to"),
+    /** pending (to be sent) | sent | failed (gave up) | recorded (a test form's: never sent) */
+    status: text("status").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    /** Why the last attempt failed, as the mail server or the network said it; never credentials. */
+    lastError: text("last_error"),
+    createdAt: millis("created_at"),
+    sentAt: integer("sent_at"),
+    /** When a pending notification is next tried; null once it is no longer pending. */
+    nextAttemptAt: integer("next_attempt_at"),
+  },
+  (t) => [
+    index("notifications_form").on(t.formId, t.createdAt, t.id),
+    // Deleting a submission (or a form, through its submissions) finds its notification without a scan.
+    index("notifications_submission").on(t.submissionId),
+    // What the sender asks for: only pending rows, soonest first.
+    index("notifications_due").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+  ],
+);
+
 export type AccountRow = typeof accounts.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type FormRow = typeof forms.$inferSelect;
 export type SubmissionRow = typeof submissions.$inferSelect;
+export type NotificationRow = typeof notifications.$inferSelect;
