@@ -1,4 +1,6 @@
 import { ApiError } from "./errors.ts";
+import { parseMailbox, type Mailbox } from "./lib/mail.ts";
+import { isEmail } from "./lib/validate.ts";
 
 /** Everything `formsvc serve` can be told, after flags, environment and defaults are merged and checked. */
 export interface ServeConfig {
@@ -14,6 +16,12 @@ export interface ServeConfig {
   rateLimit: number;
   rateBurst: number;
   trustProxy: boolean;
+  /** The SMTP server notifications go out through (smtp:// or smtps://, credentials in the URL); null: mail is off. */
+  smtpUrl: string | null;
+  /** The From of notification emails. */
+  mailFrom: Mailbox;
+  /** How long after a failed attempt a notification is tried again the first time; later delays grow from it. */
+  mailRetryBaseMs: number;
   /** Which of baseUrl and submitUrl were derived from host and port (and so follow the port actually bound). */
   derived: { baseUrl: boolean; submitUrl: boolean };
 }
@@ -30,9 +38,12 @@ const ENV: Record<Exclude<keyof ServeConfig, "derived">, string> = {
   rateLimit: "FORMSVC_RATE_LIMIT",
   rateBurst: "FORMSVC_RATE_BURST",
   trustProxy: "FORMSVC_TRUST_PROXY",
+  smtpUrl: "FORMSVC_SMTP_URL",
+  mailFrom: "FORMSVC_MAIL_FROM",
+  mailRetryBaseMs: "FORMSVC_MAIL_RETRY_BASE_MS",
 };
 
-const DEFAULTS = { host: "0.0.0.0", port: "8080", db: "./formsvc.db", maxBody: "1048576", rateLimit: "30", rateBurst: "10", trustProxy: "false" };
+const DEFAULTS = { host: "0.0.0.0", port: "8080", db: "./formsvc.db", maxBody: "1048576", rateLimit: "30", rateBurst: "10", trustProxy: "false", mailRetryBaseMs: "60000" };
 
 function integer(name: string, value: string, min: number, max: number): number {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
@@ -52,6 +63,30 @@ function url(name: string, value: string): string {
     throw new ApiError("invalid_parameter", `${name} must be an absolute http(s) URL, not "${value}"`, { field: name });
   }
   return value.replace(/\/+$/, "");
+}
+
+const SMTP_EXAMPLE = "smtp://user:pass@mail.example.com:587 or smtps://user:pass@mail.example.com";
+
+/** An smtp:// or smtps:// URL with a host; the message never repeats the value, which may hold a password. */
+function smtpUrl(value: string): string {
+  const parsed = /[\u0000-\u0020\u007f]/.test(value) || !URL.canParse(value) ? null : new URL(value);
+  if (!parsed || (parsed.protocol !== "smtp:" && parsed.protocol !== "smtps:") || parsed.hostname === "") {
+    throw new ApiError("invalid_parameter", `smtp-url must be an address such as ${SMTP_EXAMPLE}`, { field: "smtp-url" });
+  }
+  return value;
+}
+
+/** The SMTP URL as it may be shown: the password replaced by ***. */
+export function redactedSmtpUrl(value: string): string {
+  const url = new URL(value);
+  if (url.password) url.password = "***";
+  return url.href.replace(/\/$/, "");
+}
+
+/** The From when none is set: the SMTP login when it is an email address (as most providers require), else formsvc@localhost. */
+function defaultMailFrom(smtp: string | null): Mailbox {
+  const user = smtp ? decodeURIComponent(new URL(smtp).username) : "";
+  return { name: "formsvc", address: isEmail(user) ? user : "formsvc@localhost" };
 }
 
 /** The base URL when none is set: a wildcard address is not one a browser can open, so it becomes localhost. */
@@ -78,6 +113,12 @@ export function loadServeConfig(flags: ServeFlags, env: Record<string, string | 
   if (!["true", "false", "1", "0"].includes(trust)) {
     throw new ApiError("invalid_parameter", `trust-proxy must be true or false, not "${trust}"`, { field: "trust-proxy" });
   }
+  const smtp = pick("smtpUrl");
+  const from = pick("mailFrom");
+  const mailFrom = from === undefined ? defaultMailFrom(smtp === undefined ? null : smtpUrl(smtp)) : parseMailbox(from);
+  if (!mailFrom) {
+    throw new ApiError("invalid_parameter", `mail-from must be an address such as you@example.com or "Forms <forms@example.com>", not "${from}"`, { field: "mail-from" });
+  }
   return {
     host,
     port,
@@ -88,6 +129,9 @@ export function loadServeConfig(flags: ServeFlags, env: Record<string, string | 
     rateLimit: integer("rate-limit", pick("rateLimit")!, 0, 1_000_000),
     rateBurst: integer("rate-burst", pick("rateBurst")!, 1, 1_000_000),
     trustProxy: trust === "true" || trust === "1",
+    smtpUrl: smtp === undefined ? null : smtpUrl(smtp),
+    mailFrom,
+    mailRetryBaseMs: integer("mail-retry-base-ms", pick("mailRetryBaseMs")!, 1, 3_600_000),
     derived: { baseUrl: pick("baseUrl") === undefined, submitUrl: pick("submitUrl") === undefined },
   };
 }

@@ -24,6 +24,9 @@ const DOMAIN = new RegExp(`^(?:\\*\\.)?${HOST_LABEL}(?:\\.${HOST_LABEL})*(?::\\d
 const EMAIL = /^[^\s@<>()",;:]+@[^\s@<>()",;:]+\.[^\s@<>()",;:]+$/;
 export const SLUG = /^[a-z0-9][a-z0-9-]{2,63}$/;
 
+/** True for one plain email address such as you@example.com (no display name, no spaces, nothing a header could misread). */
+export const isEmail = (value: string) => EMAIL.test(value);
+
 export const formName = z
   .string({ error: "name must be a string." })
   .transform((s) => s.trim())
@@ -62,6 +65,18 @@ export const allowedDomains = z
 export const slug = z
   .string({ error: "slug must be a string." })
   .regex(SLUG, "slug must be 3 to 64 lowercase letters, digits and dashes, starting with a letter or digit.");
+
+/** A page of a list: limit 1 to 100 (default 50) and offset 0 or more, from strings; out of range or of type is an error, never clamped. */
+export function parsePaging(params: Record<string, string | undefined>): { limit: number; offset: number } {
+  const { limit = "50", offset = "0" } = params;
+  if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 100) {
+    throw new ApiError("invalid_parameter", `limit must be an integer from 1 to 100, not "${limit}".`, { field: "limit" });
+  }
+  if (!/^\d+$/.test(offset) || !Number.isSafeInteger(Number(offset))) {
+    throw new ApiError("invalid_parameter", `offset must be an integer of 0 or more, not "${offset}".`, { field: "offset" });
+  }
+  return { limit: Number(limit), offset: Number(offset) };
+}
 
 /** True for an absolute URL with the http or https scheme. */
 export function isHttpUrl(value: string): boolean {
