@@ -2,6 +2,7 @@ import type { Store } from "../db/client.ts";
 import { accountsService } from "./accounts.ts";
 import { formsService } from "./forms.ts";
 import { keysService } from "./keys.ts";
+import { notificationsService } from "./notifications.ts";
 import { submissionsService } from "./submissions.ts";
 
 /** Where the public addresses of forms point; read when a form is shown, so that a server on port 0 can fill it in. */
@@ -13,13 +14,15 @@ export interface PublicUrls {
 /** The domain, used alike by the HTTP routes and the local CLI. */
 export function createServices(store: Store, urls: PublicUrls) {
   const forms = formsService(store, urls);
+  const notifications = notificationsService(store, forms);
   return {
     store,
     urls,
     accounts: accountsService(store),
     forms,
     keys: keysService(store, forms),
-    submissions: submissionsService(store, forms),
+    submissions: submissionsService(store, forms, notifications),
+    notifications,
   };
 }
 

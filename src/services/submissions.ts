@@ -5,8 +5,9 @@ import { forms, submissions, type FormRow, type SubmissionRow } from "../db/sche
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { iso, parseIsoDate } from "../lib/time.ts";
-import { parseBody } from "../lib/validate.ts";
+import { parseBody, parsePaging } from "../lib/validate.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
+import type { NotificationRequest, NotificationsService } from "./notifications.ts";
 import type { Principal } from "./principal.ts";
 
 export interface Submission {
@@ -44,13 +45,8 @@ const invalid = (field: string, message: string) => new ApiError("invalid_parame
 
 /** Reads list parameters from strings (a query string or CLI flags): out of range or of type is an error, never clamped. */
 export function parseListQuery(params: Record<string, string | undefined>, { paged = true } = {}): ListQuery {
-  const { limit = "50", offset = "0", since, order = "desc", filter = "all" } = params;
-  if (paged && (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 100)) {
-    throw invalid("limit", `limit must be an integer from 1 to 100, not "${limit}".`);
-  }
-  if (paged && (!/^\d+$/.test(offset) || !Number.isSafeInteger(Number(offset)))) {
-    throw invalid("offset", `offset must be an integer of 0 or more, not "${offset}".`);
-  }
+  const { since, order = "desc", filter = "all" } = params;
+  const { limit, offset } = paged ? parsePaging(params) : { limit: 50, offset: 0 };
   if (order !== "asc" && order !== "desc") throw invalid("order", `order must be asc or desc, not "${order}".`);
   if (!(FILTERS as readonly string[]).includes(filter)) {
     throw invalid("filter", `filter must be one of ${FILTERS.join(", ")}, not "${filter}".`);
@@ -60,7 +56,7 @@ export function parseListQuery(params: Record<string, string | undefined>, { pag
     sinceMs = parseIsoDate(since);
     if (sinceMs === null) throw invalid("since", `since must be an ISO 8601 date or date-time such as 2026-11-22T12:00:00Z, not "${since}".`);
   }
-  return { limit: Number(limit), offset: Number(offset), since: sinceMs, order, filter: filter as Filter };
+  return { limit, offset, since: sinceMs, order, filter: filter as Filter };
 }
 
 // Literal conditions (not bound parameters) so that SQLite can match them to the partial indexes.
@@ -171,7 +167,7 @@ async function fieldsAfterRemoving(tx: Db, gone: SubmissionRow): Promise<Partial
 }
 
 /** Submissions: the owner's lists, export and flags, and the store behind the public endpoint. */
-export function submissionsService(store: Store, formsService: FormsService) {
+export function submissionsService(store: Store, formsService: FormsService, notificationsService: NotificationsService) {
   const where = (formId: string, query: SubmissionQuery) =>
     and(eq(submissions.formId, formId), FILTER_SQL[query.filter], query.since === null ? undefined : gt(submissions.createdAt, query.since));
 
@@ -272,10 +268,16 @@ export function submissionsService(store: Store, formsService: FormsService) {
       });
     },
 
-    /** Stores a posted submission and brings the form's counters and field list up to date, in one transaction. */
-    async receive(formId: string, data: Record<string, unknown>, flags: { isSpam: boolean }): Promise<Submission> {
-      return store.write(async (tx) => {
-        const [form] = await tx.select({ fields: forms.fields, lastSubmissionAt: forms.lastSubmissionAt }).from(forms).where(eq(forms.id, formId));
+    /**
+     * Stores a posted submission, brings the form's counters and field list up to date and, unless it is
+     * spam, writes its notification (`_subject`, `_replyto` in `notification`), all in one transaction.
+     */
+    async receive(formId: string, data: Record<string, unknown>, flags: { isSpam: boolean; notification?: NotificationRequest }): Promise<Submission> {
+      const { submission, queued } = await store.write(async (tx) => {
+        const [form] = await tx
+          .select({ id: forms.id, name: forms.name, mode: forms.mode, notificationEmail: forms.notificationEmail, fields: forms.fields, lastSubmissionAt: forms.lastSubmissionAt })
+          .from(forms)
+          .where(eq(forms.id, formId));
         if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
         // A form's createdAt values are unique and rise in the order submissions are stored, so that a script
         // polling with since=<the last createdAt it saw> never misses one stored later in the same millisecond.
@@ -286,8 +288,13 @@ export function submissionsService(store: Store, formsService: FormsService) {
         const added = Object.keys(data).filter((name) => !known.includes(name));
         const changes: Partial<FormRow> = { lastSubmissionAt: now, ...(added.length > 0 ? { fields: JSON.stringify([...known, ...added]) } : {}) };
         await adjustCounters(tx, formId, row, 1, changes);
-        return toSubmission(row);
+        // Spam is never mailed: a honeypot catch gets no notification at all.
+        const queued = !flags.isSpam && (await notificationsService.queue(tx, form, row, flags.notification ?? {}));
+        return { submission: toSubmission(row), queued };
       });
+      // Only now is the notification committed, so the sender cannot look for it too early.
+      if (queued) notificationsService.announce();
+      return submission;
     },
   };
 }

@@ -1,0 +1,201 @@
+import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
+import type { Db, Store } from "../db/client.ts";
+import { forms, notifications, submissions, type FormRow, type NotificationRow } from "../db/schema.ts";
+import { newId } from "../lib/ids.ts";
+import { notificationReplyTo, notificationSubject, notificationText } from "../lib/mail.ts";
+import { iso } from "../lib/time.ts";
+import type { FormsService } from "./forms.ts";
+import type { Principal } from "./principal.ts";
+
+export type NotificationStatus = "pending" | "sent" | "failed" | "recorded";
+
+/** A notification email as the API shows it. */
+export interface Notification {
+  id: string;
+  submissionId: string;
+  to: string;
+  subject: string;
+  replyTo: string | null;
+  status: NotificationStatus;
+  attempts: number;
+  lastError: string | null;
+  createdAt: string;
+  sentAt: string | null;
+  nextAttemptAt: string | null;
+}
+
+export interface NotificationPage {
+  notifications: Notification[];
+  pagination: { limit: number; offset: number; hasMore: boolean };
+}
+
+/** A notification that is due, with its message ready to send. */
+export interface OutgoingNotification {
+  id: string;
+  to: string;
+  subject: string;
+  replyTo: string | null;
+  attempts: number;
+  text: string;
+}
+
+/** Delays before the 2nd, 3rd, ... attempt, in units of the retry base (a minute by default): 1 min, 5 min, 30 min, 2 h, 6 h. */
+export const RETRY_STEPS = [1, 5, 30, 120, 360] as const;
+/** After this many failed attempts a notification is marked failed: about eight and a half hours of trying at the default base. */
+export const MAX_ATTEMPTS = RETRY_STEPS.length + 1;
+
+const MAX_ERROR = 500;
+
+const toNotification = (row: NotificationRow): Notification => ({
+  id: row.id,
+  submissionId: row.submissionId,
+  to: row.to,
+  subject: row.subject,
+  replyTo: row.replyTo,
+  status: row.status as NotificationStatus,
+  attempts: row.attempts,
+  lastError: row.lastError,
+  createdAt: iso(row.createdAt),
+  sentAt: row.sentAt === null ? null : iso(row.sentAt),
+  nextAttemptAt: row.nextAttemptAt === null ? null : iso(row.nextAttemptAt),
+});
+
+// A literal (not a bound parameter), so that SQLite can match it to the partial index notifications_due.
+const PENDING = sql`${notifications.status} = 'pending'`;
+
+/** What `_subject` and `_replyto` asked for: untrusted, checked here. */
+export interface NotificationRequest {
+  subject?: unknown;
+  replyTo?: unknown;
+}
+
+/** Notifications: the outbox written with each submission, read by the sender and listed for the owner. */
+export function notificationsService(store: Store, formsService: FormsService) {
+  const listeners = new Set<() => void>();
+
+  return {
+    /**
+     * Writes the notification of a submission just stored, in the caller's transaction: none without a
+     * notificationEmail; a test form's is `recorded`, never sent. True when one now waits to be sent.
+     */
+    async queue(tx: Db, form: Pick<FormRow, "id" | "name" | "mode" | "notificationEmail">, submission: { id: string; createdAt: number }, request: NotificationRequest): Promise<boolean> {
+      if (!form.notificationEmail) return false;
+      const live = form.mode === "live";
+      await tx.insert(notifications).values({
+        id: newId("notification", submission.createdAt),
+        formId: form.id,
+        submissionId: submission.id,
+        to: form.notificationEmail,
+        subject: notificationSubject(request.subject, form.name),
+        replyTo: notificationReplyTo(request.replyTo),
+        status: live ? "pending" : "recorded",
+        attempts: 0,
+        createdAt: submission.createdAt,
+        nextAttemptAt: live ? submission.createdAt : null,
+      });
+      return live;
+    },
+
+    /** Tells the sender that a committed write queued a notification. */
+    announce(): void {
+      for (const listener of listeners) listener();
+    },
+
+    /** Calls `listener` after each commit that queued a notification; returns the way to stop. */
+    onQueued(listener: () => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    /** One page of a form's notifications, newest first. */
+    async list(principal: Principal, formRef: string, page: { limit: number; offset: number }): Promise<NotificationPage> {
+      const form = await formsService.findRow(principal, formRef);
+      const rows = await store.db
+        .select()
+        .from(notifications)
+        .where(eq(notifications.formId, form.id))
+        .orderBy(desc(notifications.createdAt), desc(notifications.id))
+        .limit(page.limit + 1)
+        .offset(page.offset);
+      return {
+        notifications: rows.slice(0, page.limit).map(toNotification),
+        pagination: { limit: page.limit, offset: page.offset, hasMore: rows.length > page.limit },
+      };
+    },
+
+    /** Pending notifications whose time has come, oldest due first, with their messages built. */
+    async due(now: number, limit: number): Promise<OutgoingNotification[]> {
+      const rows = await store.db
+        .select({
+          id: notifications.id,
+          to: notifications.to,
+          subject: notifications.subject,
+          replyTo: notifications.replyTo,
+          attempts: notifications.attempts,
+          submissionId: submissions.id,
+          data: submissions.data,
+          createdAt: submissions.createdAt,
+          formName: forms.name,
+          formSlug: forms.slug,
+        })
+        .from(notifications)
+        .innerJoin(submissions, eq(submissions.id, notifications.submissionId))
+        .innerJoin(forms, eq(forms.id, notifications.formId))
+        .where(and(PENDING, lte(notifications.nextAttemptAt, now)))
+        .orderBy(asc(notifications.nextAttemptAt), asc(notifications.id))
+        .limit(limit);
+      return rows.map((row) => ({
+        id: row.id,
+        to: row.to,
+        subject: row.subject,
+        replyTo: row.replyTo,
+        attempts: row.attempts,
+        text: notificationText({
+          formName: row.formName,
+          formSlug: row.formSlug,
+          submissionId: row.submissionId,
+          receivedAt: iso(row.createdAt),
+          data: JSON.parse(row.data) as Record<string, unknown>,
+        }),
+      }));
+    },
+
+    /** When the next pending notification is due (ms), or null when none is pending. */
+    async nextDueAt(): Promise<number | null> {
+      const [row] = await store.db
+        .select({ at: notifications.nextAttemptAt })
+        .from(notifications)
+        .where(PENDING)
+        .orderBy(asc(notifications.nextAttemptAt))
+        .limit(1);
+      return row?.at ?? null;
+    },
+
+    async markSent(id: string, now: number): Promise<void> {
+      await store.write((tx) =>
+        tx
+          .update(notifications)
+          .set({ status: "sent", sentAt: now, attempts: sql`${notifications.attempts} + 1`, lastError: null, nextAttemptAt: null })
+          .where(and(eq(notifications.id, id), PENDING)),
+      );
+    },
+
+    /** Counts a failed attempt: tried again after the next step of the backoff, or `failed` after the last. */
+    async markAttemptFailed(id: string, error: string, now: number, retryBaseMs: number): Promise<NotificationStatus> {
+      return store.write(async (tx) => {
+        const [row] = await tx.select({ attempts: notifications.attempts }).from(notifications).where(and(eq(notifications.id, id), PENDING));
+        if (!row) return "failed";
+        const attempts = row.attempts + 1;
+        const step = RETRY_STEPS[attempts - 1];
+        const status: NotificationStatus = step === undefined ? "failed" : "pending";
+        await tx
+          .update(notifications)
+          .set({ status, attempts, lastError: error.slice(0, MAX_ERROR), nextAttemptAt: step === undefined ? null : now + step * retryBaseMs })
+          .where(eq(notifications.id, id));
+        return status;
+      });
+    },
+  };
+}
+
+export type NotificationsService = ReturnType<typeof notificationsService>;
