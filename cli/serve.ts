@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { relative } from "node:path";
 import { count } from "drizzle-orm";
-import { loadServeConfig, type ServeFlags } from "../src/config.ts";
+import { loadServeConfig, redactedSmtpUrl, type ServeConfig, type ServeFlags } from "../src/config.ts";
 import { openStore } from "../src/db/client.ts";
 import { apiKeys } from "../src/db/schema.ts";
 import { startServer } from "../src/server.ts";
@@ -15,12 +15,23 @@ function selfCommand(): string {
 
 export interface ServeOptions extends ServeFlags {}
 
+/** Where notifications go, or that mail is off and how to turn it on; the SMTP password is never shown. */
+function mailStatus(config: ServeConfig): string {
+  const from = config.mailFrom.name ? `${config.mailFrom.name} <${config.mailFrom.address}>` : config.mailFrom.address;
+  if (config.smtpUrl) return `notification emails go out through ${redactedSmtpUrl(config.smtpUrl)}, from ${from}\n`;
+  return (
+    "mail is off: notifications of live forms are kept pending, not sent. Turn it on with\n" +
+    "  --smtp-url smtp://user:pass@mail.example.com:587 (or FORMSVC_SMTP_URL) and --mail-from (FORMSVC_MAIL_FROM)\n"
+  );
+}
+
 /** Serves until SIGINT or SIGTERM; on a database with no key, says how to make the first one. */
 export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   const config = loadServeConfig(options, io.env);
   const server = await startServer(config);
   io.err(`formsvc listening on ${config.baseUrl} (database ${config.db})\n`);
   io.err(`forms take submissions at ${config.submitUrl}/f/{slug}\n`);
+  io.err(mailStatus(config));
   const store = await openStore(config.db);
   const [keys] = await store.db.select({ n: count() }).from(apiKeys);
   store.close();
@@ -49,7 +60,14 @@ export function serveCommand(program: Command, io: Io): void {
     .option("--rate-limit <perMinute>", "submissions a minute per address per form, 0 for none (FORMSVC_RATE_LIMIT, default 30)")
     .option("--rate-burst <n>", "submissions allowed at once before the rate applies (FORMSVC_RATE_BURST, default 10)")
     .option("--trust-proxy", "take the client address from X-Forwarded-For (behind a reverse proxy)")
-    .addHelpText("after", "\nExample:\n  formsvc serve --port 8080 --db /var/lib/formsvc/formsvc.db --base-url https://forms.example.com\n")
+    .option("--smtp-url <url>", "SMTP server for notification emails, smtp://user:pass@host:587 or smtps://... (FORMSVC_SMTP_URL; without it mail is off)")
+    .option("--mail-from <address>", 'From of notification emails, "Forms <forms@example.com>" (FORMSVC_MAIL_FROM, default: formsvc <the SMTP login if an address, else formsvc@localhost>)')
+    .addHelpText(
+      "after",
+      "\nExamples:\n  formsvc serve --port 8080 --db /var/lib/formsvc/formsvc.db --base-url https://forms.example.com\n" +
+        "  # the SMTP password in the environment, not on the command line where ps shows it:\n" +
+        "  FORMSVC_SMTP_URL='smtps://forms%40example.com:PASSWORD@mail.example.com' formsvc serve --mail-from 'Forms <forms@example.com>'\n",
+    )
     .action(async (_options, command: Command) => {
       const all = command.optsWithGlobals();
       await runServe(
@@ -63,6 +81,8 @@ export function serveCommand(program: Command, io: Io): void {
           rateLimit: all.rateLimit,
           rateBurst: all.rateBurst,
           trustProxy: all.trustProxy ? "true" : undefined,
+          smtpUrl: all.smtpUrl,
+          mailFrom: all.mailFrom,
         },
         io,
       );

@@ -3,6 +3,7 @@ import { derivedBaseUrl, type ServeConfig } from "./config.ts";
 import { openStore } from "./db/client.ts";
 import type { AppOptions } from "./http/context.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
+import { startSender } from "./sender.ts";
 import { createServices } from "./services/index.ts";
 
 export interface RunningServer {
@@ -41,6 +42,15 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
       });
     },
   });
+  // Without an SMTP server nothing is sent: live forms' notifications wait, pending, for one to be configured.
+  const sender = config.smtpUrl
+    ? startSender(services.notifications, {
+        smtpUrl: config.smtpUrl,
+        from: config.mailFrom,
+        retryBaseMs: config.mailRetryBaseMs,
+        log: { line: log.request, error: log.error },
+      })
+    : null;
   // With --port 0 the port is known only now: links follow it unless a base URL was given.
   if (config.derived.baseUrl) config.baseUrl = derivedBaseUrl(config.host, server.port!);
   if (config.derived.submitUrl) config.submitUrl = config.baseUrl;
@@ -49,6 +59,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     /** Stops taking connections and lets requests under way finish (their submissions stored and answered). */
     async stop() {
       await server.stop();
+      await sender?.stop();
       store.close();
     },
   };

@@ -1,0 +1,138 @@
+import nodemailer from "nodemailer";
+import { headerSafe, type Mailbox } from "./lib/mail.ts";
+import type { NotificationsService, OutgoingNotification } from "./services/notifications.ts";
+
+/** How many due notifications are read at a time; they are still sent one by one. */
+const BATCH = 20;
+/** The longest a timer may wait (setTimeout's own limit is about 24.8 days). */
+const MAX_WAIT = 2 ** 31 - 1;
+
+export interface SenderOptions {
+  /** smtp:// or smtps:// with the credentials in it. */
+  smtpUrl: string;
+  from: Mailbox;
+  retryBaseMs: number;
+  log: { line(text: string): void; error(message: string, error: unknown): void };
+}
+
+/** The running sender: stop it before the database closes. */
+export interface NotificationSender {
+  /** Sends whatever is due now (also called after each submission that queued a notification). */
+  wake(): void;
+  /** Stops taking work, cuts short a send under way (left pending, so it is sent after a restart) and waits for it. */
+  stop(): Promise<void>;
+}
+
+/** The password of an SMTP URL as it may appear in text, encoded or not, so that it can be blanked out. */
+function secretsOf(smtpUrl: string): string[] {
+  const password = new URL(smtpUrl).password;
+  if (!password) return [];
+  return [...new Set([password, decodeURIComponent(password)])].filter((s) => s.length > 0);
+}
+
+/**
+ * Sends the pending notifications of the outbox through SMTP, one at a time: at start (what a crash left),
+ * right after a submission queued one, and on a timer when the next retry is due. A failed attempt is tried
+ * again after the backoff of RETRY_STEPS and marked failed after the last. It runs beside the server and
+ * never holds up an answer: a submission only wakes it.
+ */
+export function startSender(notifications: NotificationsService, options: SenderOptions): NotificationSender {
+  const transport = nodemailer.createTransport({
+    url: options.smtpUrl,
+    // A mail server that does not answer must not hold the queue (or a stop) for nodemailer's default minutes.
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  });
+  const secrets = secretsOf(options.smtpUrl);
+  const abort = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = false;
+
+  /** An error as one line for lastError and the log: no control characters, no password. */
+  function describe(error: unknown): string {
+    let text = headerSafe(error instanceof Error ? error.message : String(error)) || "unknown error";
+    for (const secret of secrets) text = text.split(secret).join("***");
+    return text;
+  }
+
+  async function deliver(notification: OutgoingNotification): Promise<void> {
+    try {
+      await transport.sendMail({
+        from: options.from,
+        to: notification.to,
+        subject: notification.subject,
+        replyTo: notification.replyTo ?? undefined,
+        text: notification.text,
+        // RFC 3834: tells auto-responders (vacation replies) not to answer a machine.
+        headers: { "Auto-Submitted": "auto-generated" },
+        disableFileAccess: true,
+        disableUrlAccess: true,
+        signal: abort.signal,
+      });
+    } catch (error) {
+      // Cut short by stop(): not an attempt that failed; it stays pending and goes out after the restart.
+      if (stopped) return;
+      const reason = describe(error);
+      const status = await notifications.markAttemptFailed(notification.id, reason, Date.now(), options.retryBaseMs);
+      const outcome = status === "failed" ? "gave up" : "will retry";
+      options.log.line(`notification ${notification.id} to ${notification.to}: attempt ${notification.attempts + 1} failed, ${outcome}: ${reason}`);
+      return;
+    }
+    await notifications.markSent(notification.id, Date.now());
+    options.log.line(`notification ${notification.id} sent to ${notification.to}`);
+  }
+
+  async function drain(): Promise<void> {
+    for (;;) {
+      again = false;
+      const due = await notifications.due(Date.now(), BATCH);
+      for (const notification of due) {
+        if (stopped) return;
+        await deliver(notification);
+      }
+      if (stopped) return;
+      if (due.length === 0 && !again) break;
+    }
+    const next = await notifications.nextDueAt();
+    if (next !== null && !stopped) timer = setTimeout(wake, Math.min(MAX_WAIT, Math.max(0, next - Date.now())));
+  }
+
+  function wake(): void {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    if (timer) clearTimeout(timer);
+    timer = null;
+    running = drain()
+      .catch((error: unknown) => {
+        // The database failed us, not the mail server: try again later rather than in a tight loop.
+        options.log.error("notification sender", error);
+        if (!stopped) timer = setTimeout(wake, options.retryBaseMs);
+      })
+      .finally(() => {
+        running = null;
+        if (again && !stopped) wake();
+      });
+  }
+
+  // Deferred, so that the submission's answer goes out before any work on its notification starts.
+  const unsubscribe = notifications.onQueued(() => setImmediate(wake));
+  wake();
+
+  return {
+    wake,
+    async stop() {
+      stopped = true;
+      unsubscribe();
+      if (timer) clearTimeout(timer);
+      abort.abort();
+      await running;
+      transport.close();
+    },
+  };
+}
