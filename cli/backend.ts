@@ -1,10 +1,12 @@
 import { existsSync } from "node:fs";
 import { isLibsqlUrl, openStore } from "../src/db/client.ts";
 import { ApiError } from "../src/errors.ts";
+import { parsePaging } from "../src/lib/validate.ts";
 import { exportChunks, type ExportFormat } from "../src/lib/export.ts";
 import type { Form } from "../src/services/forms.ts";
 import { createServices, type Services } from "../src/services/index.ts";
 import type { ApiKey, NewApiKey } from "../src/services/keys.ts";
+import type { NotificationPage } from "../src/services/notifications.ts";
 import { operator, type Mode, type Principal } from "../src/services/principal.ts";
 import { parseListQuery, type Submission, type SubmissionPage } from "../src/services/submissions.ts";
 import { ApiClient } from "./client.ts";
@@ -33,6 +35,10 @@ export interface Backend {
     remove(ref: string, id: string): Promise<void>;
     /** The export as it would be downloaded, chunk by chunk. */
     export(ref: string, format: ExportFormat, query: QueryParams): Promise<AsyncIterable<string | Uint8Array>>;
+  };
+  notifications: {
+    /** One page of a form's notification emails, newest first (`limit`, `offset`). */
+    list(ref: string, query: QueryParams): Promise<NotificationPage>;
   };
   keys: {
     create(body: Record<string, unknown>): Promise<NewApiKey>;
@@ -140,6 +146,9 @@ export async function localBackend(location: string, options: ConnectionOptions,
         return exportChunks(format, exported.fields, exported.submissions);
       },
     },
+    notifications: {
+      list: (ref, query) => services.notifications.list(principal, ref, parsePaging(query)),
+    },
     keys: {
       async create(body) {
         const type = body.type;
@@ -182,6 +191,9 @@ export function remoteBackend(client: ApiClient): Backend {
         const response = await client.send("GET", `${formPath(ref)}/submissions/export`, { query: { ...query, format } });
         return response.body as AsyncIterable<Uint8Array>;
       },
+    },
+    notifications: {
+      list: (ref, query) => client.json("GET", `${formPath(ref)}/notifications`, { query }),
     },
     keys: {
       create: (body) => client.json("POST", "/api/keys", { body }),

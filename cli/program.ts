@@ -5,6 +5,7 @@ import { EXIT, exitCodeFor } from "./errors.ts";
 import { formsCommand } from "./forms.ts";
 import type { Io } from "./io.ts";
 import { keysCommand } from "./keys.ts";
+import { notificationsCommand } from "./notifications.ts";
 import { cellText } from "./output.ts";
 import { serveCommand } from "./serve.ts";
 import { submissionsCommand } from "./submissions.ts";
@@ -46,6 +47,7 @@ export function buildProgram(io: Io): Command {
   keysCommand(program, io);
   formsCommand(program, io);
   submissionsCommand(program, io);
+  notificationsCommand(program, io);
   backupCommand(program, io);
   versionCommand(program, io);
   program.addHelpText("after", HELP_FOOTER);

@@ -3,6 +3,7 @@ import { errorResponse, html, json } from "./http/respond.ts";
 import { Router } from "./http/router.ts";
 import { formRoutes } from "./routes/forms.ts";
 import { keyRoutes } from "./routes/keys.ts";
+import { notificationRoutes } from "./routes/notifications.ts";
 import { submissionRoutes } from "./routes/submissions.ts";
 import { submitRoutes } from "./routes/submit.ts";
 
@@ -29,6 +30,7 @@ export function createApp(options: AppOptions) {
   const router = new Router<Handler>();
   formRoutes(router);
   submissionRoutes(router);
+  notificationRoutes(router);
   keyRoutes(router);
   submitRoutes(router);
   router.on("GET", "/", async () => html(200, HOME));

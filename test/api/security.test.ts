@@ -3,6 +3,7 @@ import type { Handler } from "../../src/http/context.ts";
 import { Router } from "../../src/http/router.ts";
 import { formRoutes } from "../../src/routes/forms.ts";
 import { keyRoutes } from "../../src/routes/keys.ts";
+import { notificationRoutes } from "../../src/routes/notifications.ts";
 import { submissionRoutes } from "../../src/routes/submissions.ts";
 import { generateKey } from "../../src/lib/keys.ts";
 import { operator } from "../../src/services/principal.ts";
@@ -22,6 +23,7 @@ const ROUTES: ProtectedRoute[] = [
   { method: "GET", path: "/api/forms/:id/submissions/:submissionId", permission: "read", okStatus: 200 },
   { method: "PATCH", path: "/api/forms/:id/submissions/:submissionId", permission: "write", body: { isRead: true }, okStatus: 200 },
   { method: "DELETE", path: "/api/forms/:id/submissions/:submissionId", permission: "delete", okStatus: 204 },
+  { method: "GET", path: "/api/forms/:id/notifications", permission: "read", okStatus: 200 },
   { method: "GET", path: "/api/keys", permission: "admin", okStatus: 200 },
   { method: "POST", path: "/api/keys", permission: "admin", body: { name: "deploy" }, okStatus: 201 },
   { method: "DELETE", path: "/api/keys/:keyId", permission: "admin", okStatus: 204 },
@@ -31,6 +33,7 @@ test("every management route the app registers is in the security table", () => 
   const router = new Router<Handler>();
   formRoutes(router);
   submissionRoutes(router);
+  notificationRoutes(router);
   keyRoutes(router);
   const registered = router.list().map((r) => `${r.method} ${r.path}`);
   expect(registered.toSorted()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).toSorted());

@@ -1,0 +1,62 @@
+import type { Command } from "commander";
+import type { Notification } from "../src/services/notifications.ts";
+import { withBackend, type ConnectionOptions } from "./backend.ts";
+import { withFlagName } from "./errors.ts";
+import type { Io } from "./io.ts";
+import { printList, type Column } from "./output.ts";
+
+const FLAGS = { limit: "--limit", offset: "--offset" };
+
+export interface NotificationListFlags {
+  limit?: string;
+  offset?: string;
+}
+
+const COLUMNS = (io: Io): Column<Notification>[] => {
+  const colour: Record<Notification["status"], (text: string) => string> = {
+    sent: io.chalk.green,
+    pending: io.chalk.yellow,
+    failed: io.chalk.red,
+    recorded: io.chalk.dim,
+  };
+  return [
+    { header: "id", value: (n) => n.id },
+    { header: "created", value: (n) => n.createdAt },
+    { header: "status", value: (n) => n.status, style: (text, n) => colour[n.status](text) },
+    { header: "attempts", value: (n) => n.attempts },
+    { header: "to", value: (n) => n.to },
+    { header: "subject", value: (n) => n.subject },
+    { header: "submission", value: (n) => n.submissionId },
+    { header: "sent", value: (n) => n.sentAt ?? "" },
+    { header: "next try", value: (n) => n.nextAttemptAt ?? "" },
+    { header: "error", value: (n) => n.lastError ?? "" },
+  ];
+};
+
+/** Lists a form's notification emails, newest first: a table on a terminal, tab-separated rows piped, or --json. */
+export async function runNotificationsList(ref: string, flags: NotificationListFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
+  const page = await withBackend(globals, io.env, (backend) =>
+    backend.notifications.list(ref, { limit: flags.limit, offset: flags.offset }).catch((error) => Promise.reject(withFlagName(error, FLAGS))),
+  );
+  printList(io, page.notifications, COLUMNS(io), { json: globals.json, empty: "No notifications: the form has no notificationEmail, or nothing was submitted since it got one." });
+  const { offset, hasMore } = page.pagination;
+  if (!globals.json && io.isTTY && hasMore) io.err(`More with --offset ${offset + page.notifications.length}.\n`);
+}
+
+export function notificationsCommand(program: Command, io: Io): void {
+  const notifications = program
+    .command("notifications")
+    .description("see the notification emails of a form's submissions: sent, pending, failed, or recorded (test forms)")
+    .addHelpText("after", "\nExample:\n  formsvc notifications list contact\n");
+
+  notifications
+    .command("list <form>")
+    .description("list a form's notification emails, newest first (one page of 50 unless --limit)")
+    .option("--limit <n>", "how many, 1 to 100 (default 50)")
+    .option("--offset <n>", "how many to skip (default 0)")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  formsvc notifications list contact\n  formsvc notifications list contact --json | jq -r '.[] | select(.status == \"failed\") | .lastError'\n",
+    )
+    .action((ref: string, flags: NotificationListFlags, command: Command) => runNotificationsList(ref, flags, command.optsWithGlobals(), io));
+}

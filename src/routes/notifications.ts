@@ -1,0 +1,16 @@
+import { authorize } from "../http/auth.ts";
+import type { Handler } from "../http/context.ts";
+import { json } from "../http/respond.ts";
+import type { Router } from "../http/router.ts";
+import { parsePaging } from "../lib/validate.ts";
+
+/** /api/forms/{id}/notifications: the form's notification emails, newest first, and what became of each. */
+export function notificationRoutes(router: Router<Handler>): void {
+  router.on("GET", "/api/forms/:id/notifications", async (ctx) => {
+    // Not form-scoped: a form-level key reaches only its form's submissions (seed §5), and a notification
+    // shows the form's notificationEmail, which such a key cannot read either.
+    const principal = await authorize(ctx, "read");
+    const page = parsePaging(Object.fromEntries(ctx.url.searchParams));
+    return json(200, await ctx.services.notifications.list(principal, ctx.params.id!, page));
+  });
+}

@@ -1,0 +1,120 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { publicFixture, type PublicFixture } from "../e2e/support.ts";
+import { apiError } from "./scenario.ts";
+
+// The outbox as the API shows it, in-process (no sender runs here, so live notifications stay pending):
+// which submissions get a notification, what it holds, and the list's paging.
+
+let fx: PublicFixture;
+beforeEach(async () => {
+  fx = await publicFixture();
+});
+afterEach(() => fx.close());
+
+const json = { accept: "application/json" };
+
+async function post(slug: string, body: Record<string, unknown>): Promise<string> {
+  const answer = await fx.post(slug, { body, headers: json });
+  expect(answer.status).toBe(200);
+  return ((await answer.json()) as { id: string }).id;
+}
+
+async function list(formId: string, query = "", key = fx.key) {
+  const answer = await fx.t.request("GET", `/api/forms/${formId}/notifications${query}`, { key });
+  return { status: answer.status, body: (await answer.json()) as any };
+}
+
+const pending = (submissionId: string, subject: string, replyTo: string | null = null) => ({
+  id: expect.stringMatching(/^ntf_/),
+  submissionId,
+  to: "owner@example.com",
+  subject,
+  replyTo,
+  status: "pending",
+  attempts: 0,
+  lastError: null,
+  createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+  sentAt: null,
+  nextAttemptAt: expect.stringMatching(/Z$/),
+});
+
+describe("which submissions are to be mailed", () => {
+  test("a live form with notificationEmail: one pending notification, with _subject and _replyto, which are not stored", async () => {
+    const form = await fx.form({ name: "Contact", notificationEmail: "owner@example.com" });
+    const id = await post(form.slug, { name: "Ann", _subject: "Quote request", _replyto: "ann@example.com" });
+    expect(await list(form.id)).toEqual({
+      status: 200,
+      body: { notifications: [pending(id, "Quote request", "ann@example.com")], pagination: { limit: 50, offset: 0, hasMore: false } },
+    });
+    expect((await fx.stored(form.id)).map((s) => s.data)).toEqual([{ name: "Ann" }]);
+  });
+
+  test("without _subject the subject names the form; a _replyto that is no address is dropped, and the post still succeeds", async () => {
+    const form = await fx.form({ name: "Support", notificationEmail: "owner@example.com" });
+    const id = await post(form.slug, { question: "Why?", _replyto: "not an address\r\nBcc: victim@example.com" });
+    expect((await list(form.id)).body.notifications).toEqual([pending(id, "New submission: Support")]);
+  });
+
+  test("a filled honeypot: stored as spam, but no notification at all", async () => {
+    const form = await fx.form({ notificationEmail: "owner@example.com" });
+    await post(form.slug, { name: "Bot", _gotcha: "http://spam.example" });
+    expect((await fx.stored(form.id)).map((s) => s.isSpam)).toEqual([true]);
+    expect((await list(form.id)).body.notifications).toEqual([]);
+  });
+
+  test("a form without notificationEmail: nothing to mail", async () => {
+    const form = await fx.form();
+    await post(form.slug, { name: "Ann" });
+    expect((await list(form.id)).body.notifications).toEqual([]);
+  });
+
+  test("a test-mode form's notification is recorded, never to be sent", async () => {
+    const account = await fx.t.account("tester");
+    const testKey = await account.key({ type: "test" });
+    const created = await fx.t.request("POST", "/api/forms", { key: testKey, body: { name: "Staging", notificationEmail: "owner@example.com" } });
+    const form = (await created.json()) as { id: string; slug: string };
+    const id = await post(form.slug, { name: "Ann" });
+    expect((await list(form.id, "", testKey)).body.notifications).toEqual([
+      { ...pending(id, "New submission: Staging"), status: "recorded", nextAttemptAt: null },
+    ]);
+  });
+
+  test("deleting the submission takes its notification with it", async () => {
+    const form = await fx.form({ notificationEmail: "owner@example.com" });
+    const kept = await post(form.slug, { n: "1" });
+    const gone = await post(form.slug, { n: "2" });
+    const deleted = await fx.t.request("DELETE", `/api/forms/${form.id}/submissions/${gone}`, { key: fx.key });
+    expect(deleted.status).toBe(204);
+    expect((await list(form.id)).body.notifications.map((n: { submissionId: string }) => n.submissionId)).toEqual([kept]);
+  });
+});
+
+describe("the list", () => {
+  test("newest first, paged by limit and offset", async () => {
+    const form = await fx.form({ notificationEmail: "owner@example.com" });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await post(form.slug, { n: String(i) }));
+    const first = await list(form.id, "?limit=2");
+    expect(first.body.notifications.map((n: { submissionId: string }) => n.submissionId)).toEqual([ids[2], ids[1]]);
+    expect(first.body.pagination).toEqual({ limit: 2, offset: 0, hasMore: true });
+    const second = await list(form.id, "?limit=2&offset=2");
+    expect(second.body.notifications.map((n: { submissionId: string }) => n.submissionId)).toEqual([ids[0]]);
+    expect(second.body.pagination).toEqual({ limit: 2, offset: 2, hasMore: false });
+  });
+
+  test.each([
+    ["limit=0", "limit"],
+    ["limit=101", "limit"],
+    ["limit=abc", "limit"],
+    ["offset=-1", "offset"],
+  ])("%s is refused with 400 naming %s", async (query, field) => {
+    const form = await fx.form({ notificationEmail: "owner@example.com" });
+    expect(await list(form.id, `?${query}`)).toEqual({ status: 400, body: apiError("invalid_parameter", field) });
+  });
+
+  test("the form is found by its slug too", async () => {
+    const form = await fx.form({ notificationEmail: "owner@example.com" });
+    const id = await post(form.slug, { n: "1" });
+    expect((await list(form.slug)).body.notifications.map((n: { submissionId: string }) => n.submissionId)).toEqual([id]);
+  });
+});
