@@ -162,6 +162,9 @@ test("a header-injection attempt in _subject or _replyto adds no header and no r
   expect(headerNames(mail!)).not.toContain("reply-to");
   expect(mail!.subject).toBe("Hi Bcc: victim@example.com");
   expect(mail!.raw).not.toMatch(/^Bcc:/im);
+  // What the owner's list shows is the one line that was sent, not what the submitter typed.
+  const [listed] = await until(me, form.id, (list) => list[0]?.status === "sent");
+  expect({ subject: listed.subject, replyTo: listed.replyTo }).toEqual({ subject: "Hi Bcc: victim@example.com", replyTo: null });
 });
 
 test("with the SMTP server down the notification stays pending and goes out once it is up; the password is never shown", async () => {
