@@ -62,6 +62,8 @@ const toNotification = (row: NotificationRow): Notification => ({
 
 // A literal (not a bound parameter), so that SQLite can match it to the partial index notifications_due.
 const PENDING = sql`${notifications.status} = 'pending'`;
+/** A submission the owner marked spam after its notification was queued is held back (and sent if unmarked). */
+const NOT_SPAM = sql`${submissions.isSpam} = 0`;
 
 /** What `_subject` and `_replyto` asked for: untrusted, checked here. */
 export interface NotificationRequest {
@@ -141,7 +143,7 @@ export function notificationsService(store: Store, formsService: FormsService) {
         .from(notifications)
         .innerJoin(submissions, eq(submissions.id, notifications.submissionId))
         .innerJoin(forms, eq(forms.id, notifications.formId))
-        .where(and(PENDING, lte(notifications.nextAttemptAt, now)))
+        .where(and(PENDING, NOT_SPAM, lte(notifications.nextAttemptAt, now)))
         .orderBy(asc(notifications.nextAttemptAt), asc(notifications.id))
         .limit(limit);
       return rows.map((row) => ({
@@ -165,7 +167,8 @@ export function notificationsService(store: Store, formsService: FormsService) {
       const [row] = await store.db
         .select({ at: notifications.nextAttemptAt })
         .from(notifications)
-        .where(PENDING)
+        .innerJoin(submissions, eq(submissions.id, notifications.submissionId))
+        .where(and(PENDING, NOT_SPAM))
         .orderBy(asc(notifications.nextAttemptAt))
         .limit(1);
       return row?.at ?? null;

@@ -118,3 +118,23 @@ describe("the list", () => {
     expect((await list(form.slug)).body.notifications.map((n: { submissionId: string }) => n.submissionId)).toEqual([id]);
   });
 });
+
+describe("a submission the owner marks spam before its mail went out", () => {
+  test("is held back from the sender, and goes out if it is unmarked", async () => {
+    const form = await fx.form({ notificationEmail: "owner@example.com" });
+    const id = await post(form.slug, { name: "Looks fine" });
+    const later = Date.now() + 60_000;
+    const queued = (await list(form.id)).body.notifications[0].id as string;
+    const dueIds = async () => (await fx.t.services.notifications.due(later, 10)).map((n) => n.id);
+    expect(await dueIds()).toEqual([queued]);
+
+    const marked = await fx.t.request("PATCH", `/api/forms/${form.id}/submissions/${id}`, { key: fx.key, body: { isSpam: true } });
+    expect(marked.status).toBe(200);
+    expect(await dueIds()).toEqual([]);
+    // Nothing is due, so the sender's timer is not set for it (no wake-ups for a held-back mail).
+    expect(await fx.t.services.notifications.nextDueAt()).toBeNull();
+
+    await fx.t.request("PATCH", `/api/forms/${form.id}/submissions/${id}`, { key: fx.key, body: { isSpam: false } });
+    expect(await dueIds()).toEqual([queued]);
+  });
+});
