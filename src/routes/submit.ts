@@ -55,6 +55,25 @@ function redirectTarget(ctx: RequestContext, form: FormRow, next: unknown): stri
   return (form.redirectUrl && redirectAddress(form.redirectUrl)) || `${ctx.services.urls.baseUrl()}/thanks`;
 }
 
+/** Most fields one submission may have, and the longest field name: no form needs more. */
+export const MAX_FIELDS = 200;
+export const MAX_FIELD_NAME = 200;
+
+/**
+ * Every field name joins the form's field list (and a CSV column): without a bound, one post of thousands of
+ * made-up names would swell the form for good and slow every submission after it.
+ */
+function checkFieldNames(data: Record<string, unknown>): void {
+  const names = Object.keys(data);
+  if (names.length > MAX_FIELDS) {
+    throw new ApiError("invalid_body", `A submission may have at most ${MAX_FIELDS} fields; this one has ${names.length}.`);
+  }
+  const long = names.find((name) => name.length > MAX_FIELD_NAME);
+  if (long !== undefined) {
+    throw new ApiError("invalid_body", `Field names may be at most ${MAX_FIELD_NAME} characters long.`, { field: long.slice(0, 40) });
+  }
+}
+
 const filled = (value: unknown) => value !== undefined && value !== null && value !== "" && !(Array.isArray(value) && value.every((v) => v === ""));
 
 async function submit(ctx: RequestContext): Promise<Response> {
@@ -80,6 +99,7 @@ async function submit(ctx: RequestContext): Promise<Response> {
     // that holds nothing else); the owner finds it under spam.
     const isSpam = filled(special._gotcha);
     if (!isSpam && Object.keys(data).length === 0) throw new ApiError("empty_submission", "The submission has no fields to store.");
+    checkFieldNames(data);
     // _next is checked whoever asks, so that a bad one is found on the first fetch() test, not in a browser later.
     const location = redirectTarget(ctx, form, special._next);
     const stored = await ctx.services.submissions.receive(form.id, data, { isSpam, notification: { subject: special._subject, replyTo: special._replyto } });

@@ -285,7 +285,8 @@ export function submissionsService(store: Store, formsService: FormsService, not
         const row: SubmissionRow = { id: newId("submission", now), formId, data: JSON.stringify(data), createdAt: now, isRead: false, isStarred: false, isSpam: flags.isSpam };
         await tx.insert(submissions).values(row);
         const known = JSON.parse(form.fields) as string[];
-        const added = Object.keys(data).filter((name) => !known.includes(name));
+        const seen = new Set(known);
+        const added = Object.keys(data).filter((name) => !seen.has(name));
         const changes: Partial<FormRow> = { lastSubmissionAt: now, ...(added.length > 0 ? { fields: JSON.stringify([...known, ...added]) } : {}) };
         await adjustCounters(tx, formId, row, 1, changes);
         // Spam is never mailed: a honeypot catch gets no notification at all.

@@ -60,3 +60,15 @@ test("a form patch that changes nothing leaves updatedAt alone; one that changes
   expect(renamed.name).toBe("Contact us");
   expect(renamed.updatedAt > before.updatedAt).toBe(true);
 });
+
+test("a submission of more than 200 fields, or with a field name over 200 characters, is refused and stores nothing", async () => {
+  f = await publicFixture();
+  const form = await f.form();
+  const many = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`f${i}`, "x"]));
+  await expectJsonError(await f.post(form.slug, { body: many, headers: json }), 400, "invalid_body");
+  await expectJsonError(await f.post(form.slug, { body: { ["n".repeat(201)]: "x" }, headers: json }), 400, "invalid_body", "n".repeat(40));
+  expect(await f.stored(form.id)).toEqual([]);
+  // The limits themselves are allowed.
+  const most = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`${"n".repeat(196)}${String(i).padStart(3, "0")}`, i]));
+  expect((await f.post(form.slug, { body: most, headers: json })).status).toBe(200);
+});
