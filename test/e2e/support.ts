@@ -1,15 +1,9 @@
 import { expect } from "bun:test";
+import type { Submission } from "../../src/services/submissions.ts";
 import { BASE, testApp, type TestApp } from "../helpers/app.ts";
 
 /** A submission as the list API shows it. */
-export interface StoredSubmission {
-  id: string;
-  data: Record<string, unknown>;
-  createdAt: string;
-  isRead: boolean;
-  isStarred: boolean;
-  isSpam: boolean;
-}
+export type StoredSubmission = Submission;
 
 /** An in-process app with one account and its admin key, for driving the public endpoint. */
 export interface PublicFixture {
