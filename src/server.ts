@@ -2,6 +2,7 @@ import { createApp } from "./app.ts";
 import { derivedBaseUrl, type ServeConfig } from "./config.ts";
 import { openStore } from "./db/client.ts";
 import type { AppOptions } from "./http/context.ts";
+import { errorResponse } from "./http/respond.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { startSender } from "./sender.ts";
 import { createServices } from "./services/index.ts";
@@ -34,13 +35,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     // Bodies are limited by the app itself (413 in the contract's shape); this is only the outer guard.
     maxRequestBodySize: config.maxBody + 64 * 1024 * 1024,
     fetch: (request, srv) => app.fetch(request, { ip: srv.requestIP(request)?.address }),
-    error: (error) => {
-      log.error("unhandled", error);
-      return new Response(JSON.stringify({ error: { code: "internal_error", message: "Something went wrong on our side." } }), {
-        status: 500,
-        headers: { "content-type": "application/json; charset=utf-8" },
-      });
-    },
+    error: (error) => errorResponse(error, { onInternal: (e) => log.error("unhandled", e) }),
   });
   // Without an SMTP server nothing is sent: live forms' notifications wait, pending, for one to be configured.
   const sender = config.smtpUrl
