@@ -1,6 +1,8 @@
 import { expect } from "bun:test";
 import { apiError, runScenarios, type ApiScenario } from "./scenario.ts";
 import { formObject, getJson, makeWorld, receive, type World } from "./world.ts";
+import { count, eq } from "drizzle-orm";
+import { submissions } from "../../src/db/schema.ts";
 
 const admin = (w: World) => w.admin;
 const formUrl = (w: World) => `/api/forms/${w.form.id}`;
@@ -163,8 +165,8 @@ runScenarios<World>("DELETE /api/forms/{id}", makeWorld, [
       expect((await getJson(w, `${formUrl(w)}/submissions`)).status).toBe(404);
       expect((await getJson(w, `${formUrl(w)}/submissions/${w.submission}`)).status).toBe(404);
       // Nothing of the form is left behind in storage either.
-      const left = (w.t.services.store.db as unknown as { $client: { prepare(sql: string): { get(...args: string[]): unknown } } }).$client;
-      expect(left.prepare("SELECT count(*) AS n FROM submissions WHERE form_id = ?").get(w.form.id)).toEqual({ n: 0 });
+      const left = await w.t.services.store.db.select({ n: count() }).from(submissions).where(eq(submissions.formId, w.form.id));
+      expect(left).toEqual([{ n: 0 }]);
       expect((await getJson(w, "/api/forms")).body).toEqual({ forms: [] });
     },
   },
