@@ -18,10 +18,15 @@ export interface Io {
   env: Record<string, string | undefined>;
 }
 
-/** Colour only on a terminal, never with NO_COLOR set; FORCE_COLOR forces it (for tests and `less -R`). */
+/**
+ * Colour only on a terminal, never with NO_COLOR set; FORCE_COLOR forces it (for tests and `less -R`), and
+ * FORCE_COLOR=0 (or false) turns it off, as chalk and most tools read it.
+ */
 export function colorLevel(isTTY: boolean, env: Record<string, string | undefined>): 0 | 1 {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return 0;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0") return 1;
+  const force = env.FORCE_COLOR;
+  if (force === "0" || force === "false") return 0;
+  if (force !== undefined) return 1;
   return isTTY ? 1 : 0;
 }
 

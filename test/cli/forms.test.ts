@@ -111,6 +111,8 @@ describe("forms list", () => {
     expect(coloured.stdout).toContain(`${ESC}1mID`);
     const plain = await world.run("remote", ["forms", "list"], { env: { FORMSVC_TTY: "1", NO_COLOR: "1" } });
     expect(plain.stdout).not.toContain(ESC);
+    // FORCE_COLOR=0 turns colour off too, as chalk and most tools read it.
+    expect(await world.run("remote", ["forms", "list"], { env: { FORMSVC_TTY: "1", FORCE_COLOR: "0" } })).toEqual(plain);
     const [header, ...rows] = plain.stdout.trimEnd().split("\n");
     expect(header).toMatch(/^ID +NAME +SLUG +ACTIVE +SUBMISSIONS +CREATED$/);
     expect(rows.map((row) => row.split(/ {2,}/).slice(1, 5))).toEqual([
