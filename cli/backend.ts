@@ -5,6 +5,7 @@ import { parsePaging } from "../src/lib/validate.ts";
 import { exportChunks, type ExportFormat } from "../src/lib/export.ts";
 import type { Form } from "../src/services/forms.ts";
 import { createServices, type Services } from "../src/services/index.ts";
+import { settingsService } from "../src/services/settings.ts";
 import type { ApiKey, NewApiKey } from "../src/services/keys.ts";
 import type { NotificationPage } from "../src/services/notifications.ts";
 import { operator, type Mode, type Principal } from "../src/services/principal.ts";
@@ -100,8 +101,10 @@ export async function openBackend(options: ConnectionOptions, env: Record<string
 /** The services on a database file, with links built as `formsvc serve` would build them (FORMSVC_BASE_URL). */
 export async function openLocalServices(location: string, env: Record<string, string | undefined>): Promise<Services> {
   const store = await openStore(location);
-  const baseUrl = (env.FORMSVC_BASE_URL ?? "http://localhost:8080").replace(/\/+$/, "");
-  const submitUrl = (env.FORMSVC_SUBMIT_URL ?? baseUrl).replace(/\/+$/, "");
+  // The addresses the server recorded when it last started, unless the environment names others.
+  const served = await settingsService(store).servedUrls();
+  const baseUrl = (env.FORMSVC_BASE_URL ?? served?.baseUrl ?? "http://localhost:8080").replace(/\/+$/, "");
+  const submitUrl = (env.FORMSVC_SUBMIT_URL ?? (env.FORMSVC_BASE_URL ? baseUrl : served?.submitUrl) ?? baseUrl).replace(/\/+$/, "");
   return createServices(store, { baseUrl: () => baseUrl, submitUrl: () => submitUrl });
 }
 

@@ -29,7 +29,8 @@ function mailStatus(config: ServeConfig): string {
 export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   const config = loadServeConfig(options, io.env);
   const server = await startServer(config);
-  io.err(`formsvc listening on ${config.baseUrl} (database ${config.db})\n`);
+  io.err(`formsvc listening on ${server.url} (database ${config.db})\n`);
+  if (config.baseUrl !== server.url) io.err(`public address ${config.baseUrl}\n`);
   io.err(`forms take submissions at ${config.submitUrl}/f/{slug}\n`);
   io.err(mailStatus(config));
   const store = await openStore(config.db);

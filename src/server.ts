@@ -8,6 +8,7 @@ import { startSender } from "./sender.ts";
 import { createServices } from "./services/index.ts";
 
 export interface RunningServer {
+  /** Where this machine reaches the server (localhost for a wildcard address), whatever its public address. */
   url: string;
   stop(): Promise<void>;
 }
@@ -49,8 +50,10 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
   // With --port 0 the port is known only now: links follow it unless a base URL was given.
   if (config.derived.baseUrl) config.baseUrl = derivedBaseUrl(config.host, server.port!);
   if (config.derived.submitUrl) config.submitUrl = config.baseUrl;
+  // The local CLI shows forms' submitUrl as this server does, without being told the addresses again.
+  await services.settings.recordServedUrls({ baseUrl: config.baseUrl, submitUrl: config.submitUrl });
   return {
-    url: `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${server.port}`,
+    url: derivedBaseUrl(config.host, server.port!),
     /** Stops taking connections and lets requests under way finish (their submissions stored and answered). */
     async stop() {
       await server.stop();

@@ -125,6 +125,12 @@ export const notifications = sqliteTable(
   ],
 );
 
+/** Facts the server records for the local CLI, such as the public addresses it serves under. */
+export const settings = sqliteTable("settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});
+
 export type AccountRow = typeof accounts.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type FormRow = typeof forms.$inferSelect;

@@ -3,6 +3,7 @@ import { accountsService } from "./accounts.ts";
 import { formsService } from "./forms.ts";
 import { keysService } from "./keys.ts";
 import { notificationsService } from "./notifications.ts";
+import { settingsService } from "./settings.ts";
 import { submissionsService } from "./submissions.ts";
 
 /** Where the public addresses of forms point; read when a form is shown, so that a server on port 0 can fill it in. */
@@ -23,6 +24,7 @@ export function createServices(store: Store, urls: PublicUrls) {
     keys: keysService(store, forms),
     submissions: submissionsService(store, forms, notifications),
     notifications,
+    settings: settingsService(store),
   };
 }
 

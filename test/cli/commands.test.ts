@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { runCli } from "../helpers/cli.ts";
+import { startServerProcess } from "../helpers/server.ts";
 import { makeForm, MODES, startWorld, type CliWorld } from "./world.ts";
 
 let world: CliWorld;
@@ -165,5 +166,21 @@ describe("help and version", () => {
     expect(await runCli(["version"])).toEqual({ code: 0, stdout: `formsvc ${pkg.version} (bun ${Bun.version}, ${process.platform}-${process.arch})\n`, stderr: "" });
     expect(JSON.parse((await runCli(["version", "--json"])).stdout)).toEqual({ version: pkg.version, bun: Bun.version, platform: `${process.platform}-${process.arch}` });
     expect(await runCli(["--version"])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
+  });
+});
+
+describe("local mode shows the addresses the server serves under", () => {
+  test("a form's submitUrl is the server's --submit-url, without telling the CLI again", async () => {
+    const server = await startServerProcess({ args: ["--base-url", "https://forms.example.com", "--submit-url", "https://submit.example.com/"] });
+    try {
+      const created = await runCli(["forms", "create", "--name", "Contact", "--slug", "contact", "--json", "--db", server.db]);
+      expect(created.code).toBe(0);
+      expect(JSON.parse(created.stdout).submitUrl).toBe("https://submit.example.com/f/contact");
+      // The environment still wins, for a CLI that must say otherwise.
+      const told = await runCli(["forms", "get", "contact", "--json", "--db", server.db], { env: { FORMSVC_BASE_URL: "https://other.example.com" } });
+      expect(JSON.parse(told.stdout).submitUrl).toBe("https://other.example.com/f/contact");
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -30,9 +30,9 @@ export async function startWorld(): Promise<CliWorld> {
     server,
     key,
     run(mode, args, { env = {}, stdin } = {}) {
-      // Local mode builds links from FORMSVC_BASE_URL, as the server does from its own address.
+      // Local mode is told nothing of the server: it builds links from the addresses the server recorded.
       const modeArgs = mode === "local" ? ["--db", server.db] : [];
-      const modeEnv: Record<string, string> = mode === "local" ? { FORMSVC_BASE_URL: server.url } : { FORMSVC_URL: server.url, FORMSVC_KEY: key };
+      const modeEnv: Record<string, string> = mode === "local" ? {} : { FORMSVC_URL: server.url, FORMSVC_KEY: key };
       return runCli([...args, ...modeArgs], { env: { ...modeEnv, ...env }, stdin });
     },
     both: (args, options) => Promise.all([world.run("local", args, options), world.run("remote", args, options)]),
