@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { Account } from "../src/services/accounts.ts";
-import { localDatabase, openLocalServices } from "./backend.ts";
+import { existingDatabase, localDatabase, openLocalServices } from "./backend.ts";
 import type { Io } from "./io.ts";
 import { printList, printObject, type Column } from "./output.ts";
 
@@ -11,9 +11,10 @@ const COLUMNS: Column<Account>[] = [
   { header: "created", value: (a) => a.createdAt },
 ];
 
-/** Accounts live in the database file: only local mode manages them. */
-async function localServices(command: Command, io: Io) {
-  return openLocalServices(localDatabase(command.optsWithGlobals(), io.env, "accounts"), io.env);
+/** Accounts live in the database file: only local mode manages them; only `create` may start a new file. */
+async function localServices(command: Command, io: Io, { create = false } = {}) {
+  const location = localDatabase(command.optsWithGlobals(), io.env, "accounts");
+  return openLocalServices(create ? location : existingDatabase(location), io.env);
 }
 
 export function accountsCommand(program: Command, io: Io): void {
@@ -26,7 +27,7 @@ export function accountsCommand(program: Command, io: Io): void {
     .description("make an account; forms and keys belong to one account")
     .addHelpText("after", "\nExample:\n  formsvc accounts create 'Acme Ltd' --db ./formsvc.db\n")
     .action(async (name: string, _options, command: Command) => {
-      const services = await localServices(command, io);
+      const services = await localServices(command, io, { create: true });
       try {
         const account = await services.accounts.create(name);
         printObject(io, { ...account }, { json: command.optsWithGlobals().json });

@@ -91,11 +91,15 @@ export async function openBackend(options: ConnectionOptions, env: Record<string
   }
   if (options.key) throw new CliError("--key goes with --url (or FORMSVC_URL): without a server address the command works on the database file", EXIT.usage);
   const location = options.db || env.FORMSVC_DB || "./formsvc.db";
-  // A mistyped --db must not read as an empty database: only the commands that make things may start a new one.
-  if (!create && !isLibsqlUrl(location) && !existsSync(location)) {
+  return localBackend(create ? location : existingDatabase(location), options, env);
+}
+
+/** The database file, refused when it is not there: a mistyped --db must not read as an empty database. */
+export function existingDatabase(location: string): string {
+  if (!isLibsqlUrl(location) && !existsSync(location)) {
     throw new CliError(`no database at ${location}: name it with --db (or FORMSVC_DB), or start one with formsvc serve`);
   }
-  return localBackend(location, options, env);
+  return location;
 }
 
 /** The services on a database file, with links built as `formsvc serve` would build them (FORMSVC_BASE_URL). */

@@ -106,7 +106,7 @@ describe("bad input and unreachable servers: one line on stderr, the contract's 
   test("a mistyped --db is refused rather than read as an empty database; the commands that make things start one", async () => {
     const dir = mkdtempSync(join(tmpdir(), "formsvc-nodb-"));
     const missing = join(dir, "typo.db");
-    for (const args of [["forms", "list"], ["submissions", "list", "contact"], ["keys", "list"]]) {
+    for (const args of [["forms", "list"], ["submissions", "list", "contact"], ["keys", "list"], ["accounts", "list"]]) {
       expect({ args, ...(await runCli([...args, "--db", missing])) }).toEqual({
         args,
         code: 1,
