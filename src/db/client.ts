@@ -1,4 +1,5 @@
 import { Database as SqliteDatabase } from "bun:sqlite";
+import { closeSync, existsSync, openSync } from "node:fs";
 import { createClient } from "@libsql/client";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
 import { drizzle as drizzleLibsql } from "drizzle-orm/libsql";
@@ -49,7 +50,14 @@ function pendingMigrations(lastApplied: number | null) {
 const RECORD_MIGRATION = `INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES (?, ?)`;
 const LAST_MIGRATION = `SELECT max(created_at) AS last FROM "__drizzle_migrations"`;
 
+/** Makes `path` as an empty file only its owner may read and write: it will hold submissions and key hashes. */
+function createPrivateFile(path: string, flags: "a" | "wx"): void {
+  closeSync(openSync(path, flags, 0o600));
+}
+
 function openSqlite(path: string): Store {
+  // SQLite gives its -wal and -shm files the database file's permissions, so this covers all three.
+  if (path !== ":memory:" && !existsSync(path)) createPrivateFile(path, "a");
   const writer = new SqliteDatabase(path, { create: true, strict: true });
   // WAL lets readers go on while one writer writes. synchronous=FULL syncs the WAL at every commit, so a
   // submission that was answered 200/303 survives a crash of the process and of the machine.
@@ -67,6 +75,8 @@ function openSqlite(path: string): Store {
     db,
     write: groupCommit(writer, writeDb),
     backup: async (target) => {
+      // VACUUM INTO fills an empty file: made first, so that the copy is as private as the database.
+      createPrivateFile(target, "wx");
       writer.prepare("VACUUM INTO ?").run(target);
       const copy = new SqliteDatabase(target, { readonly: true });
       try {
