@@ -40,6 +40,8 @@ export interface Backend {
   notifications: {
     /** One page of a form's notification emails, newest first (`limit`, `offset`). */
     list(ref: string, query: QueryParams): Promise<NotificationPage>;
+    /** Puts the form's failed notifications back in the queue. */
+    retry(ref: string): Promise<{ retried: number }>;
   };
   keys: {
     create(body: Record<string, unknown>): Promise<NewApiKey>;
@@ -155,6 +157,7 @@ export async function localBackend(location: string, options: ConnectionOptions,
     },
     notifications: {
       list: (ref, query) => services.notifications.list(principal, ref, parsePaging(query)),
+      retry: async (ref) => ({ retried: await services.notifications.retryFailed(principal, ref, Date.now()) }),
     },
     keys: {
       async create(body) {
@@ -201,6 +204,7 @@ export function remoteBackend(client: ApiClient): Backend {
     },
     notifications: {
       list: (ref, query) => client.json("GET", `${formPath(ref)}/notifications`, { query }),
+      retry: (ref) => client.json("POST", `${formPath(ref)}/notifications/retry`),
     },
     keys: {
       create: (body) => client.json("POST", "/api/keys", { body }),

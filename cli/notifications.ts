@@ -47,7 +47,7 @@ export function notificationsCommand(program: Command, io: Io): void {
   const notifications = program
     .command("notifications")
     .description("see the notification emails of a form's submissions: sent, pending, failed, or recorded (test forms)")
-    .addHelpText("after", "\nExample:\n  formsvc notifications list contact\n");
+    .addHelpText("after", "\nExamples:\n  formsvc notifications list contact\n  formsvc notifications retry contact\n");
 
   notifications
     .command("list <form>")
@@ -59,4 +59,18 @@ export function notificationsCommand(program: Command, io: Io): void {
       "\nExamples:\n  formsvc notifications list contact\n  formsvc notifications list contact --json | jq -r '.[] | select(.status == \"failed\") | .lastError'\n",
     )
     .action((ref: string, flags: NotificationListFlags, command: Command) => runNotificationsList(ref, flags, command.optsWithGlobals(), io));
+
+  notifications
+    .command("retry <form>")
+    .description("send a form's failed notification emails again (after mending the mail settings, say)")
+    .addHelpText(
+      "after",
+      "\nExample:\n  formsvc notifications retry contact\n\nThe server sends them at once when asked remotely; after a local retry, within a minute.\n",
+    )
+    .action(async (ref: string, _flags, command: Command) => {
+      const globals = command.optsWithGlobals();
+      const result = await withBackend(globals, io.env, (backend) => backend.notifications.retry(ref));
+      if (globals.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
+      io.err(result.retried === 0 ? "No failed notifications to retry.\n" : `Queued ${result.retried} failed notification${result.retried === 1 ? "" : "s"} to be sent again.\n`);
+    });
 }

@@ -4,6 +4,8 @@ import type { NotificationsService, OutgoingNotification } from "./services/noti
 
 /** How many due notifications are read at a time; they are still sent one by one. */
 const BATCH = 20;
+/** How often the queue is looked at even when nothing here woke the sender. */
+const POLL_MS = 60_000;
 /** The longest a timer may wait (setTimeout's own limit is about 24.8 days). */
 const MAX_WAIT = 2 ** 31 - 1;
 
@@ -122,6 +124,8 @@ export function startSender(notifications: NotificationsService, options: Sender
 
   // Deferred, so that the submission's answer goes out before any work on its notification starts.
   const unsubscribe = notifications.onQueued(() => setImmediate(wake));
+  // Another process (the local CLI's `notifications retry`) cannot wake this one: look again now and then.
+  const poll = setInterval(wake, Math.max(1_000, Math.min(POLL_MS, options.retryBaseMs)));
   wake();
 
   return {
@@ -129,6 +133,7 @@ export function startSender(notifications: NotificationsService, options: Sender
     async stop() {
       stopped = true;
       unsubscribe();
+      clearInterval(poll);
       if (timer) clearTimeout(timer);
       abort.abort();
       await running;

@@ -74,6 +74,9 @@ export interface NotificationRequest {
 /** Notifications: the outbox written with each submission, read by the sender and listed for the owner. */
 export function notificationsService(store: Store, formsService: FormsService) {
   const listeners = new Set<() => void>();
+  const announce = () => {
+    for (const listener of listeners) listener();
+  };
 
   return {
     /**
@@ -99,9 +102,7 @@ export function notificationsService(store: Store, formsService: FormsService) {
     },
 
     /** Tells the sender that a committed write queued a notification. */
-    announce(): void {
-      for (const listener of listeners) listener();
-    },
+    announce,
 
     /** Calls `listener` after each commit that queued a notification; returns the way to stop. */
     onQueued(listener: () => void): () => void {
@@ -181,6 +182,24 @@ export function notificationsService(store: Store, formsService: FormsService) {
           .set({ status: "sent", sentAt: now, attempts: sql`${notifications.attempts} + 1`, lastError: null, nextAttemptAt: null })
           .where(and(eq(notifications.id, id), PENDING)),
       );
+    },
+
+    /**
+     * Puts a form's failed notifications back in the queue, to be tried at once with a fresh backoff (after
+     * the mail settings are mended, say). Returns how many; the sender is told when it runs in this process.
+     */
+    async retryFailed(principal: Principal, formRef: string, now: number): Promise<number> {
+      const form = await formsService.findRow(principal, formRef);
+      const retried = await store.write(async (tx) => {
+        const rows = await tx
+          .update(notifications)
+          .set({ status: "pending", attempts: 0, nextAttemptAt: now })
+          .where(and(eq(notifications.formId, form.id), eq(notifications.status, "failed")))
+          .returning({ id: notifications.id });
+        return rows.length;
+      });
+      if (retried > 0) announce();
+      return retried;
     },
 
     /** Counts a failed attempt: tried again after the next step of the backoff, or `failed` after the last. */

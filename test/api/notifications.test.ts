@@ -138,3 +138,30 @@ describe("a submission the owner marks spam before its mail went out", () => {
     expect(await dueIds()).toEqual([queued]);
   });
 });
+
+describe("POST /api/forms/{id}/notifications/retry", () => {
+  test("puts the form's failed notifications back in the queue with a fresh start, and nothing else", async () => {
+    const form = await fx.form({ notificationEmail: "owner@example.com" });
+    const other = await fx.form({ notificationEmail: "owner@example.com" });
+    await post(form.slug, { name: "Ann" });
+    await post(form.slug, { name: "Bob" });
+    await post(other.slug, { name: "Cy" });
+    const [bob, ann] = (await list(form.id)).body.notifications.map((n: { id: string }) => n.id);
+    const [cy] = (await list(other.id)).body.notifications.map((n: { id: string }) => n.id);
+    // Ann's and Cy's fail every attempt; Bob's is still pending.
+    for (const id of [ann, cy]) {
+      for (let attempt = 0; attempt < 6; attempt++) await fx.t.services.notifications.markAttemptFailed(id, "connect ECONNREFUSED", Date.now(), 60_000);
+    }
+    expect((await list(form.id)).body.notifications.map((n: { status: string }) => n.status)).toEqual(["pending", "failed"]);
+
+    const retried = await fx.t.request("POST", `/api/forms/${form.id}/notifications/retry`, { key: fx.key });
+    expect({ status: retried.status, body: await retried.json() }).toEqual({ status: 200, body: { retried: 1 } });
+    const after = (await list(form.id)).body.notifications;
+    expect(after.find((n: { id: string }) => n.id === ann)).toMatchObject({ status: "pending", attempts: 0, lastError: "connect ECONNREFUSED" });
+    expect(after.find((n: { id: string }) => n.id === bob)).toMatchObject({ status: "pending", attempts: 0, lastError: null });
+    // The other form's failed notification stays as it was.
+    expect((await list(other.id)).body.notifications).toEqual([expect.objectContaining({ id: cy, status: "failed" })]);
+    const again = await fx.t.request("POST", `/api/forms/${form.id}/notifications/retry`, { key: fx.key });
+    expect(await again.json()).toEqual({ retried: 0 });
+  });
+});

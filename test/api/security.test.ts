@@ -24,6 +24,7 @@ const ROUTES: ProtectedRoute[] = [
   { method: "PATCH", path: "/api/forms/:id/submissions/:submissionId", permission: "write", body: { isRead: true }, okStatus: 200 },
   { method: "DELETE", path: "/api/forms/:id/submissions/:submissionId", permission: "delete", okStatus: 204 },
   { method: "GET", path: "/api/forms/:id/notifications", permission: "read", okStatus: 200 },
+  { method: "POST", path: "/api/forms/:id/notifications/retry", permission: "write", okStatus: 200 },
   { method: "GET", path: "/api/keys", permission: "admin", okStatus: 200 },
   { method: "POST", path: "/api/keys", permission: "admin", body: { name: "deploy" }, okStatus: 201 },
   { method: "DELETE", path: "/api/keys/:keyId", permission: "admin", okStatus: 204 },
