@@ -2,7 +2,6 @@ import type { Command } from "commander";
 import { relative } from "node:path";
 import { count } from "drizzle-orm";
 import { loadServeConfig, redactedSmtpUrl, type ServeConfig, type ServeFlags } from "../src/config.ts";
-import { openStore } from "../src/db/client.ts";
 import { apiKeys } from "../src/db/schema.ts";
 import { startServer } from "../src/server.ts";
 import type { Io } from "./io.ts";
@@ -33,9 +32,8 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   if (config.baseUrl !== server.url) io.err(`public address ${config.baseUrl}\n`);
   io.err(`forms take submissions at ${config.submitUrl}/f/{slug}\n`);
   io.err(mailStatus(config));
-  const store = await openStore(config.db);
-  const [keys] = await store.db.select({ n: count() }).from(apiKeys);
-  store.close();
+  // Asked on the server's own connection: a second open of the file would run the migration check again.
+  const [keys] = await server.services.store.db.select({ n: count() }).from(apiKeys);
   if ((keys?.n ?? 0) === 0) {
     io.err(`No API keys yet. Make the first one with:\n  ${selfCommand()} keys create --db ${config.db} --name admin\n`);
   }

@@ -5,11 +5,13 @@ import type { AppOptions } from "./http/context.ts";
 import { errorResponse } from "./http/respond.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { startSender } from "./sender.ts";
-import { createServices } from "./services/index.ts";
+import { createServices, type Services } from "./services/index.ts";
 
 export interface RunningServer {
   /** Where this machine reaches the server (localhost for a wildcard address), whatever its public address. */
   url: string;
+  /** The services the server runs on, for what `serve` itself asks of the database. */
+  services: Services;
   stop(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
   await services.settings.recordServedUrls({ baseUrl: config.baseUrl, submitUrl: config.submitUrl });
   return {
     url: derivedBaseUrl(config.host, server.port!),
+    services,
     /** Stops taking connections and lets requests under way finish (their submissions stored and answered). */
     async stop() {
       await server.stop();
