@@ -1,23 +1,19 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { rmSync } from "node:fs";
+import type { BrowserContext, Page } from "playwright-core";
 import { escapeHtml } from "../../src/http/pages.ts";
+import { launchBrowser } from "../helpers/browser.ts";
 import { runCli } from "../helpers/cli.ts";
 import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
 import type { StoredSubmission } from "./support.ts";
 
-// A real Chromium posts real forms: Debian's, never a downloaded one (CI installs it in .ci/run).
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+// A real Chromium posts real forms (test/helpers/browser.ts says which one).
 const WAIT = { timeout: 10_000 };
 
 let server: ServerProcess;
 let site: ReturnType<typeof Bun.serve>;
 let siteUrl: string;
 let key: string;
-let profile: string;
 let browser: BrowserContext | undefined;
 let launchError: Error | undefined;
 
@@ -70,15 +66,10 @@ beforeAll(async () => {
   key = minted.stdout.trim();
   site = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => sitePage(new URL(request.url)) });
   siteUrl = `http://127.0.0.1:${site.port}`;
-  profile = mkdtempSync(join(tmpdir(), "formsvc-chromium-"));
-  if (!existsSync(CHROMIUM)) {
-    launchError = new Error(`Chromium is not installed at ${CHROMIUM}: install Debian's package (apt-get install chromium), as .ci/run does. These tests never download a browser.`);
-    return;
-  }
   try {
-    browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
+    browser = await launchBrowser();
   } catch (error) {
-    launchError = new Error(`Chromium at ${CHROMIUM} did not start: ${(error as Error).message}`);
+    launchError = error as Error;
   }
 });
 
@@ -86,7 +77,7 @@ afterAll(async () => {
   await browser?.close();
   site?.stop(true);
   await server?.stop();
-  for (const dir of [profile, server?.dir]) if (dir) rmSync(dir, { recursive: true, force: true });
+  if (server?.dir) rmSync(server.dir, { recursive: true, force: true });
 });
 
 /** A fresh tab; fails the test, loudly, when there is no browser. */
