@@ -5,7 +5,7 @@ import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
 import { freePort, startSmtpSink, type ReceivedMail, type SmtpSink } from "../helpers/smtp.ts";
 import type { StoredSubmission } from "./support.ts";
 
-// The real server process sending through a real SMTP server (aiosmtpd) on loopback.
+// The real server process sending through a real SMTP server (smtp-server) on loopback.
 
 const started: { servers: ServerProcess[]; sinks: SmtpSink[] } = { servers: [], sinks: [] };
 afterEach(async () => {

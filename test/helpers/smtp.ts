@@ -1,9 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { simpleParser } from "mailparser";
+import { SMTPServer } from "smtp-server";
 
-/** A message as the SMTP server received it, decoded by Python's email package. */
+/** A message as the SMTP server received it, decoded by mailparser. */
 export interface ReceivedMail {
   mailFrom: string;
   rcptTos: string[];
@@ -11,14 +10,14 @@ export interface ReceivedMail {
   headers: [string, string][];
   subject: string;
   replyTo: string | null;
-  /** The text/plain body, decoded. */
+  /** The text/plain body, decoded, with LF line ends. */
   text: string | null;
   /** Whether the message had an HTML part. */
   html: boolean;
   raw: string;
 }
 
-/** A real SMTP server (Debian's python3-aiosmtpd) on a loopback port, keeping each message it accepts. */
+/** A real SMTP server (the `smtp-server` package) on a loopback port, keeping each message it accepts. */
 export interface SmtpSink {
   port: number;
   /** The address formsvc is given: smtp://127.0.0.1:PORT. */
@@ -29,11 +28,6 @@ export interface SmtpSink {
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedMail[]>;
   stop(): Promise<void>;
 }
-
-const SCRIPT = join(import.meta.dir, "smtp_sink.py");
-
-/** Debian's python3, which sees python3-aiosmtpd, even where another python3 comes first on PATH. */
-const PYTHON = process.env.FORMSVC_TEST_PYTHON ?? (existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3");
 
 /** A loopback port that was free a moment ago: for a server that must be started later on a known port. */
 export async function freePort(): Promise<number> {
@@ -47,47 +41,77 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts the SMTP server on `port` (a free one by default) and waits until it accepts connections. */
-export async function startSmtpSink(options: { port?: number; dir?: string } = {}): Promise<SmtpSink> {
-  const dir = options.dir ?? mkdtempSync(join(tmpdir(), "formsvc-smtp-"));
-  const proc = Bun.spawn([PYTHON, SCRIPT, dir, String(options.port ?? 0)], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
-  let out = "";
-  const deadline = Date.now() + 10_000;
-  while (!/listening (\d+)/.test(out)) {
-    const { value, done } = await Promise.race([reader.read(), Bun.sleep(Math.max(0, deadline - Date.now())).then(() => ({ value: undefined, done: true }))]);
-    if (done) {
-      proc.kill();
-      throw new Error(`the SMTP server did not start (is python3-aiosmtpd installed?): ${await new Response(proc.stderr).text()}`);
-    }
-    out += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  const port = Number(/listening (\d+)/.exec(out)![1]);
+/** One header line as sent: the name, and the value after the colon with its folding kept. */
+function rawHeader(line: string): [string, string] {
+  const colon = line.indexOf(":");
+  return [line.slice(0, colon), line.slice(colon + 1).replace(/^[ \t]+/, "")];
+}
 
-  const messages = (): ReceivedMail[] =>
-    readdirSync(dir)
-      .filter((name) => name.endsWith(".json"))
-      .sort()
-      .map((name) => JSON.parse(readFileSync(join(dir, name), "utf8")) as ReceivedMail);
+async function decode(raw: Buffer, envelope: { mailFrom: string; rcptTos: string[] }): Promise<ReceivedMail> {
+  const parsed = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true });
+  return {
+    ...envelope,
+    headers: parsed.headerLines.map(({ line }) => rawHeader(line)),
+    subject: parsed.subject ?? "",
+    replyTo: parsed.replyTo?.text ?? null,
+    text: parsed.text === undefined ? null : parsed.text.replace(/\r\n/g, "\n"),
+    html: parsed.html !== false,
+    raw: raw.toString("utf8"),
+  };
+}
+
+/**
+ * Starts the SMTP server on `port` (a free one by default) and resolves once it accepts connections. It offers
+ * AUTH without TLS and takes any credentials, as a relay on loopback would.
+ */
+export async function startSmtpSink(options: { port?: number } = {}): Promise<SmtpSink> {
+  const received: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    name: "sink.test",
+    banner: "formsvc test sink",
+    authOptional: true,
+    allowInsecureAuth: true,
+    disabledCommands: ["STARTTLS"],
+    closeTimeout: 100,
+    logger: false,
+    onAuth: (auth, _session, done) => done(null, { user: auth.username }),
+    onData(stream, session, done) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("error", done);
+      stream.on("end", () => {
+        const envelope = {
+          mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+          rcptTos: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+        };
+        decode(Buffer.concat(chunks), envelope).then(
+          (mail) => {
+            received.push(mail);
+            done();
+          },
+          (error: Error) => done(error),
+        );
+      });
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const port = (server.server.address() as { port: number }).port;
 
   return {
     port,
     url: `smtp://127.0.0.1:${port}`,
-    messages,
+    messages: () => [...received],
     async waitFor(count, timeoutMs = 4_000) {
       const until = Date.now() + timeoutMs;
       for (;;) {
-        const received = messages();
-        if (received.length >= count) return received;
+        if (received.length >= count) return [...received];
         if (Date.now() > until) throw new Error(`waited ${timeoutMs} ms for ${count} message(s), got ${received.length}`);
         await Bun.sleep(20);
       }
     },
-    async stop() {
-      proc.kill();
-      await proc.exited;
-      if (!options.dir) rmSync(dir, { recursive: true, force: true });
-    },
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
