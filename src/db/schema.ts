@@ -160,6 +160,8 @@ export const sessions = sqliteTable(
       .references(() => users.id, { onDelete: "cascade" }),
     /** The per-session token every state-changing form of the dashboard carries. */
     csrfToken: text("csrf_token").notNull(),
+    /** Opened by a one-time sign-in link (recovery): the password may be set without the current one. */
+    viaLink: integer("via_link", { mode: "boolean" }).notNull().default(false),
     createdAt: millis("created_at"),
     /** Refreshed as the session is used (at most once a minute); the session ends 14 days after it. */
     lastSeenAt: millis("last_seen_at"),

@@ -19,6 +19,8 @@ export interface User {
 export interface Session {
   user: User;
   csrfToken: string;
+  /** Opened by a one-time sign-in link: the password may be set without the current one (recovery). */
+  viaLink: boolean;
 }
 
 export type LinkKind = "setup" | "signin";
@@ -113,10 +115,10 @@ export function usersService(store: Store) {
     },
 
     /** Sets a new password and ends every session of the user (the caller signs the person in again). */
-    async changePassword(userId: string, current: string, next: string): Promise<void> {
+    async changePassword(userId: string, current: string | null, next: string): Promise<void> {
       const [row] = await store.db.select().from(users).where(eq(users.id, userId));
       if (!row) throw new ApiError("not_found", "This user no longer exists.");
-      if (!(await Bun.password.verify(current.slice(0, MAX_PASSWORD), row.passwordHash))) {
+      if (current !== null && !(await Bun.password.verify(current.slice(0, MAX_PASSWORD), row.passwordHash))) {
         throw new ApiError("invalid_parameter", "That is not your current password.", { field: "current" });
       }
       checkPassword(next);
@@ -173,12 +175,12 @@ export function usersService(store: Store) {
     },
 
     /** Opens a session for the user: the cookie's token (returned once, stored hashed) and its CSRF token. */
-    async createSession(userId: string): Promise<{ token: string; csrfToken: string }> {
+    async createSession(userId: string, { viaLink = false } = {}): Promise<{ token: string; csrfToken: string }> {
       const token = randomBase62(43);
       const csrfToken = randomBase62(32);
       const now = Date.now();
       await store.write(async (tx) => {
-        await tx.insert(sessions).values({ tokenHash: sha256(token), userId, csrfToken, createdAt: now, lastSeenAt: now });
+        await tx.insert(sessions).values({ tokenHash: sha256(token), userId, csrfToken, viaLink, createdAt: now, lastSeenAt: now });
         // Sessions idle past their time are swept as new ones open, so the table does not grow for ever.
         await tx.delete(sessions).where(lt(sessions.lastSeenAt, now - SESSION_IDLE_MS));
       });
@@ -189,14 +191,14 @@ export function usersService(store: Store) {
     async session(token: string): Promise<Session | null> {
       const hash = sha256(token);
       const [row] = await store.db
-        .select({ lastSeenAt: sessions.lastSeenAt, csrfToken: sessions.csrfToken, user: users })
+        .select({ lastSeenAt: sessions.lastSeenAt, csrfToken: sessions.csrfToken, viaLink: sessions.viaLink, user: users })
         .from(sessions)
         .innerJoin(users, eq(users.id, sessions.userId))
         .where(eq(sessions.tokenHash, hash));
       const now = Date.now();
       if (!row || row.lastSeenAt <= now - SESSION_IDLE_MS) return null;
       if (now - row.lastSeenAt > TOUCH_MS) await store.write((tx) => tx.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.tokenHash, hash)));
-      return { user: toUser(row.user), csrfToken: row.csrfToken };
+      return { user: toUser(row.user), csrfToken: row.csrfToken, viaLink: row.viaLink };
     },
 
     async endSession(token: string): Promise<void> {

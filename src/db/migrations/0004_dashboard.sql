@@ -2,6 +2,7 @@ CREATE TABLE `sessions` (
 	`token_hash` text PRIMARY KEY NOT NULL,
 	`user_id` text NOT NULL,
 	`csrf_token` text NOT NULL,
+	`via_link` integer DEFAULT false NOT NULL,
 	`created_at` integer NOT NULL,
 	`last_seen_at` integer NOT NULL,
 	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade

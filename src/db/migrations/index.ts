@@ -11,5 +11,5 @@ export const migrations: { tag: string; when: number; sql: string }[] = [
   { tag: "0001_form_last_submission_at", when: 1795440539465, sql: m1 },
   { tag: "0002_notifications", when: 1795440876877, sql: m2 },
   { tag: "0003_settings", when: 1795441980277, sql: m3 },
-  { tag: "0004_dashboard", when: 1795462206899, sql: m4 },
+  { tag: "0004_dashboard", when: 1795462367065, sql: m4 },
 ];
