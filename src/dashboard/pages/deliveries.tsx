@@ -36,7 +36,7 @@ export function NotificationsSection({ session, form, notifications, page, hasMo
         {notifications.length === 0 ? (
           <p class="empty">No notification emails yet.</p>
         ) : (
-          <div class="table-wrap">
+          <div class="table-wrap" tabindex={0} role="region" aria-label="Notification emails">
             <table>
               <caption class="sr-only">Notification emails</caption>
               <thead>

@@ -25,7 +25,7 @@ export function FormsPage({ session, forms, input = {}, errors = {}, notice }: {
         {forms.length === 0 ? (
           <p class="empty">No forms yet. Create the first one below, then paste its snippet into a page.</p>
         ) : (
-          <div class="table-wrap">
+          <div class="table-wrap" tabindex={0} role="region" aria-label="Your forms">
             <table>
               <caption class="sr-only">Your forms</caption>
               <thead>

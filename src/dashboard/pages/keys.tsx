@@ -45,7 +45,7 @@ export function KeysPage({ session, keys, forms, created, input = {}, errors = {
         {keys.length === 0 ? (
           <p class="empty">No keys yet. Keys let scripts and the CLI read and manage your forms over the API.</p>
         ) : (
-          <div class="table-wrap">
+          <div class="table-wrap" tabindex={0} role="region" aria-label="API keys">
             <table>
               <caption class="sr-only">API keys</caption>
               <thead>
