@@ -14,7 +14,7 @@ export interface ConnectionInfo {
 }
 
 const HOME = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>formsvc</title></head>
-<body><h1>formsvc</h1><p>This server takes form submissions at <code>/f/{slug}</code> and serves its API at <code>/api</code>.</p></body></html>`;
+<body><h1>formsvc</h1><p>This server takes form submissions at <code>/f/{slug}</code> serves its API at <code>/api</code> and the owner's dashboard at <a href="/dashboard">/dashboard</a>.</p></body></html>`;
 
 function clientIp(request: Request, info: ConnectionInfo, trustProxy: boolean): string {
   if (trustProxy) {
