@@ -3,7 +3,7 @@ import type { Handler, RequestContext } from "../http/context.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import type { Router } from "../http/router.ts";
 import { randomBase62 } from "../lib/random.ts";
-import { SESSION_IDLE_MS } from "../services/users.ts";
+import { SESSION_IDLE_MS, warmDecoy } from "../services/users.ts";
 import { action, currentSession, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";
 import { cookie, localPath, page, PRESESSION_COOKIE, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE } from "./http.ts";
 import { AccountPage, MessagePage, SetupPage, SignInPage } from "./pages/auth.tsx";
@@ -45,6 +45,8 @@ export function authRoutes(router: Router<Handler>): void {
 
   router.on("GET", "/dashboard/signin", async (ctx) => {
     if (await currentSession(ctx)) return redirect("/dashboard/forms");
+    // The decoy hash is made while the person types, so that even the first wrong email is not the slow one.
+    warmDecoy();
     const pre = presession(ctx);
     return render(200, <SignInPage presession={pre.token} next={localPath(ctx.url.searchParams.get("next"), "") || undefined} notice={noticeOf(ctx)} />, pre.headers);
   });

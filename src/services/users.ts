@@ -53,6 +53,9 @@ function checkPassword(password: string): void {
 let decoyHash: Promise<string> | null = null;
 const decoy = () => (decoyHash ??= Bun.password.hash(randomBase62(32), { algorithm: "argon2id" }));
 
+/** Makes the decoy hash ahead of the first sign-in, so that the first wrong email is not the slow one. */
+export const warmDecoy = () => void decoy();
+
 /** Dashboard users, their one-time links and their sessions. */
 export function usersService(store: Store) {
   async function findByEmail(email: string): Promise<UserRow | undefined> {
@@ -137,8 +140,12 @@ export function usersService(store: Store) {
       return token;
     },
 
-    /** True when the link is of this kind, unused and unexpired (it is not used up by looking). */
+    /**
+     * True when the link is of this kind, unused and unexpired (it is not used up by looking). A setup link
+     * is dead once any user exists, however that user was made: it only ever makes the first.
+     */
     async checkLink(kind: LinkKind, token: string): Promise<boolean> {
+      if (kind === "setup" && (await store.db.select({ id: users.id }).from(users).limit(1)).length > 0) return false;
       const [row] = await store.db
         .select({ kind: signinLinks.kind })
         .from(signinLinks)
@@ -162,6 +169,7 @@ export function usersService(store: Store) {
           .where(and(eq(signinLinks.tokenHash, sha256(token)), eq(signinLinks.kind, kind), isNull(signinLinks.usedAt), gt(signinLinks.expiresAt, now)))
           .returning();
         if (!link) return null;
+        if (kind === "setup" && (await tx.select({ id: users.id }).from(users).limit(1)).length > 0) return null;
         if (kind === "signin") {
           const [row] = await tx.select().from(users).where(eq(users.id, link.userId ?? ""));
           return row ? toUser(row) : null;

@@ -38,6 +38,20 @@ describe("formsvc dashboard link and formsvc users", () => {
     expect(listed.stdout.trim().split("\t").slice(1, 2)).toEqual(["ada@example.com"]);
     const json = JSON.parse((await runCli(["users", "list", "--json", ...db()])).stdout);
     expect(json).toEqual([{ id: expect.stringMatching(/^usr_/), email: "ada@example.com", accountId: expect.stringMatching(/^acc_/), createdAt: expect.any(String) }]);
+    // The sign-in form, as a browser fills it in: the pre-session cookie and its token, from this origin.
+    const form = await fetch(`${server.url}/dashboard/signin`);
+    const cookie = form.headers.get("set-cookie")!.split(";")[0]!;
+    const presession = /name="_presession" value="(\w+)"/.exec(await form.text())![1]!;
+    const signIn = (password: string) =>
+      fetch(`${server.url}/dashboard/signin`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { cookie, origin: server.url, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ _presession: presession, email: "ADA@example.com", password }),
+      });
+    const good = await signIn("a long enough password");
+    expect({ status: good.status, location: good.headers.get("location"), session: (good.headers.get("set-cookie") ?? "").includes("formsvc_session=") }).toEqual({ status: 303, location: "/dashboard/forms", session: true });
+    expect((await signIn("a wrong password")).status).toBe(401);
   });
 
   test("a short password, a bad email, or the same email twice are refused with the reason", async () => {
@@ -81,3 +95,24 @@ describe("formsvc dashboard link and formsvc users", () => {
     expect(await runCli(["users", "delete", "bob@example.com", ...db()])).toEqual({ code: 5, stdout: "", stderr: "formsvc: No user bob@example.com.\n" });
   });
 });
+
+describe("a setup link once a user exists", () => {
+  test("is refused, even unused: it only ever makes the first user", async () => {
+    const fresh = await startServerProcess();
+    try {
+      const link = /(http:\/\/\S+\/dashboard\/setup\?token=\S+)/.exec(await waitFor(fresh, /setup\?token=\S+\n/))![1]!;
+      expect((await fetch(link)).status).toBe(200);
+      expect((await runCli(["users", "create", "ann@example.com", "--password-stdin", "--db", fresh.db], { stdin: "a long enough password" })).code).toBe(0);
+      expect((await fetch(link)).status).toBe(410);
+    } finally {
+      await fresh.stop();
+      rmSync(fresh.dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** The server's stderr once it shows `pattern`. */
+async function waitFor(server: ServerProcess, pattern: RegExp): Promise<string> {
+  for (let i = 0; i < 250 && !pattern.test(server.stderr()); i++) await Bun.sleep(20);
+  return server.stderr();
+}
