@@ -70,6 +70,7 @@ export function usersCommand(program: Command, io: Io): void {
     .command("create <email>")
     .description("make a dashboard user of the account (--account, else the default one)")
     .option("--password-stdin", "read the password from stdin (its first line) instead of asking")
+    .addHelpText("after", "\nExamples:\n  formsvc users create ada@example.com\n  printf '%s\\n' \"$PASSWORD\" | formsvc users create ada@example.com --password-stdin --account acc_01jd3k4m\n")
     .action(async (email: string, options: { passwordStdin?: boolean }, command: Command) => {
       const password = await newPassword(io, Boolean(options.passwordStdin));
       const user = await withLocal(
@@ -86,6 +87,7 @@ export function usersCommand(program: Command, io: Io): void {
   users
     .command("list")
     .description("list dashboard users")
+    .addHelpText("after", "\nExample:\n  formsvc users list --json | jq -r '.[].email'\n")
     .action(async (_options, command: Command) => {
       const list = await withLocal(command, io, "users list", (services) => services.users.list());
       printList(io, list, COLUMNS, { json: command.optsWithGlobals().json, empty: "No dashboard users yet. Make one with: formsvc users create EMAIL" });
@@ -94,12 +96,16 @@ export function usersCommand(program: Command, io: Io): void {
   users
     .command("delete <email>")
     .description("delete a dashboard user; their sessions end at once")
+    .addHelpText("after", "\nExample:\n  formsvc users delete ada@example.com\n")
     .action(async (email: string, _options, command: Command) => {
       const user = await withLocal(command, io, "users delete", (services) => services.users.remove(email));
       io.err(`Deleted dashboard user ${user.email}.\n`);
     });
 
-  const dashboard = program.command("dashboard").description("the web dashboard (local mode only)");
+  const dashboard = program
+    .command("dashboard")
+    .description("the web dashboard (local mode only)")
+    .addHelpText("after", "\nExample:\n  formsvc dashboard link --email ada@example.com\n");
   dashboard
     .command("link")
     .description("print a one-time sign-in link, valid 15 minutes (with no user yet: a link that makes the first one)")
