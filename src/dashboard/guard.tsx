@@ -15,7 +15,7 @@ export const NOTICES: Record<string, string> = {
   tested: "Test submission sent: it is in the inbox.",
   deleted: "Form deleted.",
   revoked: "Key revoked: it no longer works.",
-  retried: "The notification will be sent again now.",
+  retried: "The notification is queued to be sent at once.",
   password: "Password changed. Other sessions were signed out.",
   done: "Done.",
   signedout: "You are signed out.",

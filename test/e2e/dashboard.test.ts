@@ -205,7 +205,7 @@ describe("the dashboard, as a new owner uses it", () => {
     expect(await page.locator("#emails tbody tr").first().locator(".state").textContent()).toBe("waiting to be sent");
     await page.locator("#emails tbody tr").first().getByRole("button", { name: "Send now" }).click();
     await page.waitForURL(/notice=retried/, WAIT);
-    expect(await page.locator(".notice").textContent()).toBe("The notification will be sent again now.");
+    expect(await page.locator(".notice").textContent()).toBe("The notification is queued to be sent at once.");
     await expectAccessible(page);
     await screenshot(page, "deliveries");
   });

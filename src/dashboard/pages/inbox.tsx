@@ -146,9 +146,7 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
               {submissions.map((s) => (
                 <li class={s.isRead ? "read" : "unread"}>
                   <input type="checkbox" name="ids" value={s.id} id={`sel-${s.id}`} aria-label={`Select submission of ${s.createdAt}`} />
-                  <span class="star" aria-label={s.isStarred ? "starred" : undefined}>
-                    {s.isStarred ? "★" : ""}
-                  </span>
+                  <span class="star">{s.isStarred ? <span title="Starred">★<span class="sr-only"> starred</span></span> : ""}</span>
                   <a href={`/dashboard/forms/${form.id}/submissions/${s.id}`}>
                     <span class="preview">{preview(s, fields)}</span>
                     {s.isRead ? null : <span class="sr-only"> (unread)</span>}
