@@ -9,6 +9,7 @@ import { notificationsCommand } from "./notifications.ts";
 import { cellText } from "./output.ts";
 import { serveCommand } from "./serve.ts";
 import { submissionsCommand } from "./submissions.ts";
+import { usersCommand } from "./users.ts";
 import { versionCommand } from "./version.ts";
 import pkg from "../package.json" with { type: "json" };
 
@@ -49,6 +50,7 @@ export function buildProgram(io: Io): Command {
   submissionsCommand(program, io);
   notificationsCommand(program, io);
   backupCommand(program, io);
+  usersCommand(program, io);
   versionCommand(program, io);
   program.addHelpText("after", HELP_FOOTER);
   for (const command of program.commands) inherit(command, program);

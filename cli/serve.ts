@@ -4,6 +4,7 @@ import { count } from "drizzle-orm";
 import { loadServeConfig, redactedSmtpUrl, type ServeConfig, type ServeFlags } from "../src/config.ts";
 import { apiKeys } from "../src/db/schema.ts";
 import { startServer } from "../src/server.ts";
+import { SETUP_LINK_MS } from "../src/services/users.ts";
 import type { Io } from "./io.ts";
 
 /** How the person who started the server runs formsvc: `npx bun cli/formsvc.ts` in a source checkout, else `formsvc`. */
@@ -34,6 +35,11 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   io.err(mailStatus(config));
   // Asked on the server's own connection: a second open of the file would run the migration check again.
   const [keys] = await server.services.store.db.select({ n: count() }).from(apiKeys);
+  // A database with no dashboard user gets a one-time link that makes the first one (a new link at each start).
+  if ((await server.services.users.count()) === 0) {
+    const token = await server.services.users.createLink("setup", null, SETUP_LINK_MS);
+    io.err(`No dashboard user yet. Open this link within an hour to create the first one (it works once):\n  ${config.baseUrl}/dashboard/setup?token=${token}\n`);
+  }
   if ((keys?.n ?? 0) === 0) {
     io.err(`No API keys yet. Make the first one with:\n  ${selfCommand()} keys create --db ${config.db} --name admin\n`);
   }
@@ -50,7 +56,7 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
 export function serveCommand(program: Command, io: Io): void {
   program
     .command("serve")
-    .description("run the HTTP server: the public form endpoint and the management API")
+    .description("run the HTTP server: the public form endpoint, the management API and the dashboard")
     .option("--host <host>", "address to listen on (FORMSVC_HOST, default 0.0.0.0)")
     .option("--port <port>", "port to listen on (FORMSVC_PORT, default 8080)")
     .option("--base-url <url>", "public address of this server, used in links (FORMSVC_BASE_URL)")

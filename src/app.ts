@@ -1,3 +1,4 @@
+import { createDashboard } from "./dashboard/index.tsx";
 import type { AppOptions, Handler, RequestContext } from "./http/context.ts";
 import { errorResponse, html, json } from "./http/respond.ts";
 import { Router } from "./http/router.ts";
@@ -13,7 +14,7 @@ export interface ConnectionInfo {
 }
 
 const HOME = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>formsvc</title></head>
-<body><h1>formsvc</h1><p>This server takes form submissions at <code>/f/{slug}</code> and serves its API at <code>/api</code>.</p></body></html>`;
+<body><h1>formsvc</h1><p>This server takes form submissions at <code>/f/{slug}</code> serves its API at <code>/api</code> and the owner's dashboard at <a href="/dashboard">/dashboard</a>.</p></body></html>`;
 
 function clientIp(request: Request, info: ConnectionInfo, trustProxy: boolean): string {
   if (trustProxy) {
@@ -35,10 +36,14 @@ export function createApp(options: AppOptions) {
   submitRoutes(router);
   router.on("GET", "/", async () => html(200, HOME));
   router.on("GET", "/healthz", async () => json(200, { status: "ok" }));
+  const dashboard = createDashboard();
 
   async function handle(request: Request, info: ConnectionInfo): Promise<Response> {
     const url = new URL(request.url);
     try {
+      if (dashboard.owns(url.pathname)) {
+        return await dashboard.handle({ request, url, params: {}, ip: clientIp(request, info, options.trustProxy), services: options.services, options });
+      }
       const { handler, params } = router.match(request.method, url.pathname);
       const ctx: RequestContext = { request, url, params, ip: clientIp(request, info, options.trustProxy), services: options.services, options };
       return await handler(ctx);

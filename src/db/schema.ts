@@ -32,6 +32,8 @@ export const apiKeys = sqliteTable(
     prefix: text("prefix").notNull(),
     createdAt: millis("created_at"),
     revokedAt: integer("revoked_at"),
+    /** When the key last authenticated a request, to the minute (see keys.authenticate); null: never used. */
+    lastUsedAt: integer("last_used_at"),
   },
   (t) => [uniqueIndex("api_keys_hash").on(t.hash), index("api_keys_account").on(t.accountId, t.createdAt)],
 );
@@ -131,8 +133,56 @@ export const settings = sqliteTable("settings", {
   value: text("value").notNull(),
 });
 
+/** People who sign in to the dashboard: an email and an argon2id password hash, in one account. */
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** Lowercased and trimmed, unique across the server: it is what a person signs in with. */
+    email: text("email").notNull(),
+    passwordHash: text("password_hash").notNull(),
+    createdAt: millis("created_at"),
+    passwordChangedAt: millis("password_changed_at"),
+  },
+  (t) => [uniqueIndex("users_email").on(t.email)],
+);
+
+/** Dashboard sessions: the cookie holds a random token, the row only its SHA-256. */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** The per-session token every state-changing form of the dashboard carries. */
+    csrfToken: text("csrf_token").notNull(),
+    /** Opened by a one-time sign-in link (recovery): the password may be set without the current one. */
+    viaLink: integer("via_link", { mode: "boolean" }).notNull().default(false),
+    createdAt: millis("created_at"),
+    /** Refreshed as the session is used (at most once a minute); the session ends 14 days after it. */
+    lastSeenAt: millis("last_seen_at"),
+  },
+  (t) => [index("sessions_user").on(t.userId)],
+);
+
+/** One-time links of the dashboard (setup of the first user, sign-in): the token's SHA-256, used at most once. */
+export const signinLinks = sqliteTable("signin_links", {
+  tokenHash: text("token_hash").primaryKey(),
+  /** setup (creates the first user) | signin (signs in userId) */
+  kind: text("kind").notNull(),
+  userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
+  createdAt: millis("created_at"),
+  expiresAt: millis("expires_at"),
+  usedAt: integer("used_at"),
+});
+
 export type AccountRow = typeof accounts.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type FormRow = typeof forms.$inferSelect;
 export type SubmissionRow = typeof submissions.$inferSelect;
 export type NotificationRow = typeof notifications.$inferSelect;
+export type UserRow = typeof users.$inferSelect;

@@ -5,6 +5,7 @@ import { keysService } from "./keys.ts";
 import { notificationsService } from "./notifications.ts";
 import { settingsService } from "./settings.ts";
 import { submissionsService } from "./submissions.ts";
+import { usersService } from "./users.ts";
 
 /** Where the public addresses of forms point; read when a form is shown, so that a server on port 0 can fill it in. */
 export interface PublicUrls {
@@ -25,6 +26,7 @@ export function createServices(store: Store, urls: PublicUrls) {
     submissions: submissionsService(store, forms, notifications),
     notifications,
     settings: settingsService(store),
+    users: usersService(store),
   };
 }
 

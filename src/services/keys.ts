@@ -21,6 +21,8 @@ export interface ApiKey {
   mode: Mode;
   createdAt: string;
   revokedAt: string | null;
+  /** When the key last authenticated a request (to the minute), or null when never. */
+  lastUsedAt: string | null;
 }
 
 /** A key just made: the only time the secret is shown. */
@@ -51,7 +53,11 @@ const toApiKey = (row: ApiKeyRow): ApiKey => ({
   mode: row.mode as Mode,
   createdAt: iso(row.createdAt),
   revokedAt: row.revokedAt === null ? null : iso(row.revokedAt),
+  lastUsedAt: row.lastUsedAt === null ? null : iso(row.lastUsedAt),
 });
+
+/** How stale lastUsedAt may get before a request refreshes it: at most one write a minute per key. */
+const LAST_USED_STEP_MS = 60_000;
 
 const unauthorized = (message: string) => new ApiError("unauthorized", message, { headers: { "WWW-Authenticate": 'Bearer realm="formsvc"' } });
 
@@ -89,6 +95,7 @@ export function keysService(store: Store, formsService: FormsService) {
         prefix: displayPrefix(key),
         createdAt: Date.now(),
         revokedAt: null,
+        lastUsedAt: null,
       };
       await store.write((tx) => tx.insert(apiKeys).values(row));
       return { id: row.id, key, type, permissions, formId, name: row.name, createdAt: iso(row.createdAt) };
@@ -127,6 +134,10 @@ export function keysService(store: Store, formsService: FormsService) {
       if (!parseKey(key)) throw unauthorized("That API key is not valid.");
       const [row] = await store.db.select().from(apiKeys).where(eq(apiKeys.hash, hashKey(key)));
       if (!row || row.revokedAt !== null) throw unauthorized("That API key is not valid or has been revoked.");
+      const now = Date.now();
+      if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_STEP_MS) {
+        await store.write((tx) => tx.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id)));
+      }
       return {
         accountId: row.accountId,
         mode: row.mode as Mode,

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { Db, Store } from "../db/client.ts";
 import { forms, notifications, submissions, type FormRow, type NotificationRow } from "../db/schema.ts";
+import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { notificationReplyTo, notificationSubject, notificationText } from "../lib/mail.ts";
 import { iso } from "../lib/time.ts";
@@ -200,6 +201,23 @@ export function notificationsService(store: Store, formsService: FormsService) {
       });
       if (retried > 0) announce();
       return retried;
+    },
+
+    /**
+     * Sends one of the form's notifications again now, whatever became of it (failed, or sent and lost, or
+     * still waiting on its backoff); a test form's recorded notification stays recorded, as it is never sent.
+     */
+    async retryOne(principal: Principal, formRef: string, id: string, now: number): Promise<Notification> {
+      const form = await formsService.findRow(principal, formRef);
+      const row = await store.write(async (tx) => {
+        const [found] = await tx.select().from(notifications).where(and(eq(notifications.formId, form.id), eq(notifications.id, id)));
+        if (!found) throw new ApiError("not_found", `No notification ${id} in this form.`);
+        if (found.status === "recorded") throw new ApiError("invalid_parameter", "A test form's notifications are recorded, never sent.", { field: "id" });
+        const [updated] = await tx.update(notifications).set({ status: "pending", attempts: 0, nextAttemptAt: now }).where(eq(notifications.id, id)).returning();
+        return updated!;
+      });
+      announce();
+      return toNotification(row);
     },
 
     /** Counts a failed attempt: tried again after the next step of the backoff, or `failed` after the last. */

@@ -33,6 +33,8 @@ export type Order = "asc" | "desc";
 export interface SubmissionQuery {
   since: number | null;
   filter: Filter;
+  /** Text that some value of the data must contain, ignoring case (`q`); undefined or null: no search. */
+  search?: string | null;
   order: Order;
 }
 
@@ -45,7 +47,7 @@ const invalid = (field: string, message: string) => new ApiError("invalid_parame
 
 /** Reads list parameters from strings (a query string or CLI flags): out of range or of type is an error, never clamped. */
 export function parseListQuery(params: Record<string, string | undefined>, { paged = true } = {}): ListQuery {
-  const { since, order = "desc", filter = "all" } = params;
+  const { since, order = "desc", filter = "all", q } = params;
   const { limit, offset } = paged ? parsePaging(params) : { limit: 50, offset: 0 };
   if (order !== "asc" && order !== "desc") throw invalid("order", `order must be asc or desc, not "${order}".`);
   if (!(FILTERS as readonly string[]).includes(filter)) {
@@ -56,7 +58,8 @@ export function parseListQuery(params: Record<string, string | undefined>, { pag
     sinceMs = parseIsoDate(since);
     if (sinceMs === null) throw invalid("since", `since must be an ISO 8601 date or date-time such as 2026-11-22T12:00:00Z, not "${since}".`);
   }
-  return { limit, offset, since: sinceMs, order, filter: filter as Filter };
+  if (q !== undefined && q.length > 200) throw invalid("q", "q must be at most 200 characters.");
+  return { limit, offset, since: sinceMs, order, filter: filter as Filter, search: q?.trim() || null };
 }
 
 // Literal conditions (not bound parameters) so that SQLite can match them to the partial indexes.
@@ -169,7 +172,12 @@ async function fieldsAfterRemoving(tx: Db, gone: SubmissionRow): Promise<Partial
 /** Submissions: the owner's lists, export and flags, and the store behind the public endpoint. */
 export function submissionsService(store: Store, formsService: FormsService, notificationsService: NotificationsService) {
   const where = (formId: string, query: SubmissionQuery) =>
-    and(eq(submissions.formId, formId), FILTER_SQL[query.filter], query.since === null ? undefined : gt(submissions.createdAt, query.since));
+    and(
+      eq(submissions.formId, formId),
+      FILTER_SQL[query.filter],
+      query.since === null ? undefined : gt(submissions.createdAt, query.since),
+      query.search ? sql`EXISTS (SELECT 1 FROM json_tree(${submissions.data}) j WHERE j.atom IS NOT NULL AND instr(lower(j.atom), lower(${query.search})) > 0)` : undefined,
+    );
 
   const ordering = (order: Order) =>
     order === "asc" ? [asc(submissions.createdAt), asc(submissions.id)] : [desc(submissions.createdAt), desc(submissions.id)];
@@ -196,7 +204,7 @@ export function submissionsService(store: Store, formsService: FormsService, not
         .limit(query.limit + 1)
         .offset(query.offset);
       let total = form[COUNTER_OF[query.filter]];
-      if (query.since !== null) {
+      if (query.since !== null || query.search) {
         const [counted] = await store.db.select({ n: count() }).from(through(query.filter)).where(where(form.id, query));
         total = counted?.n ?? 0;
       }

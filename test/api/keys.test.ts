@@ -30,6 +30,7 @@ const listedKey = (overrides: Record<string, unknown> = {}) => ({
   mode: "live",
   createdAt: isoTime(),
   revokedAt: null,
+  lastUsedAt: null,
   ...overrides,
 });
 
@@ -151,7 +152,7 @@ runScenarios<World>("POST /api/keys", makeWorld, [
 
 runScenarios<World>("GET /api/keys", makeWorld, [
   {
-    name: "lists the account's keys of the key's mode, newest first, without secrets",
+    name: "lists the account's keys of the key's mode, newest first, without secrets, with when each was last used",
     method: "GET",
     url: "/api/keys",
     key: admin,
@@ -159,7 +160,7 @@ runScenarios<World>("GET /api/keys", makeWorld, [
       await w.account.key({ permissions: ["read"] });
     },
     expectedStatus: 200,
-    expectedBody: { keys: [listedKey({ permissions: ["read"] }), listedKey()] },
+    expectedBody: { keys: [listedKey({ permissions: ["read"] }), listedKey({ lastUsedAt: isoTime() })] },
     notExpectedContent: (w) => [w.admin, "hash"],
   },
   {
@@ -168,7 +169,7 @@ runScenarios<World>("GET /api/keys", makeWorld, [
     url: "/api/keys",
     key: (w) => w.testAdmin,
     expectedStatus: 200,
-    expectedBody: { keys: [listedKey({ type: "test", mode: "test", prefix: expect.stringMatching(/^sk_test_/) })] },
+    expectedBody: { keys: [listedKey({ type: "test", mode: "test", prefix: expect.stringMatching(/^sk_test_/), lastUsedAt: isoTime() })] },
   },
 ]);
 
@@ -189,7 +190,7 @@ runScenarios<World>("DELETE /api/keys/{keyId}", makeWorld, [
       const { doomedId, doomedKey } = w as World & { doomedId: string; doomedKey: string };
       expect(await getJson(w, "/api/forms", doomedKey)).toEqual({ status: 401, body: apiError("unauthorized") });
       const listed = (await getJson(w, "/api/keys")).body.keys;
-      expect(listed[0]).toEqual(listedKey({ id: doomedId, name: "doomed", revokedAt: isoTime() }));
+      expect(listed[0]).toEqual(listedKey({ id: doomedId, name: "doomed", revokedAt: isoTime(), lastUsedAt: isoTime() }));
       // Revoking twice changes nothing.
       expect((await w.t.request("DELETE", `/api/keys/${doomedId}`, { key: w.admin })).status).toBe(204);
     },

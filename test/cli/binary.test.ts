@@ -48,6 +48,11 @@ test("dist/formsvc runs alone from an empty directory: serve, keys, forms, a pos
   }
   const url = /listening on (http:\/\/\S+)/.exec(log)![1]!;
   expect(log).toContain("No API keys yet. Make the first one with:\n  formsvc keys create --db ./formsvc.db --name admin\n");
+  // The dashboard is in the binary: the setup link's page, its stylesheet and its script.
+  const setup = /(http:\/\/\S+\/dashboard\/setup\?token=\S+)/.exec(log)![1]!;
+  expect(await (await fetch(setup)).text()).toContain("Create user and sign in");
+  expect(await (await fetch(`${url}/dashboard/assets/dashboard.css`)).text()).toContain("prefers-color-scheme: dark");
+  expect(await (await fetch(`${url}/dashboard/assets/dashboard.js`)).text()).toContain("data-copy");
 
   const minted = await formsvc("keys", "create", "--name", "admin");
   expect(minted.code).toBe(0);
@@ -85,6 +90,8 @@ test("the binary runs every other command too", async () => {
   expect(await ok("submissions", "get", "contact", sub)).toContain("data.email\tada@example.com");
   await ok("submissions", "mark", "contact", sub, "--read", "--star");
   expect(await ok("submissions", "export", "contact", "--format", "csv")).toStartWith("id,createdAt,email,name\n");
+  expect(await ok("dashboard", "link")).toMatch(/\/dashboard\/setup\?token=\w+\n$/);
+  expect(await ok("users", "list")).toBe("");
   await ok("backup", "copy.db");
   await ok("submissions", "delete", "contact", sub);
   await ok("forms", "delete", "contact", "--yes");

@@ -1,0 +1,130 @@
+import { timingSafeEqual } from "node:crypto";
+import type { Handler, RequestContext } from "../http/context.ts";
+import { RateLimiter } from "../http/rate-limit.ts";
+import type { Router } from "../http/router.ts";
+import { randomBase62 } from "../lib/random.ts";
+import { SESSION_IDLE_MS, warmDecoy } from "../services/users.ts";
+import { action, currentSession, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";
+import { cookie, localPath, page, PRESESSION_COOKIE, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE } from "./http.ts";
+import { AccountPage, MessagePage, SetupPage, SignInPage } from "./pages/auth.tsx";
+
+const render = (status: number, element: unknown, headers: Record<string, string> = {}) => page(status, String(element), headers);
+
+const USED_LINK = "This link has already been used or has expired. Ask for a new one on the server with: formsvc dashboard link";
+
+/** The pre-session token of the request, or a new one with the cookie that sets it. */
+function presession(ctx: RequestContext): { token: string; headers: Record<string, string> } {
+  const existing = readCookies(ctx.request)[PRESESSION_COOKIE];
+  if (existing && /^[0-9A-Za-z]{32}$/.test(existing)) return { token: existing, headers: {} };
+  const token = randomBase62(32);
+  return { token, headers: { "set-cookie": cookie(ctx, PRESESSION_COOKIE, token, 3600) } };
+}
+
+/** Sign-in and setup forms: from this server, and carrying the pre-session cookie's token (login CSRF). */
+function presessionMatches(ctx: RequestContext, form: URLSearchParams): boolean {
+  const expected = readCookies(ctx.request)[PRESESSION_COOKIE] ?? "";
+  const given = form.get("_presession") ?? "";
+  return sameOrigin(ctx) && expected.length === 32 && given.length === 32 && timingSafeEqual(Buffer.from(expected), Buffer.from(given));
+}
+
+/** Opens a session and sends the browser on, with the session cookie. */
+async function signInAs(ctx: RequestContext, userId: string, next: string, viaLink = false): Promise<Response> {
+  const { token } = await ctx.services.users.createSession(userId, { viaLink });
+  return redirect(next, [cookie(ctx, SESSION_COOKIE, token, SESSION_IDLE_MS / 1000), cookie(ctx, PRESESSION_COOKIE, "", 0)]);
+}
+
+const endSession = (ctx: RequestContext) => cookie(ctx, SESSION_COOKIE, "", 0);
+
+/** Sign-in, sign-out, the first user's setup, one-time links and the account page. */
+export function authRoutes(router: Router<Handler>): void {
+  // Per address and per email: guessing passwords is slow whichever of the two an attacker varies.
+  const perAddress = new RateLimiter(20, 10);
+  const perEmail = new RateLimiter(10, 5);
+
+  router.on("GET", "/dashboard", async (ctx) => redirect((await currentSession(ctx)) ? "/dashboard/forms" : "/dashboard/signin"));
+
+  router.on("GET", "/dashboard/signin", async (ctx) => {
+    if (await currentSession(ctx)) return redirect("/dashboard/forms");
+    // The decoy hash is made while the person types, so that even the first wrong email is not the slow one.
+    warmDecoy();
+    const pre = presession(ctx);
+    return render(200, <SignInPage presession={pre.token} next={localPath(ctx.url.searchParams.get("next"), "") || undefined} notice={noticeOf(ctx)} />, pre.headers);
+  });
+
+  router.on("POST", "/dashboard/signin", async (ctx) => {
+    const form = await readForm(ctx);
+    const pre = presession(ctx);
+    const email = (form.get("email") ?? "").trim();
+    const next = localPath(form.get("next"), "/dashboard/forms");
+    const again = (status: number, error: string, headers: Record<string, string> = {}) =>
+      render(status, <SignInPage presession={pre.token} email={email} error={error} next={form.get("next") ?? undefined} />, { ...pre.headers, ...headers });
+    if (!presessionMatches(ctx, form)) return again(403, "This sign-in form has expired. Try again.");
+    const wait = Math.max(perAddress.take(ctx.ip), perEmail.take(email.toLowerCase()));
+    if (wait > 0) return again(429, `Too many sign-in attempts. Try again in ${wait} seconds.`, { "retry-after": String(wait) });
+    const user = await ctx.services.users.verifyPassword(email, form.get("password") ?? "");
+    // The same words for an unknown email and a wrong password: the page must not tell which emails exist.
+    if (!user) return again(401, "Wrong email or password.");
+    return signInAs(ctx, user.id, next);
+  });
+
+  router.on("POST", "/dashboard/signout", async (ctx) => {
+    if (!sameOrigin(ctx)) return refused("This request did not come from a page of this dashboard, so nothing was changed.");
+    const token = readCookies(ctx.request)[SESSION_COOKIE];
+    const session = await currentSession(ctx);
+    const form = await readForm(ctx);
+    if (session && form.get("_csrf") !== session.csrfToken) return refused("This form has expired. Reload the page and try again.", session);
+    if (token && session) await ctx.services.users.endSession(token);
+    return redirect("/dashboard/signin?notice=signedout", [endSession(ctx)]);
+  });
+
+  router.on("GET", "/dashboard/setup", async (ctx) => {
+    const token = ctx.url.searchParams.get("token") ?? "";
+    if (!(await ctx.services.users.checkLink("setup", token))) return render(410, <MessagePage title="Link not valid" message={USED_LINK} />);
+    const pre = presession(ctx);
+    return render(200, <SetupPage presession={pre.token} token={token} />, pre.headers);
+  });
+
+  router.on("POST", "/dashboard/setup", async (ctx) => {
+    const form = await readForm(ctx);
+    const pre = presession(ctx);
+    const token = form.get("token") ?? "";
+    const email = form.get("email") ?? "";
+    const password = form.get("password") ?? "";
+    const again = (errors: Record<string, string>) => render(400, <SetupPage presession={pre.token} token={token} email={email} errors={errors} />, pre.headers);
+    if (!presessionMatches(ctx, form)) return again({ form: "This form has expired. Try again." });
+    if (password !== (form.get("confirm") ?? "")) return again({ confirm: "The two passwords differ." });
+    try {
+      const account = await ctx.services.accounts.resolve();
+      const user = await ctx.services.users.useLink("setup", token, { email, password, accountId: account.id });
+      if (!user) return render(410, <MessagePage title="Link not valid" message={USED_LINK} />);
+      return signInAs(ctx, user.id, "/dashboard/forms");
+    } catch (error) {
+      return again(fieldErrors(error));
+    }
+  });
+
+  // A sign-in link signs in when opened, as links mailed by other services do; it works once, for 15 minutes.
+  router.on("GET", "/dashboard/link", async (ctx) => {
+    const user = await ctx.services.users.useLink("signin", ctx.url.searchParams.get("token") ?? "");
+    if (!user) return render(410, <MessagePage title="Link not valid" message={USED_LINK} />);
+    return signInAs(ctx, user.id, "/dashboard/account", true);
+  });
+
+  router.on("GET", "/dashboard/account", signedIn(async (ctx, session) => render(200, <AccountPage session={session} notice={noticeOf(ctx)} />)));
+
+  router.on(
+    "POST",
+    "/dashboard/account/password",
+    action(async (ctx, session, form) => {
+      const password = form.get("password") ?? "";
+      if (password !== (form.get("confirm") ?? "")) return render(400, <AccountPage session={session} errors={{ confirm: "The two passwords differ." }} />);
+      try {
+        await ctx.services.users.changePassword(session.user.id, session.viaLink ? null : (form.get("current") ?? ""), password);
+      } catch (error) {
+        return render(400, <AccountPage session={session} errors={fieldErrors(error)} />);
+      }
+      // Every session of the user ended with the change; this browser gets a fresh one.
+      return signInAs(ctx, session.user.id, "/dashboard/account?notice=password");
+    }),
+  );
+}

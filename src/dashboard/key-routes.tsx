@@ -1,0 +1,61 @@
+import { ApiError } from "../errors.ts";
+import type { Handler, RequestContext } from "../http/context.ts";
+import type { Router } from "../http/router.ts";
+import type { Form } from "../services/forms.ts";
+import type { ApiKey } from "../services/keys.ts";
+import type { Session } from "../services/users.ts";
+import { action, fieldErrors, noticeOf, signedIn } from "./guard.tsx";
+import { ownerOf, ownForm, page, redirect } from "./http.ts";
+import { KeysPage, type KeyInput } from "./pages/keys.tsx";
+
+const render = (status: number, element: unknown) => page(status, String(element));
+
+/** The account's keys of both modes, newest first, and its forms (to name a form key's form). */
+async function keysAndForms(ctx: RequestContext, session: Session): Promise<{ keys: ApiKey[]; forms: Form[] }> {
+  const keys = [...(await ctx.services.keys.list(ownerOf(session, "live"))), ...(await ctx.services.keys.list(ownerOf(session, "test")))];
+  keys.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1));
+  const forms = [...(await ctx.services.forms.list(ownerOf(session, "live"))), ...(await ctx.services.forms.list(ownerOf(session, "test")))];
+  return { keys, forms };
+}
+
+/** /dashboard/keys: list, create (shown once), revoke. */
+export function keyPageRoutes(router: Router<Handler>): void {
+  router.on("GET", "/dashboard/keys", signedIn(async (ctx, session) => render(200, <KeysPage session={session} {...await keysAndForms(ctx, session)} notice={noticeOf(ctx)} />)));
+
+  router.on(
+    "POST",
+    "/dashboard/keys",
+    action(async (ctx, session, body) => {
+      const input: KeyInput = { name: body.get("name") ?? "", type: body.get("type") ?? "live", formId: body.get("formId") ?? "", permissions: body.getAll("permissions") };
+      try {
+        // A form key takes its form's mode; a live or test key, its own.
+        const principal = input.type === "form" && input.formId ? (await ownForm(ctx, session, input.formId)).principal : ownerOf(session, input.type === "test" ? "test" : "live");
+        const created = await ctx.services.keys.create(principal, {
+          type: input.type,
+          ...(input.name ? { name: input.name } : {}),
+          ...(input.type === "form" ? { formId: input.formId || undefined } : {}),
+          ...(input.permissions!.length > 0 ? { permissions: input.permissions } : {}),
+        });
+        // The page that answers the POST is the only place the key is ever shown.
+        return render(201, <KeysPage session={session} {...await keysAndForms(ctx, session)} created={created} />);
+      } catch (error) {
+        const errors = error instanceof ApiError && error.code === "form_not_found" ? { formId: "Choose one of your forms." } : fieldErrors(error);
+        return render(400, <KeysPage session={session} {...await keysAndForms(ctx, session)} input={input} errors={errors} />);
+      }
+    }),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/keys/:keyId/revoke",
+    action(async (ctx, session) => {
+      const id = ctx.params.keyId!;
+      try {
+        await ctx.services.keys.revoke(ownerOf(session, "live"), id);
+      } catch {
+        await ctx.services.keys.revoke(ownerOf(session, "test"), id);
+      }
+      return redirect("/dashboard/keys?notice=revoked");
+    }),
+  );
+}

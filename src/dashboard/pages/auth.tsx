@@ -1,0 +1,91 @@
+import type { Session } from "../../services/users.ts";
+import { Csrf, Field, Layout, Notice } from "./layout.tsx";
+
+type Errors = Record<string, string | undefined>;
+
+/** Sign in with email and password. */
+export function SignInPage({ presession, email, error, next, notice }: { presession: string; email?: string; error?: string; next?: string; notice?: string }) {
+  return (
+    <Layout title="Sign in">
+      <section class="card narrow">
+        <h1>Sign in</h1>
+        <Notice text={notice} />
+        <Notice text={error} kind="error" />
+        <form method="post" action="/dashboard/signin">
+          <input type="hidden" name="_presession" value={presession} />
+          {next ? <input type="hidden" name="next" value={next} /> : null}
+          <Field label="Email" name="email" type="email" value={email} required autocomplete="username" />
+          <Field label="Password" name="password" type="password" required autocomplete="current-password" />
+          <button type="submit">Sign in</button>
+        </form>
+        <p class="hint">
+          Forgot your password? On the server, run <code>formsvc dashboard link --email you@example.com</code> for a one-time sign-in link.
+        </p>
+      </section>
+    </Layout>
+  );
+}
+
+/** The first user's setup, reached by the link `formsvc serve` prints. */
+export function SetupPage({ presession, token, email, errors = {} }: { presession: string; token: string; email?: string; errors?: Errors }) {
+  return (
+    <Layout title="Create the first user">
+      <section class="card narrow">
+        <h1>Welcome to formsvc</h1>
+        <p>Create the account you will sign in to the dashboard with.</p>
+        <Notice text={errors.form} kind="error" />
+        <form method="post" action="/dashboard/setup">
+          <input type="hidden" name="_presession" value={presession} />
+          <input type="hidden" name="token" value={token} />
+          <Field label="Email" name="email" type="email" value={email} required autocomplete="username" error={errors.email} />
+          <Field label="Password" name="password" type="password" required autocomplete="new-password" hint="At least 8 characters." error={errors.password} />
+          <Field label="Password again" name="confirm" type="password" required autocomplete="new-password" error={errors.confirm} />
+          <button type="submit">Create user and sign in</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+/** A page that only says something (a used link, a refused request), with the way on. */
+export function MessagePage({ title, message, session, link = { href: "/dashboard/signin", text: "Go to sign-in" } }: { title: string; message: string; session?: Session | null; link?: { href: string; text: string } }) {
+  return (
+    <Layout title={title} session={session}>
+      <section class="card narrow">
+        <h1>{title}</h1>
+        <p>{message}</p>
+        <p>
+          <a href={link.href}>{link.text}</a>
+        </p>
+      </section>
+    </Layout>
+  );
+}
+
+/** The signed-in user: change the password (which signs out every other session). */
+export function AccountPage({ session, errors = {}, notice }: { session: Session; errors?: Errors; notice?: string }) {
+  return (
+    <Layout title="Account" session={session} section="account">
+      <h1>Account</h1>
+      <Notice text={notice} />
+      <section class="card">
+        <h2>Signed in as {session.user.email}</h2>
+        <p class="muted">Sessions end after 14 days without use, on sign-out, and when the password changes.</p>
+      </section>
+      <section class="card">
+        <h2>Change password</h2>
+        <form method="post" action="/dashboard/account/password">
+          <Csrf session={session} />
+          {session.viaLink ? (
+            <p class="hint">You signed in with a one-time link: set a new password without the current one.</p>
+          ) : (
+            <Field label="Current password" name="current" type="password" required autocomplete="current-password" error={errors.current} />
+          )}
+          <Field label="New password" name="password" type="password" required autocomplete="new-password" hint="At least 8 characters. Every other session is signed out." error={errors.password} />
+          <Field label="New password again" name="confirm" type="password" required autocomplete="new-password" error={errors.confirm} />
+          <button type="submit">Change password</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}

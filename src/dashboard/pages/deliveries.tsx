@@ -1,0 +1,115 @@
+import type { Child } from "hono/jsx";
+import type { Form } from "../../services/forms.ts";
+import type { Notification } from "../../services/notifications.ts";
+import type { Session } from "../../services/users.ts";
+import { Csrf, FormHeader, Layout, Notice, Time } from "./layout.tsx";
+
+/** One kind of delivery (notification emails; webhooks can be added as another section). */
+export interface DeliverySection {
+  id: string;
+  title: string;
+  body: Child;
+}
+
+const STATE_TEXT: Record<string, string> = {
+  pending: "waiting to be sent",
+  sent: "sent",
+  failed: "failed",
+  recorded: "recorded (test form, not sent)",
+};
+
+/** The form's notification emails with their state, newest first, each with a retry. */
+export function NotificationsSection({ session, form, notifications, page, hasMore }: { session: Session; form: Form; notifications: Notification[]; page: number; hasMore: boolean }): DeliverySection {
+  const base = `/dashboard/forms/${form.id}/deliveries`;
+  return {
+    id: "emails",
+    title: "Notification emails",
+    body: (
+      <div>
+        {form.notificationEmail ? (
+          <p class="muted">Each submission is mailed to {form.notificationEmail}.</p>
+        ) : (
+          <p class="muted">
+            This form has no notification email: set one in <a href={`/dashboard/forms/${form.id}/settings`}>Settings</a>.
+          </p>
+        )}
+        {notifications.length === 0 ? (
+          <p class="empty">No notification emails yet.</p>
+        ) : (
+          <div class="table-wrap" tabindex={0} role="region" aria-label="Notification emails">
+            <table>
+              <caption class="sr-only">Notification emails</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Created</th>
+                  <th scope="col">To</th>
+                  <th scope="col">Subject</th>
+                  <th scope="col">State</th>
+                  <th scope="col" class="num">Attempts</th>
+                  <th scope="col">Last error</th>
+                  <th scope="col">
+                    <span class="sr-only">Retry</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {notifications.map((n) => (
+                  <tr>
+                    <td>
+                      <a href={`/dashboard/forms/${form.id}/submissions/${n.submissionId}`}>
+                        <Time iso={n.createdAt} />
+                      </a>
+                    </td>
+                    <td>{n.to}</td>
+                    <td class="clip">{n.subject}</td>
+                    <td>
+                      <span class={`state ${n.status}`}>{STATE_TEXT[n.status] ?? n.status}</span>
+                      {n.sentAt ? (
+                        <span class="muted">
+                          {" "}
+                          <Time iso={n.sentAt} />
+                        </span>
+                      ) : null}
+                    </td>
+                    <td class="num">{n.attempts}</td>
+                    <td class="clip">{n.lastError ?? ""}</td>
+                    <td>
+                      {n.status === "recorded" ? null : (
+                        <form method="post" action={`${base}/emails/${n.id}/retry`}>
+                          <Csrf session={session} />
+                          <button type="submit" class="secondary small">
+                            {n.status === "pending" ? "Send now" : "Retry"}
+                          </button>
+                        </form>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <nav class="pages" aria-label="Pages of notification emails">
+          {page > 1 ? <a href={`${base}?page=${page - 1}`}>← Newer</a> : null}
+          {hasMore ? <a href={`${base}?page=${page + 1}`}>Older →</a> : null}
+        </nav>
+      </div>
+    ),
+  };
+}
+
+/** What became of the form's deliveries, one section per kind. */
+export function DeliveriesPage({ session, form, sections, notice }: { session: Session; form: Form; sections: DeliverySection[]; notice?: string }) {
+  return (
+    <Layout title={`${form.name}: deliveries`} session={session} section="forms">
+      <FormHeader form={form} tab="deliveries" />
+      <Notice text={notice} />
+      {sections.map((section) => (
+        <section class="card" id={section.id} aria-labelledby={`${section.id}-title`}>
+          <h2 id={`${section.id}-title`}>{section.title}</h2>
+          {section.body}
+        </section>
+      ))}
+    </Layout>
+  );
+}

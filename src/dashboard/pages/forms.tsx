@@ -1,0 +1,93 @@
+import type { Form } from "../../services/forms.ts";
+import type { Session } from "../../services/users.ts";
+import { Csrf, Field, Layout, ModeBadge, Notice, Time } from "./layout.tsx";
+
+export interface FormSummary {
+  form: Form;
+  unread: number;
+  lastSubmissionAt: string | null;
+}
+
+export interface NewFormInput {
+  name?: string;
+  slug?: string;
+  mode?: string;
+  notificationEmail?: string;
+}
+
+/** Every form of the account, live and test, and the form to make a new one. */
+export function FormsPage({ session, forms, input = {}, errors = {}, notice }: { session: Session; forms: FormSummary[]; input?: NewFormInput; errors?: Record<string, string | undefined>; notice?: string }) {
+  return (
+    <Layout title="Forms" session={session} section="forms">
+      <h1>Forms</h1>
+      <Notice text={notice} />
+      <section class="card">
+        {forms.length === 0 ? (
+          <p class="empty">No forms yet. Create the first one below, then paste its snippet into a page.</p>
+        ) : (
+          <div class="table-wrap" tabindex={0} role="region" aria-label="Your forms">
+            <table>
+              <caption class="sr-only">Your forms</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Slug</th>
+                  <th scope="col">Mode</th>
+                  <th scope="col">Active</th>
+                  <th scope="col" class="num">Submissions</th>
+                  <th scope="col" class="num">Unread</th>
+                  <th scope="col">Last submission</th>
+                </tr>
+              </thead>
+              <tbody>
+                {forms.map(({ form, unread, lastSubmissionAt }) => (
+                  <tr>
+                    <td>
+                      <a href={`/dashboard/forms/${form.id}/submissions`}>{form.name}</a>
+                    </td>
+                    <td>
+                      <code>{form.slug}</code>
+                    </td>
+                    <td>
+                      <ModeBadge mode={form.mode} />
+                    </td>
+                    <td>{form.isActive ? "yes" : <span class="badge off">inactive</span>}</td>
+                    <td class="num">{form.submissionCount}</td>
+                    <td class="num">{unread > 0 ? <strong class="count">{unread}</strong> : "0"}</td>
+                    <td>
+                      <Time iso={lastSubmissionAt} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <section class="card" id="create">
+        <h2>Create a form</h2>
+        <Notice text={errors.form} kind="error" />
+        <form method="post" action="/dashboard/forms" class="grid">
+          <Csrf session={session} />
+          <Field label="Name" name="name" value={input.name} required error={errors.name} />
+          <Field label="Slug (optional)" name="slug" value={input.slug} hint="Public address part; left empty, an unguessable one is chosen." error={errors.slug} />
+          <Field label="Notification email (optional)" name="notificationEmail" type="email" value={input.notificationEmail} error={errors.notificationEmail} />
+          <div class="field">
+            <label for="f-mode">Mode</label>
+            <select id="f-mode" name="mode">
+              <option value="live" selected={input.mode !== "test"}>
+                live
+              </option>
+              <option value="test" selected={input.mode === "test"}>
+                test (never sends email)
+              </option>
+            </select>
+          </div>
+          <div class="actions">
+            <button type="submit">Create form</button>
+          </div>
+        </form>
+      </section>
+    </Layout>
+  );
+}

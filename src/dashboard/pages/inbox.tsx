@@ -1,0 +1,214 @@
+import type { Form } from "../../services/forms.ts";
+import type { Filter, Submission } from "../../services/submissions.ts";
+import type { Session } from "../../services/users.ts";
+import { Csrf, FormHeader, Notice, Layout, Time } from "./layout.tsx";
+
+export interface InboxQuery {
+  filter: Filter;
+  q: string;
+  since: string;
+  page: number;
+}
+
+export const PAGE_SIZE = 25;
+
+/** The inbox's address with these parameters, defaults left out, so that a view can be bookmarked. */
+export function inboxHref(form: Form, query: InboxQuery, changes: Partial<InboxQuery> = {}, path = "submissions", extra: Record<string, string> = {}): string {
+  const merged = { ...query, ...changes };
+  const params = new URLSearchParams(extra);
+  if (merged.filter !== "all") params.set("filter", merged.filter);
+  if (merged.q) params.set("q", merged.q);
+  if (merged.since) params.set("since", merged.since);
+  if (merged.page > 1) params.set("page", String(merged.page));
+  const search = params.toString();
+  return `/dashboard/forms/${form.id}/${path}${search ? `?${search}` : ""}`;
+}
+
+/** One value of submitted data as plain text: lists joined, objects as JSON. Never HTML, never a link. */
+export function valueText(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  if (Array.isArray(value)) return value.map(valueText).join(", ");
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+/** The first few values of a submission, for its row in the list. */
+function preview(submission: Submission, fields: string[]): string {
+  const text = fields
+    .filter((f) => f in submission.data)
+    .slice(0, 3)
+    .map((f) => valueText(submission.data[f]))
+    .filter(Boolean)
+    .join(" · ");
+  return text.length > 140 ? `${text.slice(0, 139)}…` : text || "(empty)";
+}
+
+const FILTER_LABELS: [Filter, string][] = [
+  ["all", "All"],
+  ["unread", "Unread"],
+  ["starred", "Starred"],
+  ["spam", "Spam"],
+];
+
+export interface InboxProps {
+  session: Session;
+  form: Form;
+  query: InboxQuery;
+  submissions: Submission[];
+  fields: string[];
+  total: number;
+  hasMore: boolean;
+  sinceError?: string;
+  notice?: string;
+}
+
+/** A form's submissions: filters, search, since, pages, actions on a selection, downloads. */
+export function InboxPage({ session, form, query, submissions, fields, total, hasMore, sinceError, notice }: InboxProps) {
+  const here = inboxHref(form, query);
+  const first = (query.page - 1) * PAGE_SIZE;
+  return (
+    <Layout title={`${form.name}: inbox`} session={session} section="forms">
+      <FormHeader form={form} tab="inbox" />
+      <Notice text={notice} />
+      <nav class="filters" aria-label="Filter">
+        {FILTER_LABELS.map(([filter, label]) => (
+          <a href={inboxHref(form, query, { filter, page: 1 })} aria-current={filter === query.filter ? "page" : undefined}>
+            {label}
+          </a>
+        ))}
+      </nav>
+      <form method="get" action={`/dashboard/forms/${form.id}/submissions`} class="search" role="search">
+        {query.filter !== "all" ? <input type="hidden" name="filter" value={query.filter} /> : null}
+        <div class="field">
+          <label for="f-q">Search</label>
+          <input id="f-q" name="q" type="search" value={query.q} placeholder="Text in any field" />
+        </div>
+        <div class={`field${sinceError ? " has-error" : ""}`}>
+          <label for="f-since">Since</label>
+          <input id="f-since" name="since" value={query.since} placeholder="2026-11-01, 24h or 7d" aria-invalid={sinceError ? "true" : undefined} aria-describedby={sinceError ? "f-since-error" : undefined} />
+          {sinceError ? (
+            <p class="error" id="f-since-error">
+              {sinceError}
+            </p>
+          ) : null}
+        </div>
+        <div class="actions">
+          <button type="submit" class="secondary">
+            Search
+          </button>
+        </div>
+      </form>
+      <p class="downloads">
+        <span class="muted">Download this view:</span> <a href={inboxHref(form, query, { page: 1 }, "export", { format: "csv" })} download>
+          CSV
+        </a>{" "}
+        <a href={inboxHref(form, query, { page: 1 }, "export", { format: "ndjson" })} download>
+          NDJSON
+        </a>
+      </p>
+      <section class="card flush">
+        {submissions.length === 0 ? (
+          <p class="empty">{query.q || query.since || query.filter !== "all" ? "Nothing matches this view." : "No submissions yet. Send a test one from Settings, or post the form from your site."}</p>
+        ) : (
+          <form method="post" action={`/dashboard/forms/${form.id}/submissions/actions`}>
+            <Csrf session={session} />
+            <input type="hidden" name="return" value={here} />
+            <div class="bulk" role="group" aria-label="Actions on the selected submissions">
+              <label class="check">
+                <input type="checkbox" data-select-all="ids" hidden /> <span class="sr-only">Select all</span>
+              </label>
+              <button type="submit" name="action" value="star" class="secondary small">
+                Star
+              </button>
+              <button type="submit" name="action" value="unstar" class="secondary small">
+                Unstar
+              </button>
+              <button type="submit" name="action" value="read" class="secondary small">
+                Mark read
+              </button>
+              <button type="submit" name="action" value="unread" class="secondary small">
+                Mark unread
+              </button>
+              {query.filter === "spam" ? (
+                <button type="submit" name="action" value="notspam" class="secondary small">
+                  Not spam
+                </button>
+              ) : (
+                <button type="submit" name="action" value="spam" class="secondary small">
+                  Spam
+                </button>
+              )}
+              <button type="submit" name="action" value="delete" class="danger small" data-confirm="Delete the selected submissions? This cannot be undone.">
+                Delete
+              </button>
+            </div>
+            <ul class="inbox">
+              {submissions.map((s) => (
+                <li class={s.isRead ? "read" : "unread"}>
+                  <input type="checkbox" name="ids" value={s.id} id={`sel-${s.id}`} aria-label={`Select submission of ${s.createdAt}`} />
+                  <span class="star">{s.isStarred ? <span title="Starred">★<span class="sr-only"> starred</span></span> : ""}</span>
+                  <a href={`/dashboard/forms/${form.id}/submissions/${s.id}`}>
+                    <span class="preview">{preview(s, fields)}</span>
+                    {s.isRead ? null : <span class="sr-only"> (unread)</span>}
+                  </a>
+                  <Time iso={s.createdAt} />
+                </li>
+              ))}
+            </ul>
+          </form>
+        )}
+      </section>
+      <nav class="pages" aria-label="Pages">
+        <span class="muted">{total === 0 ? "0 submissions" : `${first + 1}–${first + submissions.length} of ${total}`}</span>
+        {query.page > 1 ? <a href={inboxHref(form, query, { page: query.page - 1 })}>← Newer</a> : null}
+        {hasMore ? <a href={inboxHref(form, query, { page: query.page + 1 })}>Older →</a> : null}
+      </nav>
+    </Layout>
+  );
+}
+
+/** One submission, its data as text, and what can be done with it. */
+export function SubmissionPage({ session, form, submission, back }: { session: Session; form: Form; submission: Submission; back: string }) {
+  const action = `/dashboard/forms/${form.id}/submissions/actions`;
+  const button = (value: string, label: string, cls = "secondary", confirm?: string) => (
+    <button type="submit" name="action" value={value} class={cls} data-confirm={confirm}>
+      {label}
+    </button>
+  );
+  return (
+    <Layout title={`${form.name}: submission`} session={session} section="forms">
+      <FormHeader form={form} tab="inbox" />
+      <p>
+        <a href={back}>← Back to the inbox</a>
+      </p>
+      <article class="card">
+        <h2>
+          Submission <code>{submission.id}</code>
+        </h2>
+        <p class="muted">
+          Received <Time iso={submission.createdAt} />
+          {submission.isStarred ? " · starred" : ""}
+          {submission.isSpam ? " · spam" : ""}
+        </p>
+        <dl class="data">
+          {Object.entries(submission.data).map(([name, value]) => (
+            <div>
+              <dt>{name}</dt>
+              <dd>{valueText(value)}</dd>
+            </div>
+          ))}
+        </dl>
+        <form method="post" action={action} class="actions">
+          <Csrf session={session} />
+          <input type="hidden" name="ids" value={submission.id} />
+          <input type="hidden" name="return" value={`/dashboard/forms/${form.id}/submissions/${submission.id}`} />
+          <input type="hidden" name="back" value={back} />
+          {submission.isStarred ? button("unstar", "Unstar") : button("star", "★ Star")}
+          {submission.isSpam ? button("notspam", "Not spam") : button("spam", "Mark as spam")}
+          {button("unread", "Mark unread")}
+          {button("delete", "Delete", "danger", "Delete this submission? This cannot be undone.")}
+        </form>
+      </article>
+    </Layout>
+  );
+}

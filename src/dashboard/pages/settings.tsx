@@ -1,0 +1,155 @@
+import type { Child } from "hono/jsx";
+import type { Form } from "../../services/forms.ts";
+import type { Session } from "../../services/users.ts";
+import { CopyButton, Csrf, Field, FormHeader, Layout, Notice } from "./layout.tsx";
+
+type Errors = Record<string, string | undefined>;
+
+/** What the settings form shows: the form's values, or what was just posted when the service refused it. */
+export interface SettingsInput {
+  name: string;
+  slug: string;
+  isActive: boolean;
+  notificationEmail: string;
+  redirectUrl: string;
+  allowedDomains: string;
+}
+
+export const settingsInput = (form: Form): SettingsInput => ({
+  name: form.name,
+  slug: form.slug,
+  isActive: form.isActive,
+  notificationEmail: form.notificationEmail ?? "",
+  redirectUrl: form.redirectUrl ?? "",
+  allowedDomains: form.allowedDomains.join("\n"),
+});
+
+/** The HTML to paste into a page: a plain form posting to this form's address, with the honeypot. */
+export function snippetHtml(form: Form): string {
+  return `<form action="${form.submitUrl}" method="post">
+  <label>Email <input name="email" type="email" required></label>
+  <label>Message <textarea name="message"></textarea></label>
+  <input name="_gotcha" style="display:none" tabindex="-1" autocomplete="off">
+  <button>Send</button>
+</form>`;
+}
+
+/** The same from a script, asking for JSON back. */
+export function snippetFetch(form: Form): string {
+  return `const answer = await fetch("${form.submitUrl}", {
+  method: "POST",
+  headers: { "Content-Type": "application/json", Accept: "application/json" },
+  body: JSON.stringify({ email: "ada@example.com", message: "Hello" }),
+});
+const result = await answer.json(); // {success: true, message, id} or {error: {code, message}}`;
+}
+
+/**
+ * One section of the settings page. The page is a list of these, so that further settings (webhooks,
+ * captcha, files) are added as sections of their own.
+ */
+export interface SettingsSection {
+  id: string;
+  title: string;
+  body: Child;
+}
+
+export interface SettingsProps {
+  session: Session;
+  form: Form;
+  input: SettingsInput;
+  errors?: Errors;
+  notice?: string;
+  /** Sections added after the built-in ones, before the danger zone. */
+  extra?: SettingsSection[];
+}
+
+/** A form's settings: every field, the snippet, a test submission, and deletion with typed confirmation. */
+export function SettingsPage({ session, form, input, errors = {}, notice, extra = [] }: SettingsProps) {
+  const base = `/dashboard/forms/${form.id}`;
+  const sections: SettingsSection[] = [
+    {
+      id: "general",
+      title: "General",
+      body: (
+        <form method="post" action={`${base}/settings`} class="grid">
+          <Csrf session={session} />
+          <Notice text={errors.form} kind="error" />
+          <Field label="Name" name="name" value={input.name} required error={errors.name} />
+          <Field label="Slug" name="slug" value={input.slug} required hint="The public part of the form's address." error={errors.slug} />
+          <Field label="Notification email" name="notificationEmail" type="email" value={input.notificationEmail} hint="Each submission is mailed here. Empty: no email." error={errors.notificationEmail} />
+          <Field label="Redirect URL" name="redirectUrl" type="url" value={input.redirectUrl} hint="Where a browser goes after submitting. Empty: the thank-you page." error={errors.redirectUrl} />
+          <Field label="Allowed domains" name="allowedDomains" value={input.allowedDomains} multiline hint="One per line: example.com, *.example.com, localhost:3000. Empty: any site." error={errors.allowedDomains} />
+          <div class="field check">
+            <input type="checkbox" id="f-isActive" name="isActive" value="true" checked={input.isActive} />
+            <label for="f-isActive">Active: the form takes submissions</label>
+          </div>
+          <div class="actions">
+            <button type="submit">Save settings</button>
+          </div>
+        </form>
+      ),
+    },
+    {
+      id: "snippet",
+      title: "Put it on your site",
+      body: (
+        <div>
+          <p>
+            Submissions go to <code id="submit-url">{form.submitUrl}</code> <CopyButton target="submit-url" />
+          </p>
+          <h3 id="html-label">HTML form</h3>
+          <pre aria-labelledby="html-label" tabindex={0}>
+            <code id="snippet-html">{snippetHtml(form)}</code>
+          </pre>
+          <CopyButton target="snippet-html" label="Copy HTML" />
+          <h3 id="fetch-label">From a script with fetch()</h3>
+          <pre aria-labelledby="fetch-label" tabindex={0}>
+            <code id="snippet-fetch">{snippetFetch(form)}</code>
+          </pre>
+          <CopyButton target="snippet-fetch" label="Copy script" />
+        </div>
+      ),
+    },
+    {
+      id: "test",
+      title: "Test submission",
+      body: (
+        <form method="post" action={`${base}/test`}>
+          <Csrf session={session} />
+          <p>Stores a submission as your site would, and sends its notification email{form.mode === "test" ? " (recorded, not sent, for a test form)" : ""}.</p>
+          <button type="submit" class="secondary">
+            Send a test submission
+          </button>
+        </form>
+      ),
+    },
+    ...extra,
+    {
+      id: "delete",
+      title: "Delete this form",
+      body: (
+        <form method="post" action={`${base}/delete`}>
+          <Csrf session={session} />
+          <p>The form and all its {form.submissionCount} submissions are deleted for good.</p>
+          <Field label={`Type the form's name, ${form.name}, to confirm`} name="confirm" required error={errors.confirm} autocomplete="off" />
+          <button type="submit" class="danger">
+            Delete form
+          </button>
+        </form>
+      ),
+    },
+  ];
+  return (
+    <Layout title={`${form.name}: settings`} session={session} section="forms">
+      <FormHeader form={form} tab="settings" />
+      <Notice text={notice} />
+      {sections.map((section) => (
+        <section class={`card${section.id === "delete" ? " danger-zone" : ""}`} id={section.id} aria-labelledby={`${section.id}-title`}>
+          <h2 id={`${section.id}-title`}>{section.title}</h2>
+          {section.body}
+        </section>
+      ))}
+    </Layout>
+  );
+}

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { BASE, testApp, type TestApp } from "../helpers/app.ts";
+import { operator } from "../../src/services/principal.ts";
+
+// The dashboard's HTTP rules, in-process: cookies, the Origin and CSRF checks, accounts kept apart.
+
+let t: TestApp;
+let mineId: string;
+let theirsId: string;
+let ownForm: { id: string };
+let othersForm: { id: string };
+let cookie: string;
+let csrf: string;
+
+beforeAll(async () => {
+  t = await testApp();
+  const mine = await t.account("mine");
+  const theirs = await t.account("theirs");
+  mineId = mine.id;
+  theirsId = theirs.id;
+  ownForm = await mine.form({ name: "Mine" });
+  othersForm = await theirs.form({ name: "Theirs" });
+  const user = await t.services.users.create(mine.id, "me@example.com", "a long enough password");
+  const session = await t.services.users.createSession(user.id);
+  cookie = `formsvc_session=${session.token}`;
+  csrf = session.csrfToken;
+});
+afterAll(() => t.close());
+
+const post = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+  t.app.fetch(new Request(`${BASE}${path}`, { method: "POST", headers: { cookie, "content-type": "application/x-www-form-urlencoded", ...headers }, body: new URLSearchParams(fields) }));
+const get = (path: string, base = BASE) => t.app.fetch(new Request(`${base}${path}`, { headers: { cookie } }));
+
+describe("cookies", () => {
+  test("over https the cookies are Secure; over http they are not", async () => {
+    const secure = await t.app.fetch(new Request("https://formsvc.test/dashboard/signin"));
+    expect(secure.headers.get("set-cookie")).toMatch(/^formsvc_presession=\w{32}; Path=\/dashboard; HttpOnly; SameSite=Lax; Max-Age=3600; Secure$/);
+    const plain = await t.app.fetch(new Request(`${BASE}/dashboard/signin`));
+    expect(plain.headers.get("set-cookie")).not.toContain("Secure");
+  });
+});
+
+describe("state-changing requests", () => {
+  test("without Origin or Referer a POST is refused, and nothing changes", async () => {
+    const answer = await post(`/dashboard/forms/${ownForm.id}/settings`, { _csrf: csrf, name: "Renamed", slug: "renamed-form" });
+    expect(answer.status).toBe(403);
+    expect(answer.headers.get("content-security-policy")).toBe("default-src 'self'; frame-ancestors 'none'");
+    expect(await answer.text()).toContain("did not come from a page of this dashboard");
+    expect((await t.services.forms.findBySlug("renamed-form"))).toBeNull();
+  });
+
+  test("a same-origin Referer stands in for a missing Origin; a wrong CSRF token is still refused", async () => {
+    const refused = await post(`/dashboard/forms/${ownForm.id}/settings`, { _csrf: "nope", name: "Renamed", slug: "renamed-form" }, { referer: `${BASE}/dashboard/forms` });
+    expect(refused.status).toBe(403);
+    const saved = await post(`/dashboard/forms/${ownForm.id}/settings`, { _csrf: csrf, name: "Renamed", slug: "renamed-form" }, { referer: `${BASE}/dashboard/forms/${ownForm.id}/settings` });
+    expect({ status: saved.status, location: saved.headers.get("location") }).toEqual({ status: 303, location: `/dashboard/forms/${ownForm.id}/settings?notice=saved` });
+    expect((await t.services.forms.findBySlug("renamed-form"))?.name).toBe("Renamed");
+  });
+
+  test("an Origin of another site is refused even with the right token", async () => {
+    const answer = await post("/dashboard/forms", { _csrf: csrf, name: "Planted" }, { origin: "http://evil.test" });
+    expect(answer.status).toBe(403);
+    expect((await t.services.forms.listRows(operator(mineId, "live"))).map((r) => r.name)).toEqual(["Renamed"]);
+  });
+});
+
+describe("accounts stay apart", () => {
+  test("another account's form is not found on every page of a form", async () => {
+    for (const tab of ["submissions", "settings", "deliveries", "export?format=csv"]) {
+      const answer = await get(`/dashboard/forms/${othersForm.id}/${tab}`);
+      expect({ tab, status: answer.status }).toEqual({ tab, status: 404 });
+      expect(await answer.text()).toContain(`No form ${othersForm.id}.`);
+    }
+    const deleted = await post(`/dashboard/forms/${othersForm.id}/delete`, { _csrf: csrf, confirm: "Theirs" }, { origin: BASE });
+    expect(deleted.status).toBe(404);
+    expect((await t.services.forms.get(operator(theirsId, "live"), othersForm.id)).name).toBe("Theirs");
+  });
+
+  test("an unknown method is 405 with Allow, as a page with the security headers", async () => {
+    const answer = await t.app.fetch(new Request(`${BASE}/dashboard/forms`, { method: "PUT", headers: { cookie } }));
+    expect({ status: answer.status, allow: answer.headers.get("allow"), nosniff: answer.headers.get("x-content-type-options"), type: answer.headers.get("content-type") }).toEqual({
+      status: 405,
+      allow: "GET, POST, HEAD",
+      nosniff: "nosniff",
+      type: "text/html; charset=utf-8",
+    });
+  });
+});

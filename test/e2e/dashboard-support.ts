@@ -1,0 +1,83 @@
+import { AxeBuilder } from "@axe-core/playwright";
+import { expect } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { ROOT } from "../helpers/cli.ts";
+import type { ServerProcess } from "../helpers/server.ts";
+
+export const WAIT = { timeout: 10_000 };
+export const OWNER = { email: "owner@example.com", password: "correct horse battery" };
+
+/** Waits until the server's stderr shows `pattern` (the setup link comes after the listening line). */
+export async function waitForLog(server: ServerProcess, pattern: RegExp, timeoutMs = 5000): Promise<RegExpExecArray> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const found = pattern.exec(server.stderr());
+    if (found) return found;
+    if (Date.now() > until) throw new Error(`the server never printed ${pattern}:\n${server.stderr()}`);
+    await Bun.sleep(20);
+  }
+}
+
+/** The one-time setup link `serve` printed. */
+export const setupLink = async (server: ServerProcess) => (await waitForLog(server, /(http:\/\/\S+\/dashboard\/setup\?token=\S+)/))[1]!;
+
+/** Opens the setup link and makes the first user; the browser is then signed in, on the forms page. */
+export async function setUp(page: Page, link: string, user = OWNER): Promise<void> {
+  await page.goto(link);
+  await page.getByLabel("Email").fill(user.email);
+  await page.getByLabel("Password", { exact: true }).fill(user.password);
+  await page.getByLabel("Password again").fill(user.password);
+  await Promise.all([page.waitForURL(/\/dashboard\/forms$/, WAIT), page.getByRole("button", { name: "Create user and sign in" }).click()]);
+}
+
+/** Signs in through the sign-in page. */
+export async function signIn(page: Page, base: string, user = OWNER): Promise<void> {
+  await page.goto(`${base}/dashboard/signin`);
+  await page.getByLabel("Email").fill(user.email);
+  await page.getByLabel("Password").fill(user.password);
+  await Promise.all([page.waitForURL(/\/dashboard\/forms$/, WAIT), page.getByRole("button", { name: "Sign in" }).click()]);
+}
+
+/** Records what the browser reports as Content-Security-Policy violations on pages of this context. */
+export async function watchCsp(context: BrowserContext): Promise<string[]> {
+  const violations: string[] = [];
+  await context.exposeFunction("__reportCsp", (text: string) => violations.push(text));
+  await context.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (event) => {
+      (window as unknown as { __reportCsp(text: string): void }).__reportCsp(`${event.violatedDirective} ${event.blockedURI} at ${location.pathname}`);
+    });
+  });
+  context.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  return violations;
+}
+
+/** Fails on any serious or critical accessibility violation axe finds on the page. */
+export async function expectAccessible(page: Page): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze();
+  const grave = results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}) on ${page.url()}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  expect(grave).toEqual([]);
+}
+
+const SHOTS = process.env.FORMSVC_SCREENSHOTS === "1";
+
+/**
+ * With FORMSVC_SCREENSHOTS=1, saves the page into docs/img/ (for docs/dashboard.md), at 1280 px wide, or
+ * 375 px for `mobile`, light or dark. Without it, does nothing: the tests stay fast.
+ */
+export async function screenshot(page: Page, name: string, { mobile = false, dark = false, full = false } = {}): Promise<void> {
+  if (!SHOTS) return;
+  const dir = join(ROOT, "docs", "img");
+  mkdirSync(dir, { recursive: true });
+  const before = page.viewportSize();
+  await page.setViewportSize(mobile ? { width: 375, height: 740 } : { width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: dark ? "dark" : "light" });
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: full });
+  await page.emulateMedia({ colorScheme: "light" });
+  if (before) await page.setViewportSize(before);
+}
