@@ -1,4 +1,5 @@
 import { ApiError } from "../errors.ts";
+import { MAX_JSON_DEPTH, scanJson } from "../lib/json-scan.ts";
 
 const tooLarge = (limit: number) => new ApiError("payload_too_large", `The body is larger than the limit of ${limit} bytes.`);
 
@@ -20,12 +21,36 @@ export async function readBytes(request: Request, limit: number): Promise<Uint8A
 /** The media type of the request, lowercased, without parameters. */
 export const mediaType = (request: Request) => (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 
-function parseJson(bytes: Uint8Array): unknown {
+/**
+ * Parses a JSON body. Nesting deeper than MAX_JSON_DEPTH is refused before any object is built (a linear
+ * scan of the text), so that a post of 40,000 brackets costs microseconds and never reaches the store.
+ * With `exactNumbers`, a number a double cannot hold (1e400, 2^53 + 1, 0.1000000000000000000001) is refused
+ * naming its field, rather than stored as a different number.
+ */
+function parseJson(bytes: Uint8Array, { exactNumbers = false } = {}): unknown {
+  let text: string;
   try {
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw new ApiError("invalid_json", "The body is not valid JSON.");
   }
+  const scan = scanJson(text);
+  if (scan.tooDeep) throw new ApiError("invalid_body", `The body nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep.`);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError("invalid_json", "The body is not valid JSON.");
+  }
+  if (exactNumbers && scan.inexactNumberField !== null && typeof body === "object" && body !== null && !Array.isArray(body)) {
+    const field = scan.inexactNumberField;
+    throw new ApiError(
+      "invalid_body",
+      `${field} holds a number that cannot be stored exactly (too large, too small or too precise); send it as a string to keep every digit.`,
+      { field },
+    );
+  }
+  return body;
 }
 
 /** A management request's JSON body. */
@@ -54,7 +79,7 @@ export async function readSubmission(request: Request, limit: number): Promise<R
   // Size before type: a body over the limit is 413 whatever it claims to be, as the contract orders the checks.
   const bytes = await readBytes(request, limit);
   if (type === "application/json") {
-    const body = parseJson(bytes);
+    const body = parseJson(bytes, { exactNumbers: true });
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
       throw new ApiError("invalid_body", "The body must be a JSON object of field names and values.");
     }
