@@ -1,4 +1,6 @@
-import type { AppOptions, Handler, RequestContext } from "./http/context.ts";
+import { CLIENT_CLOSED_STATUS, unavailableError } from "./errors.ts";
+import type { AccessEntry, AppOptions, Handler, RequestContext } from "./http/context.ts";
+import { metricsResponse } from "./http/metrics.ts";
 import { errorResponse, html, json } from "./http/respond.ts";
 import { Router } from "./http/router.ts";
 import { formRoutes } from "./routes/forms.ts";
@@ -34,13 +36,24 @@ export function createApp(options: AppOptions) {
   keyRoutes(router);
   submitRoutes(router);
   router.on("GET", "/", async () => html(200, HOME));
-  router.on("GET", "/healthz", async () => json(200, { status: "ok" }));
-
-  async function handle(request: Request, info: ConnectionInfo): Promise<Response> {
-    const url = new URL(request.url);
+  // Healthy only when the database answers a read: a process that is up on a dead disk is not healthy.
+  router.on("GET", "/healthz", async (ctx) => {
     try {
-      const { handler, params } = router.match(request.method, url.pathname);
-      const ctx: RequestContext = { request, url, params, ip: clientIp(request, info, options.trustProxy), services: options.services, options };
+      await ctx.services.store.ping();
+    } catch (error) {
+      options.log.error("health check: the database does not answer", error);
+      throw unavailableError();
+    }
+    return json(200, { status: "ok" });
+  });
+  const metrics = options.metrics;
+  if (metrics && options.serveMetrics) router.on("GET", "/metrics", async () => metricsResponse(metrics));
+
+  async function handle(request: Request, url: URL, ip: string, matched: { route: string }): Promise<Response> {
+    try {
+      const { handler, params, route } = router.match(request.method, url.pathname);
+      matched.route = route;
+      const ctx: RequestContext = { request, url, params, ip, services: options.services, options };
       return await handler(ctx);
     } catch (error) {
       return errorResponse(error, { onInternal: (e) => options.log.error(`${request.method} ${url.pathname} failed`, e) });
@@ -48,15 +61,32 @@ export function createApp(options: AppOptions) {
   }
 
   return {
-    /** Answers one request; logs one line for it (method, path, status, milliseconds), never its key or body. */
+    /** Answers one request; logs one line for it (method, path, status, milliseconds, client), never its key, query or body. */
     async fetch(request: Request, info: ConnectionInfo = {}): Promise<Response> {
       const started = performance.now();
-      const response = await handle(request, info);
-      const path = new URL(request.url).pathname;
-      options.log.request(`${request.method} ${path} ${response.status} ${(performance.now() - started).toFixed(1)}ms`);
+      const url = new URL(request.url);
+      const ip = clientIp(request, info, options.trustProxy);
+      // Counted by route pattern, so that made-up paths cannot swell the metrics: every unknown path is one series.
+      const matched = { route: "unmatched" };
+      const response = await handle(request, url, ip, matched);
+      const ms = performance.now() - started;
+      const entry: AccessEntry = { method: request.method, path: url.pathname, status: response.status, ms, ip, userAgent: request.headers.get("user-agent") };
+      if (options.log.access) options.log.access(entry);
+      else options.log.request(accessLine(entry));
+      metrics?.request(request.method, matched.route, response.status, ms / 1000);
       return response;
     },
   };
+}
+
+// What a terminal or a log viewer would act on: a user agent is the client's text, shown, never obeyed.
+const UNSAFE_IN_LOG = /[\u0000-\u001f\u007f-\u009f"\\]/g;
+
+/** One request as a line of text: `GET /f/contact 303 1.2ms 203.0.113.7 "Mozilla/5.0 …"`. */
+export function accessLine(entry: AccessEntry): string {
+  const agent = entry.userAgent === null ? "-" : `"${entry.userAgent.replace(UNSAFE_IN_LOG, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)}"`;
+  const status = entry.status === CLIENT_CLOSED_STATUS ? `${entry.status} (client closed the connection)` : String(entry.status);
+  return `${entry.method} ${entry.path} ${status} ${entry.ms.toFixed(1)}ms ${entry.ip} ${agent}`;
 }
 
 export type App = ReturnType<typeof createApp>;

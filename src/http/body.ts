@@ -1,7 +1,8 @@
-import { ApiError } from "../errors.ts";
+import { ApiError, ClientClosedRequest } from "../errors.ts";
 import { MAX_JSON_DEPTH, scanJson } from "../lib/json-scan.ts";
 
-const tooLarge = (limit: number) => new ApiError("payload_too_large", `The body is larger than the limit of ${limit} bytes.`);
+// The rest of the body is never read: the connection is closed after the answer rather than kept for another request.
+const tooLarge = (limit: number) => new ApiError("payload_too_large", `The body is larger than the limit of ${limit} bytes.`, { headers: { Connection: "close" } });
 
 /** The request's body as bytes, refused with 413 as soon as it passes `limit` (by Content-Length, or while reading). */
 export async function readBytes(request: Request, limit: number): Promise<Uint8Array> {
@@ -10,10 +11,16 @@ export async function readBytes(request: Request, limit: number): Promise<Uint8A
   if (!request.body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > limit) throw tooLarge(limit);
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    // A client that drops the connection mid-body is not a failure of ours: one short line, no stack, no 500.
+    if (request.signal.aborted || (error instanceof Error && error.name === "AbortError")) throw new ClientClosedRequest({ cause: error });
+    throw error;
   }
   return Buffer.concat(chunks);
 }

@@ -202,6 +202,16 @@ export function notificationsService(store: Store, formsService: FormsService) {
       return retried;
     },
 
+    /** How many notifications wait in the outbox, by status (pending and failed), for /metrics. */
+    async outboxDepth(): Promise<Record<string, number>> {
+      const rows = await store.db
+        .select({ status: notifications.status, n: sql<number>`count(*)` })
+        .from(notifications)
+        .where(sql`${notifications.status} IN ('pending', 'failed')`)
+        .groupBy(notifications.status);
+      return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
+    },
+
     /** Counts a failed attempt: tried again after the next step of the backoff, or `failed` after the last. */
     async markAttemptFailed(id: string, error: string, now: number, retryBaseMs: number): Promise<NotificationStatus> {
       return store.write(async (tx) => {

@@ -46,7 +46,7 @@ test("dist/formsvc runs alone from an empty directory: serve, keys, forms, a pos
     if (done) throw new Error(`serve exited: ${log}`);
     log += new TextDecoder().decode(value);
   }
-  const url = /listening on (http:\/\/\S+)/.exec(log)![1]!;
+  const url = /listening on \S+, (http:\/\/\S+)/.exec(log)![1]!;
   expect(log).toContain("No API keys yet. Make the first one with:\n  formsvc keys create --db ./formsvc.db --name admin\n");
 
   const minted = await formsvc("keys", "create", "--name", "admin");
