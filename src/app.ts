@@ -61,6 +61,8 @@ export function createApp(options: AppOptions) {
   }
 
   return {
+    /** Every route the app answers (`GET /api/forms/:id`), so that a test can check each one is covered. */
+    routes: () => router.list(),
     /** Answers one request; logs one line for it (method, path, status, milliseconds, client), never its key, query or body. */
     async fetch(request: Request, info: ConnectionInfo = {}): Promise<Response> {
       const started = performance.now();
