@@ -106,8 +106,9 @@ describe("requests a client gives up on, and bodies over every limit", () => {
 });
 
 describe("health and metrics", () => {
-  test("/healthz is 503 unavailable when the database does not answer", async () => {
+  test("/healthz, and any request, is 503 unavailable when the database does not answer", async () => {
     const t = await testApp();
+    const key = await (await t.account()).key();
     const ok = await t.request("GET", "/healthz");
     expect({ status: ok.status, body: await ok.json() }).toEqual({ status: 200, body: { status: "ok" } });
     t.services.store.close();
@@ -116,6 +117,8 @@ describe("health and metrics", () => {
       status: 503,
       body: { error: { code: "unavailable", message: "The service cannot reach its database right now. Try again in a moment." } },
     });
+    const api = await t.request("GET", "/api/forms", { key });
+    expect({ status: api.status, body: await api.json() }).toEqual({ status: 503, body: await (await t.request("GET", "/healthz")).json() });
   });
 
   test("--metrics: requests by route pattern and status, submissions and spam, outbox depth, latency", async () => {
