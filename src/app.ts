@@ -1,6 +1,7 @@
-import { CLIENT_CLOSED_STATUS, unavailableError } from "./errors.ts";
+import { unavailableError } from "./errors.ts";
 import type { AccessEntry, AppOptions, Handler, RequestContext } from "./http/context.ts";
 import { metricsResponse } from "./http/metrics.ts";
+import { accessLine } from "./log.ts";
 import { errorResponse, html, json } from "./http/respond.ts";
 import { Router } from "./http/router.ts";
 import { formRoutes } from "./routes/forms.ts";
@@ -79,16 +80,6 @@ export function createApp(options: AppOptions) {
       return response;
     },
   };
-}
-
-// What a terminal or a log viewer would act on: a user agent is the client's text, shown, never obeyed.
-const UNSAFE_IN_LOG = /[\u0000-\u001f\u007f-\u009f"\\]/g;
-
-/** One request as a line of text: `GET /f/contact 303 1.2ms 203.0.113.7 "Mozilla/5.0 …"`. */
-export function accessLine(entry: AccessEntry): string {
-  const agent = entry.userAgent === null ? "-" : `"${entry.userAgent.replace(UNSAFE_IN_LOG, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)}"`;
-  const status = entry.status === CLIENT_CLOSED_STATUS ? `${entry.status} (client closed the connection)` : String(entry.status);
-  return `${entry.method} ${entry.path} ${status} ${entry.ms.toFixed(1)}ms ${entry.ip} ${agent}`;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -1,11 +1,11 @@
-import { createApp, accessLine } from "./app.ts";
+import { createApp } from "./app.ts";
 import { derivedBaseUrl, type ServeConfig } from "./config.ts";
 import { openStore, type SchemaChange } from "./db/client.ts";
-import { ApiError } from "./errors.ts";
-import type { AccessEntry, AppOptions } from "./http/context.ts";
-import { Metrics, metricsResponse } from "./http/metrics.ts";
-import { errorResponse, json } from "./http/respond.ts";
+import type { AppOptions } from "./http/context.ts";
+import { Metrics, serveMetricsAlone } from "./http/metrics.ts";
+import { errorResponse } from "./http/respond.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
+import { serverLog } from "./log.ts";
 import { startSender } from "./sender.ts";
 import { createServices, type Services } from "./services/index.ts";
 
@@ -28,23 +28,6 @@ export interface RunningServer {
 export class StartupError extends Error {}
 
 const hostPort = (host: string, port: number) => `${host.includes(":") ? `[${host}]` : host}:${port}`;
-
-/** The server's log: text lines for people, or one JSON object a line for log shippers (`--log-format json`). */
-export function serverLog(format: "text" | "json", out: (line: string) => void = console.log, err: (line: string) => void = console.error): AppOptions["log"] {
-  const now = () => new Date().toISOString();
-  if (format === "json") {
-    return {
-      request: (message) => out(JSON.stringify({ time: now(), level: "info", msg: message })),
-      access: (entry: AccessEntry) => out(JSON.stringify({ time: now(), level: "info", msg: "request", ...entry, ms: Number(entry.ms.toFixed(1)) })),
-      error: (message, error) => err(JSON.stringify({ time: now(), level: "error", msg: message, error: error instanceof Error ? (error.stack ?? error.message) : String(error) })),
-    };
-  }
-  return {
-    request: (line) => out(`${now()} ${line}`),
-    access: (entry: AccessEntry) => out(`${now()} ${accessLine(entry)}`),
-    error: (message, error) => err(`${now()} ${message}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
-  };
-}
 
 /** Opens the database (migrating it), checks that it takes writes, binds the port and serves; the only place that listens. */
 export async function startServer(config: ServeConfig, log: AppOptions["log"] = serverLog(config.logFormat)): Promise<RunningServer> {
@@ -84,17 +67,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
       fetch: (request, srv) => app.fetch(request, { ip: srv.requestIP(request)?.address }),
       error: (error) => errorResponse(error, { onInternal: (e) => log.error("unhandled", e) }),
     });
-    if (config.metricsListen) {
-      metricsServer = Bun.serve({
-        hostname: config.metricsListen.host,
-        port: config.metricsListen.port,
-        fetch: (request) => {
-          const path = new URL(request.url).pathname;
-          if (path === "/metrics" && (request.method === "GET" || request.method === "HEAD")) return metricsResponse(metrics);
-          return json(404, new ApiError("not_found", "Only /metrics is served here.").toBody());
-        },
-      });
-    }
+    if (config.metricsListen) metricsServer = serveMetricsAlone(config.metricsListen, metrics);
   } catch (error) {
     await metricsServer?.stop(true);
     store.close();

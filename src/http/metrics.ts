@@ -1,3 +1,6 @@
+import { ApiError } from "../errors.ts";
+import { json } from "./respond.ts";
+
 // The server's figures in Prometheus's text format (version 0.0.4): what /metrics shows. Counted in memory
 // since the process started, as Prometheus counters are; the outbox depth is read from the database at each scrape.
 
@@ -86,4 +89,17 @@ export class Metrics {
 /** The answer to GET /metrics. */
 export async function metricsResponse(metrics: Metrics): Promise<Response> {
   return new Response(await metrics.render(), { status: 200, headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } });
+}
+
+/** A server of its own for /metrics (`--metrics-listen 127.0.0.1:9090`), so that the main port never shows it. */
+export function serveMetricsAlone(listen: { host: string; port: number }, metrics: Metrics): ReturnType<typeof Bun.serve> {
+  return Bun.serve({
+    hostname: listen.host,
+    port: listen.port,
+    fetch: (request) => {
+      const path = new URL(request.url).pathname;
+      if (path === "/metrics" && (request.method === "GET" || request.method === "HEAD")) return metricsResponse(metrics);
+      return json(404, new ApiError("not_found", "Only /metrics is served here.").toBody());
+    },
+  });
 }

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadServeConfig } from "../../src/config.ts";
 import { operator } from "../../src/services/principal.ts";
-import { serverLog, startServer, type RunningServer } from "../../src/server.ts";
+import { serverLog } from "../../src/log.ts";
+import { startServer, type RunningServer } from "../../src/server.ts";
 import { testApp } from "../helpers/app.ts";
 
 // The real server (src/server.ts: Bun.serve, its body guard, its log) on real sockets, in this process so that
