@@ -50,7 +50,8 @@ function parseJson(bytes: Uint8Array, { exactNumbers = false } = {}): unknown {
     throw new ApiError("invalid_json", "The body is not valid JSON.");
   }
   if (exactNumbers && scan.inexactNumberField !== null && typeof body === "object" && body !== null && !Array.isArray(body)) {
-    const field = scan.inexactNumberField;
+    // A field name is the client's text: echoed back no longer than the longest name a submission may have.
+    const field = scan.inexactNumberField.slice(0, 200);
     throw new ApiError(
       "invalid_body",
       `${field} holds a number that cannot be stored exactly (too large, too small or too precise); send it as a string to keep every digit.`,
