@@ -28,6 +28,8 @@ function clientIp(request: Request, info: ConnectionInfo, trustProxy: boolean): 
   return info.ip ?? "unknown";
 }
 
+const MAX_LOGGED_AGENT = 256;
+
 /** The whole HTTP app as one fetch function; nothing here binds a port. */
 export function createApp(options: AppOptions) {
   const router = new Router<Handler>();
@@ -73,7 +75,9 @@ export function createApp(options: AppOptions) {
       const matched = { route: "unmatched" };
       const response = await handle(request, url, ip, matched);
       const ms = performance.now() - started;
-      const entry: AccessEntry = { method: request.method, path: url.pathname, status: response.status, ms, ip, userAgent: request.headers.get("user-agent") };
+      // The user agent is the client's text: cut short, so that no client can make one log line take kilobytes.
+      const userAgent = request.headers.get("user-agent")?.slice(0, MAX_LOGGED_AGENT) ?? null;
+      const entry: AccessEntry = { method: request.method, path: url.pathname, status: response.status, ms, ip, userAgent };
       if (options.log.access) options.log.access(entry);
       else options.log.request(accessLine(entry));
       metrics?.request(request.method, matched.route, response.status, ms / 1000);
