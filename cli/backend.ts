@@ -40,8 +40,8 @@ export interface Backend {
   notifications: {
     /** One page of a form's notification emails, newest first (`limit`, `offset`). */
     list(ref: string, query: QueryParams): Promise<NotificationPage>;
-    /** Puts the form's failed notifications back in the queue. */
-    retry(ref: string): Promise<{ retried: number }>;
+    /** Puts the form's failed notifications back in the queue; with `pending`, makes the pending ones due now too. */
+    retry(ref: string, options?: { pending?: boolean }): Promise<{ retried: number }>;
   };
   keys: {
     create(body: Record<string, unknown>): Promise<NewApiKey>;
@@ -157,7 +157,7 @@ export async function localBackend(location: string, options: ConnectionOptions,
     },
     notifications: {
       list: (ref, query) => services.notifications.list(principal, ref, parsePaging(query)),
-      retry: async (ref) => ({ retried: await services.notifications.retryFailed(principal, ref, Date.now()) }),
+      retry: async (ref, options = {}) => ({ retried: await services.notifications.retryFailed(principal, ref, Date.now(), options) }),
     },
     keys: {
       async create(body) {
@@ -204,7 +204,7 @@ export function remoteBackend(client: ApiClient): Backend {
     },
     notifications: {
       list: (ref, query) => client.json("GET", `${formPath(ref)}/notifications`, { query }),
-      retry: (ref) => client.json("POST", `${formPath(ref)}/notifications/retry`),
+      retry: (ref, options = {}) => client.json("POST", `${formPath(ref)}/notifications/retry`, { query: { pending: options.pending ? "true" : undefined } }),
     },
     keys: {
       create: (body) => client.json("POST", "/api/keys", { body }),

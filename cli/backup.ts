@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { existsSync, rmSync, statSync } from "node:fs";
 import { openStore } from "../src/db/client.ts";
 import { localDatabase } from "./backend.ts";
-import { CliError, EXIT } from "./errors.ts";
+import { CliError } from "./errors.ts";
 import type { Io } from "./io.ts";
 import { megabytes, thousands } from "./progress.ts";
 
@@ -35,7 +35,7 @@ function countsOf(path: string): { forms: number; submissions: number } {
 export async function runBackup(path: string, globals: { db?: string; url?: string; json?: boolean }, io: Io): Promise<void> {
   const source = localDatabase(globals, io.env, "backup");
   if (!existsSync(source)) throw new CliError(`no database at ${source}: pass --db PATH or set FORMSVC_DB`);
-  if (existsSync(path)) throw new CliError(`${path} exists already: back up to a new file, so that no good copy is overwritten`, EXIT.usage);
+  if (existsSync(path)) throw new CliError(`${path} exists already: back up to a new file, so that no good copy is overwritten`);
   const store = await openStore(source);
   try {
     await store.backup(path);

@@ -24,7 +24,7 @@ export function keysCommand(program: Command, io: Io): void {
   keys
     .command("create")
     .description("make an API key; the key is shown once, here")
-    .option("--type <type>", "live, test or form", "live")
+    .option("--type <type>", "live, test or form (default: the mode you act in: test with --test or a test key, else live)")
     .option("--form <form>", "the form (id or slug) a form-level key is bound to")
     .option("--permissions <list>", "comma-separated: read,write,delete,admin (default: all for live/test keys, read for form keys)")
     .option("--name <text>", "a name to tell the key apart in lists")
@@ -32,9 +32,10 @@ export function keysCommand(program: Command, io: Io): void {
       "after",
       "\nExamples:\n  KEY=$(formsvc keys create --name laptop)\n  formsvc keys create --type form --form contact --permissions read --json\n",
     )
-    .action(async (options: { type: string; form?: string; permissions?: string; name?: string }, command: Command) => {
+    .action(async (options: { type?: string; form?: string; permissions?: string; name?: string }, command: Command) => {
       const globals = command.optsWithGlobals();
-      const body: Record<string, unknown> = { type: options.type };
+      const body: Record<string, unknown> = {};
+      if (options.type !== undefined) body.type = options.type;
       if (options.form !== undefined) body.formId = options.form;
       if (options.permissions !== undefined) body.permissions = options.permissions.split(",");
       if (options.name !== undefined) body.name = options.name;

@@ -63,14 +63,18 @@ export function notificationsCommand(program: Command, io: Io): void {
   notifications
     .command("retry <form>")
     .description("send a form's failed notification emails again (after mending the mail settings, say)")
+    .option("--pending", "also send the pending ones now, rather than at their next retry time")
     .addHelpText(
       "after",
-      "\nExample:\n  formsvc notifications retry contact\n\nThe server sends them at once when asked remotely; after a local retry, within a minute.\n",
+      "\nExamples:\n  formsvc notifications retry contact\n  formsvc notifications retry contact --pending\n\nThe server sends them at once when asked remotely; after a local retry, within a minute.\n",
     )
-    .action(async (ref: string, _flags, command: Command) => {
+    .action(async (ref: string, flags: { pending?: boolean }, command: Command) => {
       const globals = command.optsWithGlobals();
-      const result = await withBackend(globals, io.env, (backend) => backend.notifications.retry(ref));
+      const pending = Boolean(flags.pending);
+      const result = await withBackend(globals, io.env, (backend) => backend.notifications.retry(ref, { pending }));
       if (globals.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
-      io.err(result.retried === 0 ? "No failed notifications to retry.\n" : `Queued ${result.retried} failed notification${result.retried === 1 ? "" : "s"} to be sent again.\n`);
+      const plural = result.retried === 1 ? "" : "s";
+      if (pending) io.err(result.retried === 0 ? "No pending or failed notifications to send.\n" : `Queued ${result.retried} pending or failed notification${plural} to be sent now.\n`);
+      else io.err(result.retried === 0 ? "No failed notifications to retry.\n" : `Queued ${result.retried} failed notification${plural} to be sent again.\n`);
     });
 }

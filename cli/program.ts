@@ -1,12 +1,14 @@
 import { Command, CommanderError } from "commander";
 import { accountsCommand } from "./accounts.ts";
 import { backupCommand } from "./backup.ts";
+import { completionCommand } from "./completion.ts";
 import { EXIT, exitCodeFor } from "./errors.ts";
 import { formsCommand } from "./forms.ts";
 import type { Io } from "./io.ts";
 import { keysCommand } from "./keys.ts";
 import { notificationsCommand } from "./notifications.ts";
 import { cellText } from "./output.ts";
+import { restoreCommand } from "./restore.ts";
 import { serveCommand } from "./serve.ts";
 import { submissionsCommand } from "./submissions.ts";
 import { usersCommand } from "./users.ts";
@@ -51,7 +53,9 @@ export function buildProgram(io: Io): Command {
   notificationsCommand(program, io);
   backupCommand(program, io);
   usersCommand(program, io);
+  restoreCommand(program, io);
   versionCommand(program, io);
+  completionCommand(program, io);
   program.addHelpText("after", HELP_FOOTER);
   for (const command of program.commands) inherit(command, program);
   return program;

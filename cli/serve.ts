@@ -1,10 +1,13 @@
 import type { Command } from "commander";
-import { relative } from "node:path";
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, relative, resolve } from "node:path";
 import { count } from "drizzle-orm";
 import { loadServeConfig, redactedSmtpUrl, type ServeConfig, type ServeFlags } from "../src/config.ts";
 import { apiKeys } from "../src/db/schema.ts";
+import { isLibsqlUrl } from "../src/db/client.ts";
 import { startServer } from "../src/server.ts";
 import { SETUP_LINK_MS } from "../src/services/users.ts";
+import { CliError } from "./errors.ts";
 import type { Io } from "./io.ts";
 
 /** How the person who started the server runs formsvc: `npx bun cli/formsvc.ts` in a source checkout, else `formsvc`. */
@@ -25,12 +28,34 @@ function mailStatus(config: ServeConfig): string {
   );
 }
 
+/**
+ * Makes the database's directory when it is missing (0700: it will hold submissions and key hashes), or
+ * says in one line why it cannot; a raw ENOENT from deep in SQLite tells a new owner nothing.
+ */
+function ensureDatabaseDirectory(db: string, io: Io): void {
+  if (db === ":memory:" || isLibsqlUrl(db)) return;
+  const dir = dirname(resolve(db));
+  if (existsSync(dir)) return;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new CliError(`the directory of the database, ${dir}, does not exist and cannot be made (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): make it, owned by the user formsvc runs as`);
+  }
+  io.err(`made the directory ${dir} for the database\n`);
+}
+
 /** Serves until SIGINT or SIGTERM; on a database with no key, says how to make the first one. */
 export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   const config = loadServeConfig(options, io.env);
+  ensureDatabaseDirectory(config.db, io);
   const server = await startServer(config);
-  io.err(`formsvc listening on ${server.url} (database ${config.db})\n`);
+  const { from, to } = server.schema;
+  if (from !== to) io.err(from === 0 ? `database schema ${from} → ${to} (new database)\n` : `database schema ${from} → ${to}\n`);
+  // The address actually bound (0.0.0.0 is every interface), then where this machine reaches it.
+  io.err(`formsvc listening on ${server.bound}, ${server.url} (database ${config.db})\n`);
   if (config.baseUrl !== server.url) io.err(`public address ${config.baseUrl}\n`);
+  if (server.metricsUrl) io.err(`metrics at ${server.metricsUrl}\n`);
+  else if (config.metrics) io.err(`metrics at ${server.url}/metrics\n`);
   io.err(`forms take submissions at ${config.submitUrl}/f/{slug}\n`);
   io.err(mailStatus(config));
   // Asked on the server's own connection: a second open of the file would run the migration check again.
@@ -43,10 +68,14 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   if ((keys?.n ?? 0) === 0) {
     io.err(`No API keys yet. Make the first one with:\n  ${selfCommand()} keys create --db ${config.db} --name admin\n`);
   }
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      io.err("formsvc: stopping\n");
-      void server.stop().then(resolve);
+  await new Promise<void>((resolve, reject) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off("SIGINT", stop).off("SIGTERM", stop);
+      io.err(`formsvc: ${signal}: no new connections; finishing the requests under way\n`);
+      server.stop().then(() => {
+        io.err("formsvc: stopped\n");
+        resolve();
+      }, reject);
     };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
@@ -66,6 +95,9 @@ export function serveCommand(program: Command, io: Io): void {
     .option("--rate-burst <n>", "submissions allowed at once before the rate applies (FORMSVC_RATE_BURST, default 10)")
     .option("--trust-proxy", "take the client address from X-Forwarded-For (behind a reverse proxy)")
     .option("--smtp-url <url>", "SMTP server for notification emails, smtp://user:pass@host:587 or smtps://... (FORMSVC_SMTP_URL; without it mail is off)")
+    .option("--metrics", "serve Prometheus metrics at /metrics on the main port (FORMSVC_METRICS)")
+    .option("--metrics-listen <host:port>", "serve /metrics on this address only, such as 127.0.0.1:9090 (FORMSVC_METRICS_LISTEN)")
+    .option("--log-format <format>", "text or json, one line per request (FORMSVC_LOG_FORMAT, default text)")
     .option("--mail-from <address>", 'From of notification emails, "Forms <forms@example.com>" (FORMSVC_MAIL_FROM, default: formsvc <the SMTP login if an address, else formsvc@localhost>)')
     .addHelpText(
       "after",
@@ -88,6 +120,9 @@ export function serveCommand(program: Command, io: Io): void {
           trustProxy: all.trustProxy ? "true" : undefined,
           smtpUrl: all.smtpUrl,
           mailFrom: all.mailFrom,
+          metrics: all.metrics ? "true" : undefined,
+          metricsListen: all.metricsListen,
+          logFormat: all.logFormat,
         },
         io,
       );

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { exportChunks } from "../src/lib/export.ts";
+import { exportChunks, fieldValue } from "../src/lib/export.ts";
 import type { Submission, SubmissionPage } from "../src/services/submissions.ts";
 import { withBackend, type Backend, type ConnectionOptions } from "./backend.ts";
 import { CliError, EXIT, withFlagName } from "./errors.ts";
@@ -29,7 +29,7 @@ function columns(fields: readonly string[], io: Io): Column<Submission>[] {
     { header: "id", value: (s) => s.id },
     { header: "created", value: (s) => s.createdAt },
     { header: "flags", value: flagWords, style: (text, s) => (s.isSpam ? io.chalk.red(text) : s.isRead ? text : io.chalk.bold(text)) },
-    ...fields.map((field): Column<Submission> => ({ header: field, value: (s) => s.data[field] })),
+    ...fields.map((field): Column<Submission> => ({ header: field, value: (s) => fieldValue(s.data, field) })),
   ];
 }
 

@@ -2,9 +2,14 @@ import type { Command } from "commander";
 import pkg from "../package.json" with { type: "json" };
 import type { Io } from "./io.ts";
 
-/** The version of formsvc, and of the runtime it carries. */
+// Set by `npm run build` (scripts/build.ts defines it as the git commit the binary was built from); absent
+// when formsvc runs from a checkout, which says "dev".
+declare const FORMSVC_COMMIT: string | undefined;
+
+/** The version of formsvc, the commit it was built from, and the runtime it carries. */
 export function versionInfo() {
-  return { version: pkg.version, bun: Bun.version, platform: `${process.platform}-${process.arch}` };
+  const commit = typeof FORMSVC_COMMIT === "string" ? FORMSVC_COMMIT : "dev";
+  return { version: pkg.version, commit, bun: Bun.version, platform: `${process.platform}-${process.arch}` };
 }
 
 export function versionCommand(program: Command, io: Io): void {
@@ -15,6 +20,6 @@ export function versionCommand(program: Command, io: Io): void {
     .action((_flags, command: Command) => {
       const info = versionInfo();
       if (command.optsWithGlobals().json) io.out(`${JSON.stringify(info, null, 2)}\n`);
-      else io.out(`formsvc ${info.version} (bun ${info.bun}, ${info.platform})\n`);
+      else io.out(`formsvc ${info.version} (commit ${info.commit}, bun ${info.bun}, ${info.platform})\n`);
     });
 }

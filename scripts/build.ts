@@ -22,11 +22,22 @@ const libsqlWebClient: BunPlugin = {
   },
 };
 
+/** The commit the binary is built from (with -dirty for uncommitted changes), for `formsvc version`. */
+function gitCommit(): string {
+  const run = (args: string[]) => Bun.spawnSync(["git", ...args], { cwd: root, stdout: "pipe", stderr: "ignore" });
+  const head = run(["rev-parse", "--short=12", "HEAD"]);
+  if (head.exitCode !== 0) return "unknown";
+  const dirty = run(["status", "--porcelain", "--untracked-files=no"]).stdout.toString().trim() !== "";
+  return `${head.stdout.toString().trim()}${dirty ? "-dirty" : ""}`;
+}
+
 mkdirSync(dirname(values.outfile), { recursive: true });
+const commit = gitCommit();
 const result = await Bun.build({
   entrypoints: [join(root, "cli", "formsvc.ts")],
   minify: true,
   plugins: [libsqlWebClient],
+  define: { FORMSVC_COMMIT: JSON.stringify(commit) },
   compile: {
     ...(values.target ? { target: values.target as Bun.Build.CompileTarget } : {}),
     outfile: values.outfile,
@@ -40,4 +51,4 @@ if (!result.success) {
   for (const log of result.logs) console.error(log);
   process.exit(1);
 }
-console.error(`built ${values.outfile}${values.target ? ` for ${values.target}` : ""}`);
+console.error(`built ${values.outfile}${values.target ? ` for ${values.target}` : ""} from commit ${commit}`);

@@ -1,5 +1,8 @@
 import { createDashboard } from "./dashboard/index.tsx";
-import type { AppOptions, Handler, RequestContext } from "./http/context.ts";
+import { unavailableError } from "./errors.ts";
+import type { AccessEntry, AppOptions, Handler, RequestContext } from "./http/context.ts";
+import { metricsResponse } from "./http/metrics.ts";
+import { accessLine } from "./log.ts";
 import { errorResponse, html, json } from "./http/respond.ts";
 import { Router } from "./http/router.ts";
 import { formRoutes } from "./routes/forms.ts";
@@ -26,6 +29,8 @@ function clientIp(request: Request, info: ConnectionInfo, trustProxy: boolean): 
   return info.ip ?? "unknown";
 }
 
+const MAX_LOGGED_AGENT = 256;
+
 /** The whole HTTP app as one fetch function; nothing here binds a port. */
 export function createApp(options: AppOptions) {
   const router = new Router<Handler>();
@@ -35,17 +40,30 @@ export function createApp(options: AppOptions) {
   keyRoutes(router);
   submitRoutes(router);
   router.on("GET", "/", async () => html(200, HOME));
-  router.on("GET", "/healthz", async () => json(200, { status: "ok" }));
+  // Healthy only when the database answers a read: a process that is up on a dead disk is not healthy.
+  router.on("GET", "/healthz", async (ctx) => {
+    try {
+      await ctx.services.store.ping();
+    } catch (error) {
+      options.log.error("health check: the database does not answer", error);
+      throw unavailableError();
+    }
+    return json(200, { status: "ok" });
+  });
+  const metrics = options.metrics;
+  if (metrics && options.serveMetrics) router.on("GET", "/metrics", async () => metricsResponse(metrics));
+
   const dashboard = createDashboard();
 
-  async function handle(request: Request, info: ConnectionInfo): Promise<Response> {
-    const url = new URL(request.url);
+  async function handle(request: Request, url: URL, ip: string, matched: { route: string }): Promise<Response> {
     try {
       if (dashboard.owns(url.pathname)) {
-        return await dashboard.handle({ request, url, params: {}, ip: clientIp(request, info, options.trustProxy), services: options.services, options });
+        matched.route = "/dashboard";
+        return await dashboard.handle({ request, url, params: {}, ip, services: options.services, options });
       }
-      const { handler, params } = router.match(request.method, url.pathname);
-      const ctx: RequestContext = { request, url, params, ip: clientIp(request, info, options.trustProxy), services: options.services, options };
+      const { handler, params, route } = router.match(request.method, url.pathname);
+      matched.route = route;
+      const ctx: RequestContext = { request, url, params, ip, services: options.services, options };
       return await handler(ctx);
     } catch (error) {
       return errorResponse(error, { onInternal: (e) => options.log.error(`${request.method} ${url.pathname} failed`, e) });
@@ -53,12 +71,23 @@ export function createApp(options: AppOptions) {
   }
 
   return {
-    /** Answers one request; logs one line for it (method, path, status, milliseconds), never its key or body. */
+    /** Every route the app answers (`GET /api/forms/:id`), so that a test can check each one is covered. */
+    routes: () => router.list(),
+    /** Answers one request; logs one line for it (method, path, status, milliseconds, client), never its key, query or body. */
     async fetch(request: Request, info: ConnectionInfo = {}): Promise<Response> {
       const started = performance.now();
-      const response = await handle(request, info);
-      const path = new URL(request.url).pathname;
-      options.log.request(`${request.method} ${path} ${response.status} ${(performance.now() - started).toFixed(1)}ms`);
+      const url = new URL(request.url);
+      const ip = clientIp(request, info, options.trustProxy);
+      // Counted by route pattern, so that made-up paths cannot swell the metrics: every unknown path is one series.
+      const matched = { route: "unmatched" };
+      const response = await handle(request, url, ip, matched);
+      const ms = performance.now() - started;
+      // The user agent is the client's text: cut short, so that no client can make one log line take kilobytes.
+      const userAgent = request.headers.get("user-agent")?.slice(0, MAX_LOGGED_AGENT) ?? null;
+      const entry: AccessEntry = { method: request.method, path: url.pathname, status: response.status, ms, ip, userAgent };
+      if (options.log.access) options.log.access(entry);
+      else options.log.request(accessLine(entry));
+      metrics?.request(request.method, matched.route, response.status, ms / 1000);
       return response;
     },
   };

@@ -22,6 +22,12 @@ export interface ServeConfig {
   mailFrom: Mailbox;
   /** How long after a failed attempt a notification is tried again the first time; later delays grow from it. */
   mailRetryBaseMs: number;
+  /** Serve GET /metrics on the main port (`--metrics`). */
+  metrics: boolean;
+  /** Serve GET /metrics on this address alone (`--metrics-listen 127.0.0.1:9090`), or null. */
+  metricsListen: { host: string; port: number } | null;
+  /** How log lines are written: text for people, json (one object a line) for log shippers. */
+  logFormat: "text" | "json";
   /** Which of baseUrl and submitUrl were derived from host and port (and so follow the port actually bound). */
   derived: { baseUrl: boolean; submitUrl: boolean };
 }
@@ -41,9 +47,12 @@ const ENV: Record<Exclude<keyof ServeConfig, "derived">, string> = {
   smtpUrl: "FORMSVC_SMTP_URL",
   mailFrom: "FORMSVC_MAIL_FROM",
   mailRetryBaseMs: "FORMSVC_MAIL_RETRY_BASE_MS",
+  metrics: "FORMSVC_METRICS",
+  metricsListen: "FORMSVC_METRICS_LISTEN",
+  logFormat: "FORMSVC_LOG_FORMAT",
 };
 
-const DEFAULTS = { host: "0.0.0.0", port: "8080", db: "./formsvc.db", maxBody: "1048576", rateLimit: "30", rateBurst: "10", trustProxy: "false", mailRetryBaseMs: "60000" };
+const DEFAULTS = { host: "0.0.0.0", port: "8080", db: "./formsvc.db", maxBody: "1048576", rateLimit: "30", rateBurst: "10", trustProxy: "false", mailRetryBaseMs: "60000", metrics: "false", logFormat: "text" };
 
 function integer(name: string, value: string, min: number, max: number): number {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
@@ -89,6 +98,21 @@ function defaultMailFrom(smtp: string | null): Mailbox {
   return { name: "formsvc", address: isEmail(user) ? user : "formsvc@localhost" };
 }
 
+/** A true/false flag or variable (also 1/0). */
+function boolean(name: string, value: string): boolean {
+  if (!["true", "false", "1", "0"].includes(value)) throw new ApiError("invalid_parameter", `${name} must be true or false, not "${value}"`, { field: name });
+  return value === "true" || value === "1";
+}
+
+/** HOST:PORT (an IPv6 host in brackets), for a second listening address. */
+function listenAddress(name: string, value: string): { host: string; port: number } {
+  const found = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(value);
+  if (!found || Number(found[3]) > 65535) {
+    throw new ApiError("invalid_parameter", `${name} must be HOST:PORT such as 127.0.0.1:9090, not "${value}"`, { field: name });
+  }
+  return { host: found[1] ?? found[2]!, port: Number(found[3]) };
+}
+
 /** The base URL when none is set: a wildcard address is not one a browser can open, so it becomes localhost. */
 export function derivedBaseUrl(host: string, port: number): string {
   const linkHost = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
@@ -132,6 +156,14 @@ export function loadServeConfig(flags: ServeFlags, env: Record<string, string | 
     smtpUrl: smtp === undefined ? null : smtpUrl(smtp),
     mailFrom,
     mailRetryBaseMs: integer("mail-retry-base-ms", pick("mailRetryBaseMs")!, 1, 3_600_000),
+    metrics: boolean("metrics", pick("metrics")!),
+    metricsListen: pick("metricsListen") === undefined ? null : listenAddress("metrics-listen", pick("metricsListen")!),
+    logFormat: logFormat(pick("logFormat")!),
     derived: { baseUrl: pick("baseUrl") === undefined, submitUrl: pick("submitUrl") === undefined },
   };
+}
+
+function logFormat(value: string): "text" | "json" {
+  if (value !== "text" && value !== "json") throw new ApiError("invalid_parameter", `log-format must be text or json, not "${value}"`, { field: "log-format" });
+  return value;
 }

@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
+  unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -51,3 +52,28 @@ export class ApiError extends Error {
 
 /** The answer to anything that is not an ApiError: no stack, no SQL, nothing of the cause. */
 export const internalError = () => new ApiError("internal_error", "Something went wrong on our side. Try again; if it goes on, the server log says more.");
+
+/** The client closed the connection before its request was read: nobody is left to answer, and it is not our failure. */
+export class ClientClosedRequest extends Error {
+  constructor(options: { cause?: unknown } = {}) {
+    super("the client closed the connection before the request was read", options);
+    this.name = "ClientClosedRequest";
+  }
+}
+
+/** The status logged and counted for a request its client gave up on (nginx's convention; never sent). */
+export const CLIENT_CLOSED_STATUS = 499;
+
+// SQLite's answers that mean the database cannot be used right now, rather than a mistake in a query.
+const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|READONLY|CANTOPEN|CORRUPT|NOTADB|PROTOCOL)/;
+
+/** True when `error` says the database does not answer (locked, read-only, gone, full, closed). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && UNAVAILABLE_CODES.test(code)) return true;
+  return /closed database|database (is|has) closed|database is locked|readonly database/i.test(error.message);
+}
+
+/** The answer when the database does not answer. */
+export const unavailableError = () => new ApiError("unavailable", "The service cannot reach its database right now. Try again in a moment.");

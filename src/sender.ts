@@ -6,6 +6,8 @@ import type { NotificationsService, OutgoingNotification } from "./services/noti
 const BATCH = 20;
 /** How often the queue is looked at even when nothing here woke the sender. */
 const POLL_MS = 60_000;
+/** How long a stop waits for a send under way (systemd's default stop timeout is 90 s). */
+const STOP_GRACE_MS = 20_000;
 /** The longest a timer may wait (setTimeout's own limit is about 24.8 days). */
 const MAX_WAIT = 2 ** 31 - 1;
 
@@ -21,8 +23,11 @@ export interface SenderOptions {
 export interface NotificationSender {
   /** Sends whatever is due now (also called after each submission that queued a notification). */
   wake(): void;
-  /** Stops taking work, cuts short a send under way (left pending, so it is sent after a restart) and waits for it. */
-  stop(): Promise<void>;
+  /**
+   * Stops taking work and lets a send under way finish (and be marked sent), for at most `graceMs`; a send
+   * still going then is cut short and left pending, to go out after a restart.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** The password of an SMTP URL as it may appear in text, encoded or not, so that it can be blanked out. */
@@ -76,7 +81,7 @@ export function startSender(notifications: NotificationsService, options: Sender
       });
     } catch (error) {
       // Cut short by stop(): not an attempt that failed; it stays pending and goes out after the restart.
-      if (stopped) return;
+      if (abort.signal.aborted) return;
       const reason = describe(error);
       const status = await notifications.markAttemptFailed(notification.id, reason, Date.now(), options.retryBaseMs);
       const outcome = status === "failed" ? "gave up" : "will retry";
@@ -130,11 +135,17 @@ export function startSender(notifications: NotificationsService, options: Sender
 
   return {
     wake,
-    async stop() {
+    async stop(graceMs = STOP_GRACE_MS) {
       stopped = true;
       unsubscribe();
       clearInterval(poll);
       if (timer) clearTimeout(timer);
+      if (running) {
+        let graceTimer: ReturnType<typeof setTimeout> | undefined;
+        const grace = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, graceMs)));
+        await Promise.race([running, grace]);
+        clearTimeout(graceTimer);
+      }
       abort.abort();
       await running;
       transport.close();

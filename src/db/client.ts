@@ -18,8 +18,23 @@ export interface Store {
   write<T>(work: (tx: Db) => Promise<T>): Promise<T>;
   /** Writes a consistent copy of the database to `path` (VACUUM INTO) and checks it. */
   backup(path: string): Promise<void>;
+  /** Reads from the database file: throws when it does not answer. */
+  ping(): Promise<void>;
+  /** Makes a real write in a transaction and rolls it back: throws when the database cannot be written. */
+  checkWritable(): Promise<void>;
+  /** The schema version (migrations applied) when the database was opened, and after this open migrated it. */
+  readonly schema: SchemaChange;
   close(): void;
 }
+
+/** Schema versions are counts of applied migrations: `from` before this open, `to` after it. */
+export interface SchemaChange {
+  from: number;
+  to: number;
+}
+
+/** The schema version this build of formsvc writes. */
+export const SCHEMA_VERSION = migrations.length;
 
 /** True when `location` names a libSQL server or URL rather than a SQLite file. */
 export const isLibsqlUrl = (location: string) => /^(libsql|https?|wss?|file):/.test(location);
@@ -48,7 +63,24 @@ function pendingMigrations(lastApplied: number | null) {
 }
 
 const RECORD_MIGRATION = `INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES (?, ?)`;
-const LAST_MIGRATION = `SELECT max(created_at) AS last FROM "__drizzle_migrations"`;
+const LAST_MIGRATION = `SELECT max(created_at) AS last, count(*) AS applied FROM "__drizzle_migrations"`;
+// A row that is written and rolled back at once: proof that the file takes writes, leaving no trace.
+const WRITE_CHECK = `INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES ('formsvc write check', NULL)`;
+const PING = `SELECT count(*) AS n FROM "__drizzle_migrations"`;
+
+/**
+ * Refuses a database that a newer formsvc has migrated: this build would not know its tables and columns,
+ * and would drop what it does not know on every write.
+ */
+function refuseNewerSchema(location: string, last: number | null, applied: number): void {
+  const newest = migrations[migrations.length - 1]!.when;
+  if (applied > migrations.length || (last !== null && last > newest)) {
+    throw new Error(
+      `the database ${location} has schema version ${applied}, newer than this formsvc's ${SCHEMA_VERSION}: ` +
+        "a newer formsvc has upgraded it. Run that version (or newer), or restore a backup taken before the upgrade.",
+    );
+  }
+}
 
 /** Makes `path` as an empty file only its owner may read and write: it will hold submissions and key hashes. */
 function createPrivateFile(path: string, flags: "a" | "wx"): void {
@@ -65,7 +97,13 @@ function openSqlite(path: string): Store {
   writer.exec("PRAGMA synchronous = FULL");
   writer.exec("PRAGMA busy_timeout = 5000");
   writer.exec("PRAGMA foreign_keys = ON");
-  migrateSqlite(writer);
+  let schemaChange: SchemaChange;
+  try {
+    schemaChange = migrateSqlite(writer, path);
+  } catch (error) {
+    writer.close();
+    throw error;
+  }
 
   const reader = new SqliteDatabase(path, { readonly: true, strict: true });
   reader.exec("PRAGMA busy_timeout = 5000");
@@ -88,6 +126,18 @@ function openSqlite(path: string): Store {
         copy.close();
       }
     },
+    ping: async () => {
+      reader.prepare(PING).get();
+    },
+    checkWritable: async () => {
+      writer.exec("BEGIN IMMEDIATE");
+      try {
+        writer.exec(WRITE_CHECK);
+      } finally {
+        writer.exec("ROLLBACK");
+      }
+    },
+    schema: schemaChange,
     close: () => {
       reader.close();
       writer.close();
@@ -152,11 +202,12 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db): Store["write"] {
     });
 }
 
-function migrateSqlite(writer: SqliteDatabase): void {
+function migrateSqlite(writer: SqliteDatabase, location: string): SchemaChange {
   writer.exec(MIGRATIONS_TABLE);
-  const { last } = writer.prepare(LAST_MIGRATION).get() as { last: number | null };
+  const { last, applied } = writer.prepare(LAST_MIGRATION).get() as { last: number | null; applied: number };
+  refuseNewerSchema(location, last, applied);
   const pending = pendingMigrations(last);
-  if (pending.length === 0) return;
+  if (pending.length === 0) return { from: applied, to: applied };
   writer
     .transaction(() => {
       for (const m of pending) {
@@ -165,6 +216,7 @@ function migrateSqlite(writer: SqliteDatabase): void {
       }
     })
     .immediate();
+  return { from: applied, to: applied + pending.length };
 }
 
 async function openLibsql(url: string, authToken?: string): Promise<Store> {
@@ -177,7 +229,15 @@ async function openLibsql(url: string, authToken?: string): Promise<Store> {
   await client.execute("PRAGMA foreign_keys = ON");
   await client.execute(MIGRATIONS_TABLE);
   const result = await client.execute(LAST_MIGRATION);
-  const pending = pendingMigrations((result.rows[0]?.last as number | null) ?? null);
+  const last = (result.rows[0]?.last as number | null) ?? null;
+  const applied = Number(result.rows[0]?.applied ?? 0);
+  try {
+    refuseNewerSchema(url, last, applied);
+  } catch (error) {
+    client.close();
+    throw error;
+  }
+  const pending = pendingMigrations(last);
   if (pending.length > 0) {
     await client.batch(
       pending.flatMap((m) => [...m.statements, { sql: RECORD_MIGRATION, args: [m.hash, m.when] }]),
@@ -192,6 +252,18 @@ async function openLibsql(url: string, authToken?: string): Promise<Store> {
     backup: async (target) => {
       await client.execute({ sql: "VACUUM INTO ?", args: [target] });
     },
+    ping: async () => {
+      await client.execute(PING);
+    },
+    checkWritable: async () => {
+      const tx = await client.transaction("write");
+      try {
+        await tx.execute(WRITE_CHECK);
+      } finally {
+        await tx.rollback();
+      }
+    },
+    schema: { from: applied, to: applied + pending.length },
     close: () => client.close(),
   };
 }

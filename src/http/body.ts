@@ -1,6 +1,8 @@
-import { ApiError } from "../errors.ts";
+import { ApiError, ClientClosedRequest } from "../errors.ts";
+import { MAX_JSON_DEPTH, scanJson } from "../lib/json-scan.ts";
 
-const tooLarge = (limit: number) => new ApiError("payload_too_large", `The body is larger than the limit of ${limit} bytes.`);
+// The rest of the body is never read: the connection is closed after the answer rather than kept for another request.
+const tooLarge = (limit: number) => new ApiError("payload_too_large", `The body is larger than the limit of ${limit} bytes.`, { headers: { Connection: "close" } });
 
 /** The request's body as bytes, refused with 413 as soon as it passes `limit` (by Content-Length, or while reading). */
 export async function readBytes(request: Request, limit: number): Promise<Uint8Array> {
@@ -9,10 +11,16 @@ export async function readBytes(request: Request, limit: number): Promise<Uint8A
   if (!request.body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > limit) throw tooLarge(limit);
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    // A client that drops the connection mid-body is not a failure of ours: one short line, no stack, no 500.
+    if (request.signal.aborted || (error instanceof Error && error.name === "AbortError")) throw new ClientClosedRequest({ cause: error });
+    throw error;
   }
   return Buffer.concat(chunks);
 }
@@ -20,12 +28,37 @@ export async function readBytes(request: Request, limit: number): Promise<Uint8A
 /** The media type of the request, lowercased, without parameters. */
 export const mediaType = (request: Request) => (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 
-function parseJson(bytes: Uint8Array): unknown {
+/**
+ * Parses a JSON body. Nesting deeper than MAX_JSON_DEPTH is refused before any object is built (a linear
+ * scan of the text), so that a post of 40,000 brackets costs microseconds and never reaches the store.
+ * With `exactNumbers`, a number a double cannot hold (1e400, 2^53 + 1, 0.1000000000000000000001) is refused
+ * naming its field, rather than stored as a different number.
+ */
+function parseJson(bytes: Uint8Array, { exactNumbers = false } = {}): unknown {
+  let text: string;
   try {
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw new ApiError("invalid_json", "The body is not valid JSON.");
   }
+  const scan = scanJson(text);
+  if (scan.tooDeep) throw new ApiError("invalid_body", `The body nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep.`);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError("invalid_json", "The body is not valid JSON.");
+  }
+  if (exactNumbers && scan.inexactNumberField !== null && typeof body === "object" && body !== null && !Array.isArray(body)) {
+    // A field name is the client's text: echoed back no longer than the longest name a submission may have.
+    const field = scan.inexactNumberField.slice(0, 200);
+    throw new ApiError(
+      "invalid_body",
+      `${field} holds a number that cannot be stored exactly (too large, too small or too precise); send it as a string to keep every digit.`,
+      { field },
+    );
+  }
+  return body;
 }
 
 /** A management request's JSON body. */
@@ -54,7 +87,7 @@ export async function readSubmission(request: Request, limit: number): Promise<R
   // Size before type: a body over the limit is 413 whatever it claims to be, as the contract orders the checks.
   const bytes = await readBytes(request, limit);
   if (type === "application/json") {
-    const body = parseJson(bytes);
+    const body = parseJson(bytes, { exactNumbers: true });
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
       throw new ApiError("invalid_body", "The body must be a JSON object of field names and values.");
     }

@@ -1,4 +1,5 @@
 import type { Services } from "../services/index.ts";
+import type { Metrics } from "./metrics.ts";
 import type { RateLimiter } from "./rate-limit.ts";
 
 /** What the app needs to answer requests. */
@@ -8,7 +9,23 @@ export interface AppOptions {
   trustProxy: boolean;
   rateLimiter: RateLimiter;
   /** One line per request and the stacks of unexpected errors; never keys or bodies. */
-  log: { request(line: string): void; error(message: string, error: unknown): void };
+  log: { request(line: string): void; error(message: string, error: unknown): void; access?(entry: AccessEntry): void };
+  /** Counts requests and submissions for /metrics. */
+  metrics?: Metrics;
+  /** Answer GET /metrics on this app (`--metrics`); else it is served on its own address, or not at all. */
+  serveMetrics?: boolean;
+}
+
+/** What the log says of one request: never its query string, key or body. */
+export interface AccessEntry {
+  method: string;
+  /** The path without its query string. */
+  path: string;
+  status: number;
+  ms: number;
+  /** The client's address (the proxy's view with --trust-proxy). */
+  ip: string;
+  userAgent: string | null;
 }
 
 /** One request on its way through a handler. */

@@ -1,4 +1,4 @@
-import { ApiError, internalError } from "../errors.ts";
+import { ApiError, CLIENT_CLOSED_STATUS, ClientClosedRequest, internalError, isDatabaseUnavailable, unavailableError } from "../errors.ts";
 import { errorPage } from "./pages.ts";
 
 /** A JSON answer. */
@@ -21,9 +21,12 @@ export function errorResponse(error: unknown, options: { html?: boolean; referer
   let apiError: ApiError;
   if (error instanceof ApiError) {
     apiError = error;
+  } else if (error instanceof ClientClosedRequest) {
+    // No one reads this answer; its status tells the request log and the metrics what happened.
+    return new Response(null, { status: CLIENT_CLOSED_STATUS });
   } else {
     options.onInternal?.(error);
-    apiError = internalError();
+    apiError = isDatabaseUnavailable(error) ? unavailableError() : internalError();
   }
   if (options.html) return html(apiError.status, errorPage(apiError.status, apiError.message, options.referer ?? null), apiError.headers);
   return json(apiError.status, apiError.toBody(), apiError.headers);

@@ -8,7 +8,8 @@ interface Route<H> {
   handler: H;
 }
 
-export type RouteMatch<H> = { handler: H; params: Record<string, string> };
+/** The handler, the path's parameters, and the route's pattern (`/api/forms/:id`), which metrics count by. */
+export type RouteMatch<H> = { handler: H; params: Record<string, string>; route: string };
 
 /** A small router: `/api/forms/:id` patterns, exact methods, and 405 with `Allow` for a known path. */
 export class Router<H> {
@@ -41,7 +42,7 @@ export class Router<H> {
         route.names.forEach((name, i) => {
           params[name] = safeDecode(found[i + 1]!);
         });
-        return { handler: route.handler, params };
+        return { handler: route.handler, params, route: route.path };
       }
       allowed.add(route.method);
     }

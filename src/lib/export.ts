@@ -23,11 +23,17 @@ export function csvCell(value: unknown): string {
   return FORMULA_START.test(text) ? `'${text}` : text;
 }
 
+/**
+ * A submission's value for `field`, from its own properties only: a field another submission has (say
+ * `toString`) must read as empty here, not as the function every object inherits.
+ */
+export const fieldValue = (data: Record<string, unknown>, field: string): unknown => (Object.hasOwn(data, field) ? data[field] : undefined);
+
 /** The export as text chunks, one submission at a time: memory does not grow with the count. */
 export async function* exportChunks(format: ExportFormat, fields: readonly string[], submissions: AsyncIterable<Submission>): AsyncGenerator<string> {
   if (format === "csv") {
     yield stringify([["id", "createdAt", ...fields].map(csvCell)]);
-    for await (const s of submissions) yield stringify([[s.id, s.createdAt, ...fields.map((f) => csvCell(s.data[f]))]]);
+    for await (const s of submissions) yield stringify([[s.id, s.createdAt, ...fields.map((f) => csvCell(fieldValue(s.data, f)))]]);
     return;
   }
   if (format === "ndjson") {

@@ -1,3 +1,4 @@
+import { ApiError } from "../errors.ts";
 import { authorize } from "../http/auth.ts";
 import type { Handler } from "../http/context.ts";
 import { json } from "../http/respond.ts";
@@ -15,6 +16,10 @@ export function notificationRoutes(router: Router<Handler>): void {
   });
   router.on("POST", "/api/forms/:id/notifications/retry", async (ctx) => {
     const principal = await authorize(ctx, "write");
-    return json(200, { retried: await ctx.services.notifications.retryFailed(principal, ctx.params.id!, Date.now()) });
+    const pending = ctx.url.searchParams.get("pending") ?? "false";
+    if (pending !== "true" && pending !== "false") {
+      throw new ApiError("invalid_parameter", `pending must be true or false, not "${pending}".`, { field: "pending" });
+    }
+    return json(200, { retried: await ctx.services.notifications.retryFailed(principal, ctx.params.id!, Date.now(), { pending: pending === "true" }) });
   });
 }

@@ -103,6 +103,7 @@ async function submit(ctx: RequestContext): Promise<Response> {
     // _next is checked whoever asks, so that a bad one is found on the first fetch() test, not in a browser later.
     const location = redirectTarget(ctx, form, special._next);
     const stored = await ctx.services.submissions.receive(form.id, data, { isSpam, notification: { subject: special._subject, replyTo: special._replyto } });
+    ctx.options.metrics?.submission(isSpam);
     const cors = corsHeaders(request, form);
     if (wantsJson(request)) return json(200, { success: true, message: SUCCESS_MESSAGE, id: stored.id }, cors);
     return new Response(null, { status: 303, headers: { Location: location, ...cors } });

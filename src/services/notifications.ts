@@ -187,9 +187,10 @@ export function notificationsService(store: Store, formsService: FormsService) {
 
     /**
      * Puts a form's failed notifications back in the queue, to be tried at once with a fresh backoff (after
-     * the mail settings are mended, say). Returns how many; the sender is told when it runs in this process.
+     * the mail settings are mended, say); with `pending`, also makes every pending one due now rather than at
+     * its next retry time. Returns how many are now due; the sender is told when it runs in this process.
      */
-    async retryFailed(principal: Principal, formRef: string, now: number): Promise<number> {
+    async retryFailed(principal: Principal, formRef: string, now: number, options: { pending?: boolean } = {}): Promise<number> {
       const form = await formsService.findRow(principal, formRef);
       const retried = await store.write(async (tx) => {
         const rows = await tx
@@ -197,7 +198,17 @@ export function notificationsService(store: Store, formsService: FormsService) {
           .set({ status: "pending", attempts: 0, nextAttemptAt: now })
           .where(and(eq(notifications.formId, form.id), eq(notifications.status, "failed")))
           .returning({ id: notifications.id });
-        return rows.length;
+        if (!options.pending) return rows.length;
+        // With `pending`, those waiting for their next attempt (or for mail to be set up) are due now too.
+        await tx
+          .update(notifications)
+          .set({ nextAttemptAt: now })
+          .where(and(eq(notifications.formId, form.id), PENDING, sql`${notifications.nextAttemptAt} > ${now}`));
+        const [due] = await tx
+          .select({ n: sql<number>`count(*)` })
+          .from(notifications)
+          .where(and(eq(notifications.formId, form.id), PENDING));
+        return Number(due?.n ?? 0);
       });
       if (retried > 0) announce();
       return retried;
@@ -218,6 +229,16 @@ export function notificationsService(store: Store, formsService: FormsService) {
       });
       announce();
       return toNotification(row);
+    },
+
+    /** How many notifications wait in the outbox, by status (pending and failed), for /metrics. */
+    async outboxDepth(): Promise<Record<string, number>> {
+      const rows = await store.db
+        .select({ status: notifications.status, n: sql<number>`count(*)` })
+        .from(notifications)
+        .where(sql`${notifications.status} IN ('pending', 'failed')`)
+        .groupBy(notifications.status);
+      return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
     },
 
     /** Counts a failed attempt: tried again after the next step of the backoff, or `failed` after the last. */

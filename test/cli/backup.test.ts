@@ -81,7 +81,7 @@ test("on a terminal it says what it wrote; piped it is quiet", async () => {
 test("never overwrites a file, and says when there is no database or nowhere to write", async () => {
   const taken = join(dir, "taken.db");
   writeFileSync(taken, "keep me");
-  expect(await world.run("local", ["backup", taken])).toEqual({ code: 2, stdout: "", stderr: `formsvc: ${taken} exists already: back up to a new file, so that no good copy is overwritten\n` });
+  expect(await world.run("local", ["backup", taken])).toEqual({ code: 1, stdout: "", stderr: `formsvc: ${taken} exists already: back up to a new file, so that no good copy is overwritten\n` });
   expect(readFileSync(taken, "utf8")).toBe("keep me");
 
   const missing = join(dir, "missing.db");

@@ -3,6 +3,7 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "../helpers/cli.ts";
+import pkg from "../../package.json" with { type: "json" };
 
 // The compiled binary, built once for this file, copied alone into an empty directory outside the
 // repository and run with a PATH that holds neither node nor bun: what a user who downloads it has.
@@ -46,7 +47,7 @@ test("dist/formsvc runs alone from an empty directory: serve, keys, forms, a pos
     if (done) throw new Error(`serve exited: ${log}`);
     log += new TextDecoder().decode(value);
   }
-  const url = /listening on (http:\/\/\S+)/.exec(log)![1]!;
+  const url = /listening on \S+, (http:\/\/\S+)/.exec(log)![1]!;
   expect(log).toContain("No API keys yet. Make the first one with:\n  formsvc keys create --db ./formsvc.db --name admin\n");
   // The dashboard is in the binary: the setup link's page, its stylesheet and its script.
   const setup = /(http:\/\/\S+\/dashboard\/setup\?token=\S+)/.exec(log)![1]!;
@@ -79,7 +80,9 @@ test("the binary runs every other command too", async () => {
     expect({ args, code: result.code, stderr: result.code === 0 ? "" : result.stderr }).toEqual({ args, code: 0, stderr: "" });
     return result.stdout;
   };
-  expect(await ok("version")).toStartWith("formsvc ");
+  // The build embeds the commit it was made from, so that two builds of one version can be told apart.
+  const head = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { cwd: ROOT }).stdout.toString().trim();
+  expect(await ok("version")).toMatch(new RegExp(`^formsvc ${pkg.version} \\(commit ${head}(-dirty)?, bun \\S+, linux-\\w+\\)\n$`));
   expect(await ok("--help")).toContain("Exit codes:");
   expect(await ok("accounts", "list")).toContain("default");
   expect(await ok("keys", "list")).toContain("admin");

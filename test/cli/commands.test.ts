@@ -169,9 +169,9 @@ describe("help and version", () => {
     // Thirty CLI processes at once: on a busy machine that takes more than the default 5 seconds.
   }, 30_000);
 
-  test("version prints formsvc's version and the runtime's", async () => {
-    expect(await runCli(["version"])).toEqual({ code: 0, stdout: `formsvc ${pkg.version} (bun ${Bun.version}, ${process.platform}-${process.arch})\n`, stderr: "" });
-    expect(JSON.parse((await runCli(["version", "--json"])).stdout)).toEqual({ version: pkg.version, bun: Bun.version, platform: `${process.platform}-${process.arch}` });
+  test("version prints formsvc's version, the commit it was built from (dev from a checkout) and the runtime's", async () => {
+    expect(await runCli(["version"])).toEqual({ code: 0, stdout: `formsvc ${pkg.version} (commit dev, bun ${Bun.version}, ${process.platform}-${process.arch})\n`, stderr: "" });
+    expect(JSON.parse((await runCli(["version", "--json"])).stdout)).toEqual({ version: pkg.version, commit: "dev", bun: Bun.version, platform: `${process.platform}-${process.arch}` });
     expect(await runCli(["--version"])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
   });
 });

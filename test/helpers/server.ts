@@ -32,7 +32,7 @@ export async function startServerProcess(options: { db?: string; args?: string[]
         const { value, done } = await reader.read();
         if (done) return reject(new Error(`server exited before listening:\n${err}`));
         err += decoder.decode(value);
-        const found = /listening on (http:\/\/\S+)/.exec(err);
+        const found = /listening on \S+, (http:\/\/\S+)/.exec(err);
         if (found) {
           resolve(found[1]!);
           break;

@@ -122,3 +122,13 @@ describe("the From and the SMTP URL", () => {
     expect(redactedSmtpUrl("smtps://mail.example.com")).toBe("smtps://mail.example.com");
   });
 });
+
+test("a field named like a JavaScript property is mailed as the data it is, and absent fields are not mailed", () => {
+  const text = (data: string) =>
+    notificationText({ formName: "Contact", formSlug: "contact", submissionId: "sub_1", receivedAt: "2026-11-23T12:00:00.000Z", data: JSON.parse(data) });
+  const tricky = text('{"name":"Bob","toString":"t","constructor":"c","__proto__":{"isAdmin":true}}');
+  expect(tricky).toContain("name: Bob\ntoString: t\nconstructor: c\n__proto__: {\"isAdmin\":true}\n");
+  const plain = text('{"name":"Ann"}');
+  expect(plain).toContain("name: Ann\n\nSubmission: sub_1");
+  expect(plain).not.toContain("native code");
+});

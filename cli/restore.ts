@@ -1,0 +1,165 @@
+import { Database } from "bun:sqlite";
+import type { Command } from "commander";
+import { chmodSync, chownSync, closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { SCHEMA_VERSION } from "../src/db/client.ts";
+import { migrations } from "../src/db/migrations/index.ts";
+import { localDatabase } from "./backend.ts";
+import { CliError, EXIT } from "./errors.ts";
+import type { Io } from "./io.ts";
+import { megabytes, thousands } from "./progress.ts";
+
+/** What a restore did, read back from the restored file. */
+export interface RestoreReport {
+  backup: string;
+  database: string;
+  /** Where the database that was replaced is kept, or null when there was none. */
+  replaced: string | null;
+  bytes: number;
+  schema: number;
+  forms: number;
+  submissions: number;
+  integrity: "ok";
+}
+
+// The tables every formsvc database has had since its first schema.
+const FORMSVC_TABLES = ["__drizzle_migrations", "accounts", "api_keys", "forms", "submissions"];
+
+/**
+ * Checks that `path` is a whole formsvc database this formsvc can serve: SQLite's integrity check passes,
+ * formsvc's tables are there, and its schema is not newer than this build's. Returns what it holds.
+ */
+function checkBackup(path: string): { schema: number; forms: number; submissions: number } {
+  let db: Database;
+  try {
+    db = new Database(path, { readonly: true });
+  } catch (error) {
+    throw new CliError(`${path} cannot be opened as a database: ${(error as Error).message}`);
+  }
+  try {
+    let rows: { integrity_check: string }[];
+    try {
+      rows = db.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[];
+    } catch (error) {
+      throw new CliError(`${path} is not a usable SQLite database: ${(error as Error).message}`);
+    }
+    if (rows.length !== 1 || rows[0]?.integrity_check !== "ok") {
+      throw new CliError(`${path} fails SQLite's integrity check (${rows.slice(0, 3).map((r) => r.integrity_check).join("; ")}): pick another backup`);
+    }
+    const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
+    const missing = FORMSVC_TABLES.filter((t) => !tables.has(t));
+    if (missing.length > 0) throw new CliError(`${path} is not a formsvc database (it has no ${missing.join(", ")} table)`);
+    const { applied, last } = db.prepare(`SELECT count(*) AS applied, max(created_at) AS last FROM "__drizzle_migrations"`).get() as { applied: number; last: number | null };
+    if (applied > SCHEMA_VERSION || (last !== null && last > migrations[migrations.length - 1]!.when)) {
+      throw new CliError(`${path} has schema version ${applied}, newer than this formsvc's ${SCHEMA_VERSION}: restore it with the formsvc that wrote it, or a newer one`);
+    }
+    const count = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    return { schema: applied, forms: count("forms"), submissions: count("submissions") };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Takes the database out of use before it is replaced: turning WAL off needs every other connection gone
+ * (SQLite's own locking), so a running server, or any formsvc command on the file, makes it fail at once.
+ * It also folds the -wal into the file and removes the -wal and -shm, so the file kept aside is whole.
+ * Returns false when the current file cannot be opened at all (a damaged database, the reason to restore).
+ */
+function takeOutOfUse(database: string): boolean {
+  let db: Database;
+  try {
+    db = new Database(database);
+  } catch {
+    return false;
+  }
+  try {
+    db.exec("PRAGMA busy_timeout = 0");
+    db.prepare("PRAGMA journal_mode = DELETE").get();
+    return true;
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? "";
+    if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
+      throw new CliError(`${database} is in use by a running server (or another formsvc command): stop it first (systemctl stop formsvc), then restore`);
+    }
+    return false;
+  } finally {
+    db.close();
+  }
+}
+
+/** Makes renames in `dir` durable: a crash after restore must not bring the old file back. */
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const stamp = () => new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+
+/**
+ * Replaces the database with a checked copy of `backup`. The backup is copied beside the database first and
+ * checked there; the database in use is refused; the old file (with its -wal and -shm, if SQLite could not fold
+ * them in) is renamed aside, never deleted; then the copy is renamed into place. No -wal or -shm of the old
+ * file is ever left beside the restored one, where SQLite would apply it to the wrong file.
+ */
+export async function runRestore(backup: string, flags: { yes?: boolean }, globals: { db?: string; url?: string; json?: boolean }, io: Io): Promise<void> {
+  const database = resolve(localDatabase(globals, io.env, "restore"));
+  if (!existsSync(backup) || !statSync(backup).isFile()) throw new CliError(`no backup at ${backup}`);
+  if (resolve(backup) === database) throw new CliError(`${backup} is the database itself: name a backup file`, EXIT.usage);
+  checkBackup(backup);
+  if (!flags.yes) {
+    throw new CliError(`restore replaces ${database} with ${backup}; the current file is kept beside it. Run it again with --yes to go on`, EXIT.usage);
+  }
+  const dir = dirname(database);
+  if (!existsSync(dir)) throw new CliError(`the directory ${dir} does not exist: make it first, owned by the user formsvc runs as`);
+  const incoming = join(dir, `.${basename(database)}.restore-${process.pid}`);
+  const existed = existsSync(database);
+  const aside = `${database}.before-restore-${stamp()}`;
+  try {
+    copyFileSync(backup, incoming);
+    // As private as the database, and, when root restores, owned as the file it replaces (or its directory),
+    // so that the service user can go on writing it.
+    chmodSync(incoming, 0o600);
+    if (process.getuid?.() === 0) {
+      const owner = statSync(existed ? database : dir);
+      chownSync(incoming, owner.uid, owner.gid);
+    }
+    const fd = openSync(incoming, "r+");
+    fsyncSync(fd);
+    closeSync(fd);
+    // Checked again where it will live: a copy cut short (a full disk) must not go into place.
+    const contents = checkBackup(incoming);
+    if (existed) takeOutOfUse(database);
+    if (existed) renameSync(database, aside);
+    // Whatever is left of the old file's -wal and -shm goes aside with it, before the new file comes in.
+    for (const suffix of ["-wal", "-shm", "-journal"]) {
+      if (existsSync(`${database}${suffix}`)) renameSync(`${database}${suffix}`, `${aside}${suffix}`);
+    }
+    renameSync(incoming, database);
+    syncDirectory(dir);
+    const report: RestoreReport = { backup, database, replaced: existed ? aside : null, bytes: statSync(database).size, ...contents, integrity: "ok" };
+    if (globals.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+    io.err(
+      `Restored ${backup} to ${database}: ${thousands(report.forms)} forms, ${thousands(report.submissions)} submissions, ${megabytes(report.bytes)}, schema ${report.schema}; integrity check ok.\n` +
+        (existed ? `The database it replaced is kept as ${aside}.\n` : ""),
+    );
+  } finally {
+    rmSync(incoming, { force: true });
+  }
+}
+
+export function restoreCommand(program: Command, io: Io): void {
+  program
+    .command("restore <backup>")
+    .description("replace the database with a backup, checked first (local mode; stop the server before)")
+    .option("-y, --yes", "go on: the current database is replaced (and kept beside it)")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  systemctl stop formsvc\n  formsvc restore /var/backups/formsvc/formsvc-2026-11-22.db --db /var/lib/formsvc/formsvc.db --yes\n  systemctl start formsvc\n",
+    )
+    .action((backup: string, flags: { yes?: boolean }, command: Command) => runRestore(backup, flags, command.optsWithGlobals(), io));
+}
