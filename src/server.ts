@@ -4,6 +4,7 @@ import { openStore } from "./db/client.ts";
 import type { AppOptions } from "./http/context.ts";
 import { errorResponse } from "./http/respond.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
+import { startPurger } from "./purger.ts";
 import { startSender } from "./sender.ts";
 import { createServices, type Services } from "./services/index.ts";
 
@@ -28,6 +29,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
   const app = createApp({
     services,
     maxBody: config.maxBody,
+    maxFileSize: config.maxFileSize,
     trustProxy: config.trustProxy,
     rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst),
     log,
@@ -49,6 +51,8 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
         log: { line: log.request, error: log.error },
       })
     : null;
+  // Retention applies at start and every hour; it deletes in small batches beside the traffic.
+  const purger = startPurger(services.retention, { intervalMs: config.purgeIntervalMs, now: Date.now, log: { line: log.request, error: log.error } });
   // With --port 0 the port is known only now: links follow it unless a base URL was given.
   if (config.derived.baseUrl) config.baseUrl = derivedBaseUrl(config.host, server.port!);
   if (config.derived.submitUrl) config.submitUrl = config.baseUrl;
@@ -61,6 +65,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     async stop() {
       await server.stop();
       await sender?.stop();
+      await purger.stop();
       store.close();
     },
   };
