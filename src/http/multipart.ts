@@ -65,31 +65,33 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
   parser.on("field", (name: string, value: string) => addField(fields, name, value));
   parser.on("file", (name: string, stream: BusboyFileStream, fileName: string, _encoding: string, type: string) => {
     const chunks: Uint8Array[] = [];
+    let size = 0;
+    const slot = {};
+    addField(fields, name, slot); // holds the field's place until the bytes are in
+    const put = (value: unknown) => {
+      const current = fields[name];
+      if (Array.isArray(current)) current[current.indexOf(slot)] = value;
+      else fields[name] = value;
+    };
+    const admit = () => {
+      if (!limits.filesAccepted) return fail(new ApiError("files_not_accepted", "This form does not accept files. Its owner can turn file uploads on.", { field: name }));
+      files += 1;
+      if (files > limits.maxFiles) fail(new ApiError("invalid_body", `A submission may carry at most ${limits.maxFiles} files.`, { field: name }));
+    };
+    // A part without a file name is a file input left empty (what a browser sends when nothing was chosen),
+    // unless bytes come with it.
+    if (fileName !== "") admit();
     // Read on even after a failure: the parser waits for every file stream to end.
     stream.on("data", (chunk: Uint8Array) => {
-      if (!failure) chunks.push(chunk);
+      if (failure) return;
+      if (fileName === "" && size === 0) admit();
+      size += chunk.byteLength;
+      chunks.push(chunk);
     });
-    if (fileName === "") {
-      // What a browser sends for a file input left empty: nothing chosen, so nothing to refuse or store.
-      stream.on("end", () => addField(fields, name, ""));
-      return;
-    }
-    if (!limits.filesAccepted) {
-      return fail(new ApiError("files_not_accepted", "This form does not accept files. Its owner can turn file uploads on.", { field: name }));
-    }
-    files += 1;
-    if (files > limits.maxFiles) {
-      return fail(new ApiError("invalid_body", `A submission may carry at most ${limits.maxFiles} files.`, { field: name }));
-    }
-    const file = { placeholder: true };
-    addField(fields, name, file); // holds the field's place until the bytes are in
     stream.on("limit", () => fail(new ApiError("payload_too_large", `The file "${fileName.slice(0, 100)}" is larger than the limit of ${limits.maxFileSize} bytes.`, { field: name })));
     stream.on("end", () => {
       if (failure) return;
-      const uploaded = new UploadedFile(fileName, fileType(type), Buffer.concat(chunks));
-      const value = fields[name];
-      if (Array.isArray(value)) value[value.indexOf(file)] = uploaded;
-      else fields[name] = uploaded;
+      put(fileName === "" && size === 0 ? "" : new UploadedFile(fileName, fileType(type), Buffer.concat(chunks)));
     });
   });
   const finished = new Promise<void>((resolve, reject) => {
