@@ -72,7 +72,8 @@ export async function runSubmissionFiles(ref: string, id: string, flags: { outpu
       io.out(`${cellText(path)}\n`);
       saved += 1;
     }
-    io.err(`Downloaded ${saved} of ${files.length} file${files.length === 1 ? "" : "s"} of ${submission.id} to ${dir}.\n`);
+    const where = dir === "." ? "the current directory" : cellText(dir);
+    io.err(`Downloaded ${saved} of ${files.length} file${files.length === 1 ? "" : "s"} of ${submission.id} into ${where}.\n`);
   });
 }
 
