@@ -150,6 +150,8 @@ describe("help and version", () => {
     ["submissions", "get"],
     ["submissions", "mark"],
     ["submissions", "delete"],
+    ["submissions", "files"],
+    ["submissions", "erase"],
     ["backup"],
     ["version"],
   ];

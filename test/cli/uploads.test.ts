@@ -23,7 +23,7 @@ afterAll(async () => {
 async function upload(slug: string, fields: Record<string, string>, files: [field: string, name: string, content: Uint8Array][]): Promise<string> {
   const body = new FormData();
   for (const [name, value] of Object.entries(fields)) body.append(name, value);
-  for (const [field, name, content] of files) body.append(field, new Blob([content]), name);
+  for (const [field, name, content] of files) body.append(field, new Blob([content as Uint8Array<ArrayBuffer>]), name);
   const answer = await fetch(`${world.server.url}/f/${slug}`, { method: "POST", headers: { accept: "application/json" }, body });
   expect(answer.status).toBe(200);
   return ((await answer.json()) as { id: string }).id;
