@@ -58,7 +58,9 @@ export function filesService(store: Store, formsService: FormsService) {
         .innerJoin(submissions, eq(submissions.id, files.submissionId))
         .where(and(eq(files.id, fileId), eq(files.submissionId, submissionId), eq(submissions.formId, form.id)));
       if (!row) throw new ApiError("not_found", `No file ${fileId} in submission ${submissionId} of this form.`);
-      return row;
+      // bun:sqlite gives a Buffer; a driver that gives an ArrayBuffer is wrapped, never copied.
+      const content = row.content instanceof Uint8Array ? row.content : new Uint8Array(row.content as ArrayBuffer);
+      return { ...row, content };
     },
 
     /** The ids of the files stored for these submissions (so an export links only to files that exist). */

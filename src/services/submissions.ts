@@ -6,7 +6,7 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { iso, parseIsoDate } from "../lib/time.ts";
 import { parseBody, parsePaging } from "../lib/validate.ts";
-import { filePath, isFileRef } from "../lib/files.ts";
+import { fileRefsOf, filePath, isFileRef } from "../lib/files.ts";
 import { attachFiles, insertFiles, type FilesService } from "./files.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
 import type { NotificationRequest, NotificationsService } from "./notifications.ts";
@@ -238,8 +238,11 @@ export function submissionsService(store: Store, formsService: FormsService, not
             .where(and(where(form.id, query), cursor))
             .orderBy(...ordering(query.order))
             .limit(EXPORT_BATCH);
-          const stored = await filesService.storedIds(batch.map((row) => row.id));
-          for (const row of batch) yield withFilePaths(toSubmission(row), form.id, stored);
+          const page = batch.map(toSubmission);
+          // Only a batch that shows file objects asks which of them are stored files (most forms take none).
+          const holders = page.filter((s) => fileRefsOf(s.data).length > 0).map((s) => s.id);
+          const stored = holders.length > 0 ? await filesService.storedIds(holders) : new Set<string>();
+          for (const submission of page) yield stored.size > 0 ? withFilePaths(submission, form.id, stored) : submission;
           if (batch.length < EXPORT_BATCH) return;
           const last: SubmissionRow = batch[batch.length - 1]!;
           after = { createdAt: last.createdAt, id: last.id };
