@@ -7,7 +7,9 @@ import { runCli } from "../helpers/cli.ts";
 import { startServerProcess } from "../helpers/server.ts";
 import { MODES, startWorld, type CliWorld } from "./world.ts";
 
-// The CLI of §11 and §13, run as a process in local and remote mode against a real server.
+// The CLI of §11 and §13, run as a process in local and remote mode against a real server. Each test
+// runs many CLI processes one after another: they get more time than bun's default 5 s.
+const SLOW = 60_000;
 let world: CliWorld;
 let dir: string;
 beforeAll(async () => {
@@ -42,7 +44,7 @@ describe("forms create and update", () => {
       const bad = await world.run(mode, ["forms", "update", slug, "--retention-days", "0"]);
       expect({ code: bad.code, stderr: bad.stderr }).toEqual({ code: 2, stderr: "formsvc: --retention-days must be a whole number of days from 1 to 3650, or null to keep for ever.\n" });
     }
-  });
+  }, SLOW);
 });
 
 describe("submissions files", () => {
@@ -66,7 +68,7 @@ describe("submissions files", () => {
       expect(readdirSync(out).toSorted()).toEqual(["cv (1).pdf", "cv.pdf", "notes (1).txt", "notes (2).txt", "notes (3).txt", "notes.txt"]);
       expect(again.stderr).toContain("cv.pdf already exists");
     }
-  });
+  }, SLOW);
 
   test("a submission without files says so; an unknown submission exits 5", async () => {
     await world.ok(["forms", "create", "--name", "Plain", "--slug", "plain"]);
@@ -76,7 +78,7 @@ describe("submissions files", () => {
       const missing = await world.run(mode, ["submissions", "files", "plain", "sub_nothing"]);
       expect(missing.code).toBe(5);
     }
-  });
+  }, SLOW);
 });
 
 describe("submissions erase", () => {
@@ -102,7 +104,7 @@ describe("submissions erase", () => {
     }
     const form = JSON.parse(await world.ok(["forms", "get", "newsletter", "--json"])) as { submissionCount: number };
     expect(form.submissionCount).toBe(0);
-  });
+  }, SLOW);
 });
 
 describe("backup and restore", () => {
@@ -137,5 +139,5 @@ describe("backup and restore", () => {
       await restored.stop();
     }
     expect(existsSync(copy)).toBe(true);
-  });
+  }, SLOW);
 });
