@@ -40,13 +40,13 @@ function mentions(value: unknown, address: string): boolean {
 }
 
 /**
- * Deletes these submissions (their files and notifications go with them), taking each one's share off its
- * form's counters. Returns how many went, per form.
+ * Deletes these submissions (their files and notifications go with them) that still match `still`, taking
+ * each one's share off its form's counters. Returns how many went, per form.
  */
-async function deleteSubmissions(tx: Db, ids: string[]): Promise<CountByForm> {
+async function deleteSubmissions(tx: Db, ids: string[], still?: SQL): Promise<CountByForm> {
   const gone = await tx
     .delete(submissions)
-    .where(inArray(submissions.id, ids))
+    .where(and(inArray(submissions.id, ids), still))
     .returning({ formId: submissions.formId, isRead: submissions.isRead, isStarred: submissions.isStarred, isSpam: submissions.isSpam });
   const totals = new Map<string, { n: number; submissionCount: number; spamCount: number; unreadCount: number; starredCount: number }>();
   for (const row of gone) {
@@ -104,22 +104,24 @@ export function retentionService(store: Store) {
     }
   }
 
-  /** Deletes a form's submissions that match `older` (spam or not, before a time), a batch per transaction. */
+  /**
+   * Deletes a form's submissions that match `older` (spam or not, before a time), a batch per transaction.
+   * Each batch is found on the reader first, so a form with nothing due costs no write at all.
+   */
   async function purgeWhere(formId: string, older: SQL, stopped: () => boolean): Promise<number> {
     let deleted = 0;
     while (!stopped()) {
-      const n = await store.write(async (tx) => {
-        const batch = await tx
-          .select({ id: submissions.id })
-          .from(submissions)
-          .where(and(eq(submissions.formId, formId), older))
-          .orderBy(asc(submissions.createdAt), asc(submissions.id))
-          .limit(DELETE_BATCH);
-        if (batch.length === 0) return 0;
-        return (await deleteSubmissions(tx, batch.map((row) => row.id)))[formId] ?? 0;
-      });
+      const due = await store.db
+        .select({ id: submissions.id })
+        .from(submissions)
+        .where(and(eq(submissions.formId, formId), older))
+        .orderBy(asc(submissions.createdAt), asc(submissions.id))
+        .limit(DELETE_BATCH);
+      if (due.length === 0) break;
+      // Checked again in the write: a row the owner moved out of spam meanwhile is no longer due.
+      const n = await store.write(async (tx) => (await deleteSubmissions(tx, due.map((row) => row.id), older))[formId] ?? 0);
       deleted += n;
-      if (n < DELETE_BATCH) break;
+      if (due.length < DELETE_BATCH) break;
       await yieldToOthers();
     }
     return deleted;
