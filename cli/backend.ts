@@ -9,6 +9,7 @@ import { settingsService } from "../src/services/settings.ts";
 import type { ApiKey, NewApiKey } from "../src/services/keys.ts";
 import type { NotificationPage } from "../src/services/notifications.ts";
 import { operator, type Mode, type Principal } from "../src/services/principal.ts";
+import type { Erasure } from "../src/services/retention.ts";
 import { parseListQuery, type Submission, type SubmissionPage } from "../src/services/submissions.ts";
 import { ApiClient } from "./client.ts";
 import { CliError, EXIT } from "./errors.ts";
@@ -36,6 +37,12 @@ export interface Backend {
     remove(ref: string, id: string): Promise<void>;
     /** The export as it would be downloaded, chunk by chunk. */
     export(ref: string, format: ExportFormat, query: QueryParams): Promise<AsyncIterable<string | Uint8Array>>;
+    /** Erases (or with dryRun counts) every submission of the account and mode that holds this email address. */
+    erase(body: { email: string; dryRun?: boolean }): Promise<Erasure>;
+  };
+  files: {
+    /** One uploaded file of a submission: its bytes, chunk by chunk. */
+    get(ref: string, submissionId: string, fileId: string): Promise<AsyncIterable<Uint8Array>>;
   };
   notifications: {
     /** One page of a form's notification emails, newest first (`limit`, `offset`). */
@@ -154,6 +161,15 @@ export async function localBackend(location: string, options: ConnectionOptions,
         const exported = await services.submissions.export(principal, ref, parseListQuery(query, { paged: false }));
         return exportChunks(format, exported.fields, exported.submissions);
       },
+      erase: (body) => services.retention.erase(principal, body),
+    },
+    files: {
+      async get(ref, submissionId, fileId) {
+        const file = await services.files.get(principal, ref, submissionId, fileId);
+        return (async function* () {
+          yield file.content;
+        })();
+      },
     },
     notifications: {
       list: (ref, query) => services.notifications.list(principal, ref, parsePaging(query)),
@@ -199,6 +215,13 @@ export function remoteBackend(client: ApiClient): Backend {
       remove: (ref, id) => client.json("DELETE", `${formPath(ref)}/submissions/${encodeURIComponent(id)}`),
       async export(ref, format, query) {
         const response = await client.send("GET", `${formPath(ref)}/submissions/export`, { query: { ...query, format } });
+        return response.body as AsyncIterable<Uint8Array>;
+      },
+      erase: (body) => client.json("POST", "/api/submissions/erase", { body }),
+    },
+    files: {
+      async get(ref, submissionId, fileId) {
+        const response = await client.send("GET", `${formPath(ref)}/submissions/${encodeURIComponent(submissionId)}/files/${encodeURIComponent(fileId)}`);
         return response.body as AsyncIterable<Uint8Array>;
       },
     },

@@ -7,7 +7,17 @@ import { parseBoolean, parseList } from "./options.ts";
 import { printList, printObject, type Column } from "./output.ts";
 
 /** The flag behind each field of the form body, for error messages. */
-const FLAGS = { name: "--name", slug: "--slug", isActive: "--active", notificationEmail: "--email", redirectUrl: "--redirect", allowedDomains: "--domains" };
+const FLAGS = {
+  name: "--name",
+  slug: "--slug",
+  isActive: "--active",
+  notificationEmail: "--email",
+  redirectUrl: "--redirect",
+  allowedDomains: "--domains",
+  fileUploads: "--file-uploads",
+  retentionDays: "--retention-days",
+  spamRetentionDays: "--spam-retention-days",
+};
 
 const COLUMNS = (io: Io): Column<Form>[] => [
   { header: "id", value: (f) => f.id },
@@ -25,6 +35,16 @@ export interface FormFlags {
   email?: string;
   redirect?: string;
   domains?: string;
+  fileUploads?: string;
+  retentionDays?: string;
+  spamRetentionDays?: string;
+}
+
+/** A number of days, or null for "keep for ever" ('' or never); anything else goes to the API as given, to be refused there. */
+function days(value: string): number | string | null {
+  const text = value.trim().toLowerCase();
+  if (text === "" || text === "never" || text === "forever") return null;
+  return /^\d+$/.test(text) ? Number(text) : value;
 }
 
 /** The API body for create or update; an empty --email, --redirect or --domains clears the setting. */
@@ -36,6 +56,9 @@ export function formBody(flags: FormFlags): Record<string, unknown> {
   if (flags.email !== undefined) body.notificationEmail = flags.email === "" ? null : flags.email;
   if (flags.redirect !== undefined) body.redirectUrl = flags.redirect === "" ? null : flags.redirect;
   if (flags.domains !== undefined) body.allowedDomains = parseList(flags.domains);
+  if (flags.fileUploads !== undefined) body.fileUploads = parseBoolean("--file-uploads", flags.fileUploads);
+  if (flags.retentionDays !== undefined) body.retentionDays = days(flags.retentionDays);
+  if (flags.spamRetentionDays !== undefined) body.spamRetentionDays = days(flags.spamRetentionDays);
   return body;
 }
 
@@ -57,7 +80,7 @@ export async function runFormsCreate(flags: FormFlags, globals: ConnectionOption
 export async function runFormsUpdate(ref: string, flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
   const body = formBody(flags);
   if (Object.keys(body).length === 0) {
-    throw new CliError("nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains", EXIT.usage);
+    throw new CliError("nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days", EXIT.usage);
   }
   const form = await withBackend(globals, io.env, (backend) => backend.forms.update(ref, body)).catch(rethrowWithFlag);
   printForm(io, form, globals.json);
@@ -93,6 +116,9 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--redirect <url>", "where to send the browser after a submission (default: a thank-you page)")
     .option("--domains <list>", "comma-separated host names allowed to post (example.com,*.example.com)")
     .option("--slug <slug>", "the public slug (default: 12 random letters and digits)")
+    .option("--file-uploads <bool>", "true to accept files in multipart posts (default false)")
+    .option("--retention-days <days>", "delete submissions older than this, 1 to 3650 (default: keep for ever)")
+    .option("--spam-retention-days <days>", "delete spam older than this, 1 to 3650, or '' to keep it for ever (default 30)")
     .addHelpText(
       "after",
       "\nExamples:\n  formsvc forms create --name Contact --email you@example.com --domains example.com,www.example.com\n  formsvc forms create --name Newsletter --slug newsletter --json | jq -r .submitUrl\n  formsvc forms create --name Staging --test\n",
@@ -127,7 +153,13 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--email <address>", "notification address ('' for none)")
     .option("--redirect <url>", "redirect after a submission ('' for the thank-you page)")
     .option("--domains <list>", "comma-separated host names allowed to post ('' for any)")
-    .addHelpText("after", "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n")
+    .option("--file-uploads <bool>", "true to accept files in multipart posts, false to refuse them")
+    .option("--retention-days <days>", "delete submissions older than this, 1 to 3650 ('' to keep for ever)")
+    .option("--spam-retention-days <days>", "delete spam older than this, 1 to 3650 ('' to keep it for ever)")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update jobs --file-uploads true --retention-days 180\n",
+    )
     .action((ref: string, flags: FormFlags, command: Command) => runFormsUpdate(ref, flags, command.optsWithGlobals(), io));
 
   forms

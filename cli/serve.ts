@@ -91,6 +91,7 @@ export function serveCommand(program: Command, io: Io): void {
     .option("--base-url <url>", "public address of this server, used in links (FORMSVC_BASE_URL)")
     .option("--submit-url <url>", "public address of the submission host, if separate (FORMSVC_SUBMIT_URL)")
     .option("--max-body <bytes>", "largest accepted body in bytes (FORMSVC_MAX_BODY, default 1048576)")
+    .option("--max-file-size <bytes>", "largest file a post may carry, in bytes, on forms that take files (FORMSVC_MAX_FILE_SIZE, default 10485760)")
     .option("--rate-limit <perMinute>", "submissions a minute per address per form, 0 for none (FORMSVC_RATE_LIMIT, default 30)")
     .option("--rate-burst <n>", "submissions allowed at once before the rate applies (FORMSVC_RATE_BURST, default 10)")
     .option("--trust-proxy", "take the client address from X-Forwarded-For (behind a reverse proxy)")
@@ -115,6 +116,7 @@ export function serveCommand(program: Command, io: Io): void {
           baseUrl: all.baseUrl,
           submitUrl: all.submitUrl,
           maxBody: all.maxBody,
+          maxFileSize: all.maxFileSize,
           rateLimit: all.rateLimit,
           rateBurst: all.rateBurst,
           trustProxy: all.trustProxy ? "true" : undefined,

@@ -3,7 +3,9 @@ import { exportChunks, fieldValue } from "../src/lib/export.ts";
 import type { Submission, SubmissionPage } from "../src/services/submissions.ts";
 import { withBackend, type Backend, type ConnectionOptions } from "./backend.ts";
 import { CliError, EXIT, withFlagName } from "./errors.ts";
+import { eraseCommand } from "./erase.ts";
 import { exportCommand } from "./export.ts";
+import { filesCommand } from "./files.ts";
 import type { Io } from "./io.ts";
 import { oneOf, selectionQuery, type SelectionFlags } from "./options.ts";
 import { cellText, printList, printObject, terminalSafeChunks, type Column } from "./output.ts";
@@ -175,4 +177,7 @@ export function submissionsCommand(program: Command, io: Io): void {
       await withBackend(command.optsWithGlobals(), io.env, (backend) => backend.submissions.remove(ref, id));
       io.err(`Deleted submission ${id}.\n`);
     });
+
+  filesCommand(submissions, io);
+  eraseCommand(submissions, io);
 }

@@ -12,6 +12,10 @@ export interface ServeConfig {
   /** Base address of the public submission host (a separate host name), or the base URL. */
   submitUrl: string;
   maxBody: number;
+  /** Largest file one post may carry, in bytes (a post is also held to maxBody as a whole). */
+  maxFileSize: number;
+  /** Time between retention purges (an hour; tests shorten it). */
+  purgeIntervalMs: number;
   /** Submissions per minute per client address per form; 0 turns the limit off. */
   rateLimit: number;
   rateBurst: number;
@@ -41,6 +45,8 @@ const ENV: Record<Exclude<keyof ServeConfig, "derived">, string> = {
   baseUrl: "FORMSVC_BASE_URL",
   submitUrl: "FORMSVC_SUBMIT_URL",
   maxBody: "FORMSVC_MAX_BODY",
+  maxFileSize: "FORMSVC_MAX_FILE_SIZE",
+  purgeIntervalMs: "FORMSVC_PURGE_INTERVAL_MS",
   rateLimit: "FORMSVC_RATE_LIMIT",
   rateBurst: "FORMSVC_RATE_BURST",
   trustProxy: "FORMSVC_TRUST_PROXY",
@@ -52,7 +58,7 @@ const ENV: Record<Exclude<keyof ServeConfig, "derived">, string> = {
   logFormat: "FORMSVC_LOG_FORMAT",
 };
 
-const DEFAULTS = { host: "0.0.0.0", port: "8080", db: "./formsvc.db", maxBody: "1048576", rateLimit: "30", rateBurst: "10", trustProxy: "false", mailRetryBaseMs: "60000", metrics: "false", logFormat: "text" };
+const DEFAULTS = { host: "0.0.0.0", port: "8080", db: "./formsvc.db", maxBody: "1048576", maxFileSize: "10485760", purgeIntervalMs: "3600000", rateLimit: "30", rateBurst: "10", trustProxy: "false", mailRetryBaseMs: "60000", metrics: "false", logFormat: "text" };
 
 function integer(name: string, value: string, min: number, max: number): number {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
@@ -150,6 +156,8 @@ export function loadServeConfig(flags: ServeFlags, env: Record<string, string | 
     baseUrl,
     submitUrl: url("submit-url", pick("submitUrl") ?? baseUrl),
     maxBody: integer("max-body", pick("maxBody")!, 1, 1024 * 1024 * 1024),
+    maxFileSize: integer("max-file-size", pick("maxFileSize")!, 1, 1024 * 1024 * 1024),
+    purgeIntervalMs: integer("purge-interval-ms", pick("purgeIntervalMs")!, 10, 24 * 3_600_000),
     rateLimit: integer("rate-limit", pick("rateLimit")!, 0, 1_000_000),
     rateBurst: integer("rate-burst", pick("rateBurst")!, 1, 1_000_000),
     trustProxy: trust === "true" || trust === "1",

@@ -6,6 +6,7 @@ import { Metrics, serveMetricsAlone } from "./http/metrics.ts";
 import { errorResponse } from "./http/respond.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { serverLog } from "./log.ts";
+import { startPurger } from "./purger.ts";
 import { startSender } from "./sender.ts";
 import { createServices, type Services } from "./services/index.ts";
 
@@ -47,6 +48,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
   const app = createApp({
     services,
     maxBody: config.maxBody,
+    maxFileSize: config.maxFileSize,
     trustProxy: config.trustProxy,
     rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst),
     log,
@@ -82,10 +84,13 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
         log: { line: log.request, error: log.error },
       })
     : null;
+  // Retention applies at start and every hour; it deletes in small batches beside the traffic.
+  const purger = startPurger(services.retention, { intervalMs: config.purgeIntervalMs, now: Date.now, log: { line: log.request, error: log.error } });
   const stop = async () => {
     await server.stop();
     await metricsServer?.stop();
     await sender?.stop();
+    await purger.stop();
     store.close();
   };
   try {

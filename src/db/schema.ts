@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Times are stored as integer milliseconds since the epoch and shown as ISO 8601 strings. */
 const millis = (name: string) => integer(name).notNull();
@@ -62,6 +62,12 @@ export const forms = sqliteTable(
     starredCount: integer("starred_count").notNull().default(0),
     /** createdAt of the form's newest submission: the next one is stored strictly later (see receive). */
     lastSubmissionAt: integer("last_submission_at").notNull().default(0),
+    /** Whether a multipart post may carry files (contract §11); off unless the owner turns it on. */
+    fileUploads: integer("file_uploads", { mode: "boolean" }).notNull().default(false),
+    /** Submissions older than this many days are purged; null keeps them for ever (contract §13). */
+    retentionDays: integer("retention_days"),
+    /** Spam older than this many days is purged; null keeps it for ever. */
+    spamRetentionDays: integer("spam_retention_days").default(30),
     createdAt: millis("created_at"),
     updatedAt: millis("updated_at"),
   },
@@ -127,6 +133,32 @@ export const notifications = sqliteTable(
   ],
 );
 
+/**
+ * Uploaded files, kept in the database beside their submission so that one backup (and a libSQL server)
+ * holds everything; gone with their submission, and so with their form.
+ */
+export const files = sqliteTable(
+  "files",
+  {
+    id: text("id").primaryKey(),
+    submissionId: text("submission_id")
+      .notNull()
+      .references(() => submissions.id, { onDelete: "cascade" }),
+    formId: text("form_id")
+      .notNull()
+      .references(() => forms.id, { onDelete: "cascade" }),
+    /** The field the file was posted under. */
+    field: text("field").notNull(),
+    /** The file name as the browser sent it (untrusted: made safe wherever it is used as a name). */
+    name: text("name").notNull(),
+    type: text("type").notNull(),
+    size: integer("size").notNull(),
+    content: blob("content", { mode: "buffer" }).notNull(),
+    createdAt: millis("created_at"),
+  },
+  (t) => [index("files_submission").on(t.submissionId), index("files_form").on(t.formId)],
+);
+
 /** Facts the server records for the local CLI, such as the public addresses it serves under. */
 export const settings = sqliteTable("settings", {
   key: text("key").primaryKey(),
@@ -186,3 +218,4 @@ export type FormRow = typeof forms.$inferSelect;
 export type SubmissionRow = typeof submissions.$inferSelect;
 export type NotificationRow = typeof notifications.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
+export type FileRow = typeof files.$inferSelect;

@@ -79,8 +79,8 @@ function addField(fields: Record<string, unknown>, key: string, value: unknown):
 }
 
 /**
- * A public submission's fields, from JSON, urlencoded or multipart bodies. JSON values are kept as sent;
- * a file in a multipart body is kept as its name, type and size (files themselves are not stored).
+ * A public submission's fields, from JSON or urlencoded bodies; JSON values are kept as sent. Multipart
+ * bodies, which may carry files, are read as a stream by readMultipart (multipart.ts).
  */
 export async function readSubmission(request: Request, limit: number): Promise<Record<string, unknown>> {
   const type = mediaType(request);
@@ -96,19 +96,6 @@ export async function readSubmission(request: Request, limit: number): Promise<R
   if (type === "application/x-www-form-urlencoded") {
     const fields: Record<string, unknown> = Object.create(null); // no prototype: a field named __proto__ stays a field
     for (const [key, value] of new URLSearchParams(new TextDecoder().decode(bytes))) addField(fields, key, value);
-    return fields;
-  }
-  if (type === "multipart/form-data") {
-    let form: FormData;
-    try {
-      form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": request.headers.get("content-type")! } }).formData();
-    } catch {
-      throw new ApiError("invalid_body", "The multipart body could not be read.");
-    }
-    const fields: Record<string, unknown> = Object.create(null); // no prototype: a field named __proto__ stays a field
-    for (const [key, value] of form as unknown as Iterable<[string, string | File]>) {
-      addField(fields, key, typeof value === "string" ? value : { filename: value.name, type: value.type, size: value.size });
-    }
     return fields;
   }
   throw new ApiError(

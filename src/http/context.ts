@@ -6,6 +6,8 @@ import type { RateLimiter } from "./rate-limit.ts";
 export interface AppOptions {
   services: Services;
   maxBody: number;
+  /** Largest file a multipart post may carry, in bytes (default 10 MiB). */
+  maxFileSize?: number;
   trustProxy: boolean;
   rateLimiter: RateLimiter;
   /** One line per request and the stacks of unexpected errors; never keys or bodies. */

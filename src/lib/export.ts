@@ -1,5 +1,6 @@
 import { stringify } from "csv-stringify/sync";
 import type { Submission } from "../services/submissions.ts";
+import { isFileRef } from "./files.ts";
 
 export const EXPORT_FORMATS = ["csv", "ndjson", "json"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -13,11 +14,15 @@ export const CONTENT_TYPES: Record<ExportFormat, string> = {
 // A spreadsheet runs a cell that starts with one of these as a formula: a submitted "=HYPERLINK(...)" must stay text.
 const FORMULA_START = /^[=+\-@\t\r]/;
 
-/** One CSV cell: lists joined with ", ", objects as JSON, and anything a spreadsheet would run escaped with a quote. */
+/** A file in a CSV cell: its name and, in an export, where the owner downloads it: `cv.pdf (/api/forms/…/files/fil_…)`. */
+const fileCell = (file: { name: string; file: string; path?: unknown }) => `${file.name} (${typeof file.path === "string" ? file.path : file.file})`;
+
+/** One CSV cell: lists joined with ", ", files as name and path, objects as JSON, and anything a spreadsheet would run escaped with a quote. */
 export function csvCell(value: unknown): string {
   let text: string;
   if (value === null || value === undefined) text = "";
-  else if (Array.isArray(value)) text = value.map((v) => (typeof v === "object" && v !== null ? JSON.stringify(v) : String(v))).join(", ");
+  else if (isFileRef(value)) text = fileCell(value);
+  else if (Array.isArray(value)) text = value.map((v) => (isFileRef(v) ? fileCell(v) : typeof v === "object" && v !== null ? JSON.stringify(v) : String(v))).join(", ");
   else if (typeof value === "object") text = JSON.stringify(value);
   else text = String(value);
   return FORMULA_START.test(text) ? `'${text}` : text;

@@ -1,5 +1,6 @@
 // What goes into a notification email, built from untrusted submitted data: plain text only, and nothing
 // that could become a header or a line of its own.
+import { isFileRef } from "./files.ts";
 import { isEmail } from "./validate.ts";
 
 export const MAX_SUBJECT = 200;
@@ -28,10 +29,15 @@ export function notificationReplyTo(requested: unknown): string | null {
   return address.length <= 254 && isEmail(address) ? address : null;
 }
 
-/** A submitted value as text: arrays joined with commas, objects as JSON, nothing for null. */
+/** A file named, never attached: its name, type and size; the owner downloads it with the CLI or the API. */
+const fileText = (file: { name: string; type: string; size: number }) => `${headerSafe(file.name)} (file, ${file.type}, ${file.size} bytes)`;
+
+/** A submitted value as text: arrays joined with commas, files by name, objects as JSON, nothing for null. */
 function valueText(value: unknown): string {
   if (value === null || value === undefined) return "";
   if (typeof value === "string") return value;
+  if (isFileRef(value)) return fileText(value);
+  if (Array.isArray(value) && value.some(isFileRef)) return value.map((v) => (isFileRef(v) ? fileText(v) : valueText(v))).join(", ");
   if (Array.isArray(value)) return value.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(", ");
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
@@ -66,6 +72,9 @@ export function notificationText(content: NotificationContent): string {
     `Submission: ${content.submissionId}`,
     `Received: ${content.receivedAt}`,
     `See it with: formsvc submissions get ${content.formSlug} ${content.submissionId}`,
+    ...(Object.values(content.data).some((v) => isFileRef(v) || (Array.isArray(v) && v.some(isFileRef)))
+      ? [`Download its files with: formsvc submissions files ${content.formSlug} ${content.submissionId}`]
+      : []),
     "",
   ].join("\n");
 }

@@ -66,6 +66,15 @@ export const slug = z
   .string({ error: "slug must be a string." })
   .regex(SLUG, "slug must be 3 to 64 lowercase letters, digits and dashes, starting with a letter or digit.");
 
+/** A number of days to keep submissions: a whole number from 1 to 3650 (null, for ever, is allowed by the caller). */
+export function retentionDays(field: string) {
+  return z
+    .number({ error: `${field} must be a whole number of days from 1 to 3650, or null to keep for ever.` })
+    .int(`${field} must be a whole number of days from 1 to 3650, or null to keep for ever.`)
+    .min(1, `${field} must be a whole number of days from 1 to 3650, or null to keep for ever.`)
+    .max(3650, `${field} must be a whole number of days from 1 to 3650, or null to keep for ever.`);
+}
+
 /** A page of a list: limit 1 to 100 (default 50) and offset 0 or more, from strings; out of range or of type is an error, never clamped. */
 export function parsePaging(params: Record<string, string | undefined>): { limit: number; offset: number } {
   const { limit = "50", offset = "0" } = params;

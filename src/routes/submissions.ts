@@ -5,12 +5,16 @@ import type { Handler, RequestContext } from "../http/context.ts";
 import { json, noContent } from "../http/respond.ts";
 import type { Router } from "../http/router.ts";
 import { CONTENT_TYPES, EXPORT_FORMATS, exportChunks, exportStream, type ExportFormat } from "../lib/export.ts";
+import { attachmentHeader } from "../lib/files.ts";
 import { parseListQuery } from "../services/submissions.ts";
 
 const scoped = { formScoped: true };
 const queryOf = (ctx: RequestContext) => Object.fromEntries(ctx.url.searchParams) as Record<string, string>;
 
-/** /api/forms/{id}/submissions: the list, the export, and one submission's get, patch and delete. */
+/**
+ * /api/forms/{id}/submissions: the list, the export, one submission's get, patch and delete, and its files;
+ * and /api/submissions/erase, which crosses the account's forms.
+ */
 export function submissionRoutes(router: Router<Handler>): void {
   router
     .on("GET", "/api/forms/:id/submissions", async (ctx) => {
@@ -46,5 +50,24 @@ export function submissionRoutes(router: Router<Handler>): void {
       const principal = await authorize(ctx, "delete", scoped);
       await ctx.services.submissions.remove(principal, ctx.params.id!, ctx.params.submissionId!);
       return noContent();
+    })
+    .on("GET", "/api/forms/:id/submissions/:submissionId/files/:fileId", async (ctx) => {
+      const principal = await authorize(ctx, "read", scoped);
+      const file = await ctx.services.files.get(principal, ctx.params.id!, ctx.params.submissionId!, ctx.params.fileId!);
+      // Submitted bytes are untrusted: always a download, never sniffed into HTML, and sandboxed if opened anyway.
+      return new Response(file.content as Uint8Array<ArrayBuffer>, {
+        headers: {
+          "content-type": file.type,
+          "content-length": String(file.size),
+          "content-disposition": attachmentHeader(file.name),
+          "x-content-type-options": "nosniff",
+          "content-security-policy": "sandbox",
+          "cache-control": "private, no-store",
+        },
+      });
+    })
+    .on("POST", "/api/submissions/erase", async (ctx) => {
+      const principal = await authorize(ctx, "admin");
+      return json(200, await ctx.services.retention.erase(principal, await readJson(ctx.request, ctx.options.maxBody)));
     });
 }

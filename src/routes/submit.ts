@@ -1,5 +1,6 @@
 import { ApiError } from "../errors.ts";
-import { readSubmission } from "../http/body.ts";
+import { mediaType, readSubmission } from "../http/body.ts";
+import { MAX_FILES, readMultipart } from "../http/multipart.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import { domainAllowed, requestOrigin } from "../http/origin.ts";
 import { endpointPage, thanksPage } from "../http/pages.ts";
@@ -74,6 +75,20 @@ function checkFieldNames(data: Record<string, unknown>): void {
   }
 }
 
+/** 10 MiB: the largest file a post may carry when the server is not told otherwise (--max-file-size). */
+export const DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024;
+
+/** The post's fields: multipart is read as a stream, its files kept in their fields' places (§11). */
+function readPost(ctx: RequestContext, form: FormRow): Promise<Record<string, unknown>> {
+  if (mediaType(ctx.request) !== "multipart/form-data") return readSubmission(ctx.request, ctx.options.maxBody);
+  return readMultipart(ctx.request, {
+    maxBody: ctx.options.maxBody,
+    maxFileSize: ctx.options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE,
+    maxFiles: MAX_FILES,
+    filesAccepted: form.fileUploads,
+  });
+}
+
 const filled = (value: unknown) => value !== undefined && value !== null && value !== "" && !(Array.isArray(value) && value.every((v) => v === ""));
 
 async function submit(ctx: RequestContext): Promise<Response> {
@@ -87,7 +102,7 @@ async function submit(ctx: RequestContext): Promise<Response> {
     if (retryAfter > 0) {
       throw new ApiError("rate_limited", `Too many submissions from your address; try again in ${retryAfter} seconds.`, { headers: { "Retry-After": String(retryAfter) } });
     }
-    const fields = await readSubmission(request, ctx.options.maxBody);
+    const fields = await readPost(ctx, form);
     // No prototype: a field named __proto__ is data to keep, not an object's prototype to set.
     const special: Record<string, unknown> = Object.create(null);
     const data: Record<string, unknown> = Object.create(null);

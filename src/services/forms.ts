@@ -6,7 +6,7 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { randomLower36 } from "../lib/random.ts";
 import { iso } from "../lib/time.ts";
-import { allowedDomains, email, formName, httpUrl, parseBody, slug } from "../lib/validate.ts";
+import { allowedDomains, email, formName, httpUrl, parseBody, retentionDays, slug } from "../lib/validate.ts";
 import type { Mode, Principal } from "./principal.ts";
 
 /** A form as every response shows it. */
@@ -23,6 +23,12 @@ export interface Form {
   redirectUrl: string | null;
   allowedDomains: string[];
   submitUrl: string;
+  /** Whether a post may carry files (§11). */
+  fileUploads: boolean;
+  /** Days a submission is kept, or null for ever (§13). */
+  retentionDays: number | null;
+  /** Days spam is kept, or null for ever. */
+  spamRetentionDays: number | null;
 }
 
 const createSchema = z.strictObject({
@@ -32,6 +38,9 @@ const createSchema = z.strictObject({
   notificationEmail: email.nullish(),
   redirectUrl: httpUrl("redirectUrl").nullish(),
   allowedDomains: allowedDomains.nullish(),
+  fileUploads: z.boolean({ error: "fileUploads must be true or false." }).optional(),
+  retentionDays: retentionDays("retentionDays").nullish(),
+  spamRetentionDays: retentionDays("spamRetentionDays").nullish(),
 });
 
 const updateSchema = createSchema.partial().extend({ name: formName.optional() });
@@ -40,6 +49,9 @@ export type CreateFormInput = z.input<typeof createSchema>;
 export type UpdateFormInput = z.input<typeof updateSchema>;
 
 const SLUG_LENGTH = 12;
+
+/** How long spam is kept when the owner says nothing (contract §13). */
+export const DEFAULT_SPAM_RETENTION_DAYS = 30;
 
 /** The form's public answers to a submission: where it may redirect, which origins it accepts. */
 export const domainsOf = (row: FormRow): string[] => JSON.parse(row.allowedDomains) as string[];
@@ -60,6 +72,9 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     redirectUrl: row.redirectUrl,
     allowedDomains: domainsOf(row),
     submitUrl: `${urls.submitUrl()}/f/${row.slug}`,
+    fileUploads: row.fileUploads,
+    retentionDays: row.retentionDays,
+    spamRetentionDays: row.spamRetentionDays,
   });
 
   const scoped = (principal: Principal) => and(eq(forms.accountId, principal.accountId), eq(forms.mode, principal.mode));
@@ -128,6 +143,10 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           notificationEmail: input.notificationEmail ?? null,
           redirectUrl: input.redirectUrl ?? null,
           allowedDomains: JSON.stringify(input.allowedDomains ?? []),
+          fileUploads: input.fileUploads ?? false,
+          retentionDays: input.retentionDays ?? null,
+          // Absent means the default of 30 days; null, given on purpose, keeps spam for ever.
+          spamRetentionDays: input.spamRetentionDays === undefined ? DEFAULT_SPAM_RETENTION_DAYS : input.spamRetentionDays,
           createdAt: now,
           updatedAt: now,
         };
@@ -148,6 +167,9 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           notificationEmail: input.notificationEmail,
           redirectUrl: input.redirectUrl,
           allowedDomains: input.allowedDomains === undefined ? undefined : JSON.stringify(input.allowedDomains ?? []),
+          fileUploads: input.fileUploads,
+          retentionDays: input.retentionDays,
+          spamRetentionDays: input.spamRetentionDays,
         };
         // Only what really changes is written; a patch that changes nothing leaves updatedAt alone.
         const changes = Object.fromEntries(

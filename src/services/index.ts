@@ -1,8 +1,10 @@
 import type { Store } from "../db/client.ts";
 import { accountsService } from "./accounts.ts";
+import { filesService } from "./files.ts";
 import { formsService } from "./forms.ts";
 import { keysService } from "./keys.ts";
 import { notificationsService } from "./notifications.ts";
+import { retentionService } from "./retention.ts";
 import { settingsService } from "./settings.ts";
 import { submissionsService } from "./submissions.ts";
 import { usersService } from "./users.ts";
@@ -17,16 +19,19 @@ export interface PublicUrls {
 export function createServices(store: Store, urls: PublicUrls) {
   const forms = formsService(store, urls);
   const notifications = notificationsService(store, forms);
+  const files = filesService(store, forms);
   return {
     store,
     urls,
     accounts: accountsService(store),
     forms,
     keys: keysService(store, forms),
-    submissions: submissionsService(store, forms, notifications),
+    submissions: submissionsService(store, forms, notifications, files),
+    files,
     notifications,
     settings: settingsService(store),
     users: usersService(store),
+    retention: retentionService(store),
   };
 }
 

@@ -6,6 +6,8 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { iso, parseIsoDate } from "../lib/time.ts";
 import { parseBody, parsePaging } from "../lib/validate.ts";
+import { fileRefsOf, filePath, isFileRef } from "../lib/files.ts";
+import { attachFiles, insertFiles, type FilesService } from "./files.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
 import type { NotificationRequest, NotificationsService } from "./notifications.ts";
 import type { Principal } from "./principal.ts";
@@ -93,7 +95,7 @@ const COLUMNS = Object.fromEntries(Object.entries(getTableColumns(submissions)).
 type Flags = Pick<SubmissionRow, "isRead" | "isStarred" | "isSpam">;
 
 /** How much one submission with these flags adds to each of the form's counters. */
-function counterShare(flags: Flags) {
+export function counterShare(flags: Flags) {
   const kept = flags.isSpam ? 0 : 1;
   return {
     submissionCount: kept,
@@ -161,16 +163,28 @@ async function fieldsAfterRemoving(tx: Db, gone: SubmissionRow): Promise<Partial
     }
   }
   if (!introducedOne) return {};
+  return { fields: await rebuiltFields(tx, gone.formId) };
+}
+
+/** The form's field list rebuilt from its submissions, as JSON: every name, in order of first appearance. */
+export async function rebuiltFields(tx: Db, formId: string): Promise<string> {
   const rows: { name: string }[] = await tx.all(sql`
     SELECT name FROM (
       SELECT j.key AS name, row_number() OVER (ORDER BY s.created_at, s.id, j.id) AS position
-      FROM ${submissions} s, json_each(s.data) j WHERE s.form_id = ${gone.formId}
+      FROM ${submissions} s, json_each(s.data) j WHERE s.form_id = ${formId}
     ) GROUP BY name ORDER BY min(position)`);
-  return { fields: JSON.stringify(rows.map((row) => row.name)) };
+  return JSON.stringify(rows.map((row) => row.name));
+}
+
+/** In an export, each file object that is a stored file of the submission also gives its download path. */
+function withFilePaths(submission: Submission, formId: string, stored: Set<string>): Submission {
+  const linked = (value: unknown) => (isFileRef(value) && stored.has(value.file) ? { ...value, path: filePath(formId, submission.id, value.file) } : value);
+  const data = Object.fromEntries(Object.entries(submission.data).map(([name, value]) => [name, Array.isArray(value) ? value.map(linked) : linked(value)]));
+  return { ...submission, data };
 }
 
 /** Submissions: the owner's lists, export and flags, and the store behind the public endpoint. */
-export function submissionsService(store: Store, formsService: FormsService, notificationsService: NotificationsService) {
+export function submissionsService(store: Store, formsService: FormsService, notificationsService: NotificationsService, filesService: FilesService) {
   const where = (formId: string, query: SubmissionQuery) =>
     and(
       eq(submissions.formId, formId),
@@ -232,7 +246,11 @@ export function submissionsService(store: Store, formsService: FormsService, not
             .where(and(where(form.id, query), cursor))
             .orderBy(...ordering(query.order))
             .limit(EXPORT_BATCH);
-          for (const row of batch) yield toSubmission(row);
+          const page = batch.map(toSubmission);
+          // Only a batch that shows file objects asks which of them are stored files (most forms take none).
+          const holders = page.filter((s) => fileRefsOf(s.data).length > 0).map((s) => s.id);
+          const stored = holders.length > 0 ? await filesService.storedIds(holders) : new Set<string>();
+          for (const submission of page) yield stored.size > 0 ? withFilePaths(submission, form.id, stored) : submission;
           if (batch.length < EXPORT_BATCH) return;
           const last: SubmissionRow = batch[batch.length - 1]!;
           after = { createdAt: last.createdAt, id: last.id };
@@ -277,8 +295,9 @@ export function submissionsService(store: Store, formsService: FormsService, not
     },
 
     /**
-     * Stores a posted submission, brings the form's counters and field list up to date and, unless it is
-     * spam, writes its notification (`_subject`, `_replyto` in `notification`), all in one transaction.
+     * Stores a posted submission with its files (UploadedFiles in `data`), brings the form's counters and
+     * field list up to date and, unless it is spam, writes its notification (`_subject`, `_replyto` in
+     * `notification`), all in one transaction.
      */
     async receive(formId: string, data: Record<string, unknown>, flags: { isSpam: boolean; notification?: NotificationRequest }): Promise<Submission> {
       const { submission, queued } = await store.write(async (tx) => {
@@ -290,8 +309,10 @@ export function submissionsService(store: Store, formsService: FormsService, not
         // A form's createdAt values are unique and rise in the order submissions are stored, so that a script
         // polling with since=<the last createdAt it saw> never misses one stored later in the same millisecond.
         const now = Math.max(Date.now(), form.lastSubmissionAt + 1);
-        const row: SubmissionRow = { id: newId("submission", now), formId, data: JSON.stringify(data), createdAt: now, isRead: false, isStarred: false, isSpam: flags.isSpam };
+        const attached = attachFiles(data, now);
+        const row: SubmissionRow = { id: newId("submission", now), formId, data: JSON.stringify(attached.data), createdAt: now, isRead: false, isStarred: false, isSpam: flags.isSpam };
         await tx.insert(submissions).values(row);
+        await insertFiles(tx, formId, row.id, attached.files);
         const known = JSON.parse(form.fields) as string[];
         const seen = new Set(known);
         const added = Object.keys(data).filter((name) => !seen.has(name));

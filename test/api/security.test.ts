@@ -21,6 +21,8 @@ const ROUTES: ProtectedRoute[] = [
   { method: "GET", path: "/api/forms/:id/submissions/:submissionId", permission: "read", okStatus: 200 },
   { method: "PATCH", path: "/api/forms/:id/submissions/:submissionId", permission: "write", body: { isRead: true }, okStatus: 200 },
   { method: "DELETE", path: "/api/forms/:id/submissions/:submissionId", permission: "delete", okStatus: 204 },
+  { method: "GET", path: "/api/forms/:id/submissions/:submissionId/files/:fileId", permission: "read", okStatus: 200 },
+  { method: "POST", path: "/api/submissions/erase", permission: "admin", body: { email: "nobody@example.com", dryRun: true }, okStatus: 200 },
   { method: "GET", path: "/api/forms/:id/notifications", permission: "read", okStatus: 200 },
   { method: "POST", path: "/api/forms/:id/notifications/retry", permission: "write", okStatus: 200 },
   { method: "GET", path: "/api/keys", permission: "admin", okStatus: 200 },

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { testApp, type TestApp } from "../helpers/app.ts";
+import { UploadedFile } from "../../src/lib/files.ts";
 import { generateKey } from "../../src/lib/keys.ts";
 import { operator, PERMISSIONS, type Permission } from "../../src/services/principal.ts";
 import { apiError } from "./scenario.ts";
@@ -8,7 +9,7 @@ import { makeWorld, type World } from "./world.ts";
 /** A management route and what it needs: the permission of contract §3, a body, and its success status. */
 export interface ProtectedRoute {
   method: string;
-  /** As registered: `:id` is a form's id, `:submissionId` one of its submissions, `:keyId` a key. */
+  /** As registered: `:id` is a form's id, `:submissionId` one of its submissions, `:fileId` a file of it, `:keyId` a key. */
   path: string;
   permission: Permission;
   body?: Record<string, unknown>;
@@ -20,6 +21,14 @@ interface Guarded extends World {
   spareKeyId: string;
   otherAccountKeyId: string;
   testModeKeyId: string;
+  /** A submission with an uploaded file, on each of our form, the other account's and the other mode's. */
+  withFile: Record<Target, { submission: string; file: string }>;
+}
+
+/** Stores a submission carrying one file on `formId` and returns its id and the file's. */
+async function submissionWithFile(t: TestApp, formId: string): Promise<{ submission: string; file: string }> {
+  const stored = await t.services.submissions.receive(formId, { cv: new UploadedFile("cv.pdf", "application/pdf", new Uint8Array([37, 80, 68, 70])) }, { isSpam: false });
+  return { submission: stored.id, file: (stored.data.cv as { file: string }).file };
 }
 
 async function guardedWorld(t: TestApp): Promise<Guarded> {
@@ -29,7 +38,12 @@ async function guardedWorld(t: TestApp): Promise<Guarded> {
   const otherAccountId = (await t.services.accounts.list()).find((a) => a.name === "globex")!.id;
   const otherAccountKey = await t.services.keys.create(operator(otherAccountId, "live"), {});
   const testModeKey = await t.services.keys.create(operator(w.account.id, "test"), {});
-  return { ...w, spareKeyId: spare.id, otherAccountKeyId: otherAccountKey.id, testModeKeyId: testModeKey.id };
+  const withFile = {
+    own: await submissionWithFile(t, w.form.id),
+    otherAccount: await submissionWithFile(t, w.other.form.id),
+    otherMode: await submissionWithFile(t, w.testForm.id),
+  };
+  return { ...w, spareKeyId: spare.id, otherAccountKeyId: otherAccountKey.id, testModeKeyId: testModeKey.id, withFile };
 }
 
 type Target = "own" | "otherAccount" | "otherMode";
@@ -39,6 +53,10 @@ function urlOf(route: ProtectedRoute, w: Guarded, target: Target = "own"): strin
   const form = { own: w.form, otherAccount: w.other.form, otherMode: w.testForm }[target];
   const submission = { own: w.submission, otherAccount: w.other.submission, otherMode: w.testSubmission }[target];
   const keyId = { own: w.spareKeyId, otherAccount: w.otherAccountKeyId, otherMode: w.testModeKeyId }[target];
+  if (route.path.includes(":fileId")) {
+    const { submission: holder, file } = w.withFile[target];
+    return route.path.replace(":id", form.id).replace(":submissionId", holder).replace(":fileId", file);
+  }
   return route.path.replace(":id", form.id).replace(":submissionId", submission).replace(":keyId", keyId);
 }
 

@@ -76,6 +76,9 @@ export function formObject(overrides: Record<string, unknown> = {}) {
     redirectUrl: null,
     allowedDomains: [],
     submitUrl: typeof slug === "string" ? `${BASE}/f/${slug}` : expect.stringMatching(new RegExp(`^${BASE}/f/[a-z0-9]{10,}$`)),
+    fileUploads: false,
+    retentionDays: null,
+    spamRetentionDays: 30,
     ...overrides,
   };
 }

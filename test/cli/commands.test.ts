@@ -156,6 +156,8 @@ describe("help and version", () => {
     ["users", "delete"],
     ["dashboard"],
     ["dashboard", "link"],
+    ["submissions", "files"],
+    ["submissions", "erase"],
     ["backup"],
     ["version"],
   ];

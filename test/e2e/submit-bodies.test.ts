@@ -70,11 +70,23 @@ const BODIES: Scenario[] = [
     stored: { data: { name: "Ann", topic: ["sales", "support"] } },
   },
   {
-    name: "multipart: a file input is kept as its name, type and size",
+    name: "multipart: a file to a form without fileUploads is 400 files_not_accepted, naming the field",
+    request: () => ({ headers: JSON_ACCEPT, body: multipart([["name", "Ann"], ["cv", new Blob(["hello"], { type: "text/plain" }), "cv.txt"]]) }),
+    status: 400,
+    error: { code: "files_not_accepted", field: "cv" },
+  },
+  {
+    name: "multipart: a file to a form without fileUploads, from a browser, is the 400 page",
     request: () => ({ body: multipart([["name", "Ann"], ["cv", new Blob(["hello"], { type: "text/plain" }), "cv.txt"]]) }),
+    status: 400,
+    error: { code: "files_not_accepted", html: true },
+  },
+  {
+    name: "multipart: a file input left empty is no file: stored as an empty value, even without fileUploads",
+    request: () => ({ body: multipart([["name", "Ann"], ["cv", new Blob([], { type: "application/octet-stream" }), ""]]) }),
     status: 303,
     location: THANKS,
-    stored: { data: { name: "Ann", cv: { filename: "cv.txt", type: "text/plain;charset=utf-8", size: 5 } } },
+    stored: { data: { name: "Ann", cv: "" } },
   },
   {
     name: "JSON: values are kept as sent (numbers, booleans, null, arrays, objects)",

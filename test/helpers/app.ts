@@ -36,7 +36,7 @@ export interface TestAccount {
 export type Driver = "sqlite" | "libsql";
 const defaultDriver = (): Driver => (process.env.FORMSVC_TEST_DRIVER === "libsql" ? "libsql" : "sqlite");
 
-export async function testApp(options: { rateLimit?: number; rateBurst?: number; maxBody?: number; driver?: Driver } = {}): Promise<TestApp> {
+export async function testApp(options: { rateLimit?: number; rateBurst?: number; maxBody?: number; maxFileSize?: number; driver?: Driver } = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), "formsvc-test-"));
   const file = join(dir, "formsvc.db");
   const store = await openStore((options.driver ?? defaultDriver()) === "libsql" ? `file:${file}` : file);
@@ -45,6 +45,7 @@ export async function testApp(options: { rateLimit?: number; rateBurst?: number;
   const app = createApp({
     services,
     maxBody: options.maxBody ?? 1024 * 1024,
+    maxFileSize: options.maxFileSize,
     trustProxy: false,
     rateLimiter: new RateLimiter(options.rateLimit ?? 0, options.rateBurst ?? 10),
     log: { request: (line) => logs.push(line), error: (message, error) => logs.push(`${message}: ${String(error)}`) },

@@ -1,0 +1,201 @@
+import { and, asc, eq, gt, inArray, isNotNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import type { Db, Store } from "../db/client.ts";
+import { forms, submissions } from "../db/schema.ts";
+import { parseBody } from "../lib/validate.ts";
+import type { Principal } from "./principal.ts";
+import { counterShare, rebuiltFields } from "./submissions.ts";
+
+/** Rows deleted in one transaction: small, so that submissions never wait long behind a purge or an erasure. */
+export const DELETE_BATCH = 500;
+const SCAN_BATCH = 500;
+const DAY = 24 * 60 * 60 * 1000;
+
+/** Per form, how many submissions were (or would be) deleted. */
+export type CountByForm = Record<string, number>;
+
+/** What `POST /api/submissions/erase` answers. */
+export interface Erasure {
+  erased: number;
+  forms: CountByForm;
+  dryRun: boolean;
+}
+
+const eraseSchema = z.strictObject({
+  email: z
+    .string({ error: "email must be the email address whose submissions to erase." })
+    .trim()
+    .min(3, "email must be the email address whose submissions to erase.")
+    .max(254, "email must be at most 254 characters.")
+    .regex(/^[^\s@]+@[^\s@]+$/, "email must be an email address such as ann@example.com."),
+  dryRun: z.boolean({ error: "dryRun must be true or false." }).optional(),
+});
+
+/** True when `value`, or any value inside it (arrays, objects), is the address: trimmed, case-insensitive. */
+function mentions(value: unknown, address: string): boolean {
+  if (typeof value === "string") return value.trim().toLowerCase() === address;
+  if (Array.isArray(value)) return value.some((v) => mentions(v, address));
+  if (typeof value === "object" && value !== null) return Object.values(value).some((v) => mentions(v, address));
+  return false;
+}
+
+/**
+ * Deletes these submissions (their files and notifications go with them) that still match `still`, taking
+ * each one's share off its form's counters. Returns how many went, per form.
+ */
+async function deleteSubmissions(tx: Db, ids: string[], still?: SQL): Promise<CountByForm> {
+  const gone = await tx
+    .delete(submissions)
+    .where(and(inArray(submissions.id, ids), still))
+    .returning({ formId: submissions.formId, isRead: submissions.isRead, isStarred: submissions.isStarred, isSpam: submissions.isSpam });
+  const totals = new Map<string, { n: number; submissionCount: number; spamCount: number; unreadCount: number; starredCount: number }>();
+  for (const row of gone) {
+    const total = totals.get(row.formId) ?? { n: 0, submissionCount: 0, spamCount: 0, unreadCount: 0, starredCount: 0 };
+    const share = counterShare(row);
+    totals.set(row.formId, {
+      n: total.n + 1,
+      submissionCount: total.submissionCount + share.submissionCount,
+      spamCount: total.spamCount + share.spamCount,
+      unreadCount: total.unreadCount + share.unreadCount,
+      starredCount: total.starredCount + share.starredCount,
+    });
+  }
+  const counts: CountByForm = {};
+  for (const [formId, t] of totals) {
+    await tx
+      .update(forms)
+      .set({
+        submissionCount: sql`${forms.submissionCount} - ${t.submissionCount}`,
+        spamCount: sql`${forms.spamCount} - ${t.spamCount}`,
+        unreadCount: sql`${forms.unreadCount} - ${t.unreadCount}`,
+        starredCount: sql`${forms.starredCount} - ${t.starredCount}`,
+      })
+      .where(eq(forms.id, formId));
+    counts[formId] = t.n;
+  }
+  return counts;
+}
+
+function addCounts(into: CountByForm, more: CountByForm): void {
+  for (const [formId, n] of Object.entries(more)) into[formId] = (into[formId] ?? 0) + n;
+}
+
+/** Lets writes queued behind a batch (submissions arriving) go first. */
+const yieldToOthers = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** Retention (purging what forms keep no longer) and erasure of one person's submissions (contract §13). */
+export function retentionService(store: Store) {
+  /** Deletes `ids` in small transactions, then brings each touched form's field list up to date. */
+  async function deleteInBatches(ids: string[]): Promise<CountByForm> {
+    const counts: CountByForm = {};
+    for (let i = 0; i < ids.length; i += DELETE_BATCH) {
+      addCounts(counts, await store.write((tx) => deleteSubmissions(tx, ids.slice(i, i + DELETE_BATCH))));
+      await yieldToOthers();
+    }
+    await rebuildFieldLists(Object.keys(counts));
+    return counts;
+  }
+
+  async function rebuildFieldLists(formIds: string[]): Promise<void> {
+    for (const formId of formIds) {
+      await store.write(async (tx) => {
+        await tx.update(forms).set({ fields: await rebuiltFields(tx, formId) }).where(eq(forms.id, formId));
+      });
+    }
+  }
+
+  /**
+   * Deletes a form's submissions that match `older` (spam or not, before a time), a batch per transaction.
+   * Each batch is found on the reader first, so a form with nothing due costs no write at all.
+   */
+  async function purgeWhere(formId: string, older: SQL, stopped: () => boolean): Promise<number> {
+    let deleted = 0;
+    while (!stopped()) {
+      const due = await store.db
+        .select({ id: submissions.id })
+        .from(submissions)
+        .where(and(eq(submissions.formId, formId), older))
+        .orderBy(asc(submissions.createdAt), asc(submissions.id))
+        .limit(DELETE_BATCH);
+      if (due.length === 0) break;
+      // Checked again in the write: a row the owner moved out of spam meanwhile is no longer due.
+      const n = await store.write(async (tx) => (await deleteSubmissions(tx, due.map((row) => row.id), older))[formId] ?? 0);
+      deleted += n;
+      if (due.length < DELETE_BATCH) break;
+      await yieldToOthers();
+    }
+    return deleted;
+  }
+
+  return {
+    /**
+     * Deletes, on every form with a retention, the submissions older than its retentionDays and the spam
+     * older than its spamRetentionDays (or its retentionDays, when shorter), as of `now`. Returns the count per form.
+     */
+    async purge(now: number, options: { stopped?: () => boolean } = {}): Promise<CountByForm> {
+      const stopped = options.stopped ?? (() => false);
+      const kept = await store.db
+        .select({ id: forms.id, retentionDays: forms.retentionDays, spamRetentionDays: forms.spamRetentionDays })
+        .from(forms)
+        .where(or(isNotNull(forms.retentionDays), isNotNull(forms.spamRetentionDays)));
+      const counts: CountByForm = {};
+      for (const form of kept) {
+        if (stopped()) break;
+        const days = form.retentionDays;
+        const spamDays = Math.min(form.retentionDays ?? Infinity, form.spamRetentionDays ?? Infinity);
+        let n = 0;
+        // Literal flags (not bound parameters), as the list queries use them, so the (form, is_spam, created_at) index serves.
+        if (days !== null) n += await purgeWhere(form.id, and(sql`${submissions.isSpam} = 0`, lt(submissions.createdAt, now - days * DAY))!, stopped);
+        if (Number.isFinite(spamDays)) n += await purgeWhere(form.id, and(sql`${submissions.isSpam} = 1`, lt(submissions.createdAt, now - spamDays * DAY))!, stopped);
+        if (n > 0) {
+          counts[form.id] = n;
+          await rebuildFieldLists([form.id]);
+        }
+      }
+      return counts;
+    },
+
+    /**
+     * Erases every submission of the principal's account and mode in which a field's value is `email`
+     * (trimmed, case-insensitive; in an array too), with its files. With dryRun, only counts them.
+     */
+    async erase(principal: Principal, body: unknown): Promise<Erasure> {
+      const input = parseBody(eraseSchema, body);
+      const address = input.email.toLowerCase();
+      // A cheap first pass in SQL: the address must appear somewhere in the stored JSON text. SQLite's lower()
+      // folds ASCII only, so the pass is used only for an ASCII address that JSON writes as it is.
+      const prefilter = /^[\x21-\x7e]+$/.test(address) && !address.includes("\\") ? sql`instr(lower(${submissions.data}), ${address}) > 0` : undefined;
+      const owned = await store.db
+        .select({ id: forms.id })
+        .from(forms)
+        .where(and(eq(forms.accountId, principal.accountId), eq(forms.mode, principal.mode)));
+      const matched: string[] = [];
+      const found: CountByForm = {};
+      for (const form of owned) {
+        let after: { createdAt: number; id: string } | null = null;
+        for (;;) {
+          const cursor: SQL | undefined = after ? or(gt(submissions.createdAt, after.createdAt), and(eq(submissions.createdAt, after.createdAt), gt(submissions.id, after.id))) : undefined;
+          const batch: { id: string; data: string; createdAt: number }[] = await store.db
+            .select({ id: submissions.id, data: submissions.data, createdAt: submissions.createdAt })
+            .from(submissions)
+            .where(and(eq(submissions.formId, form.id), prefilter, cursor))
+            .orderBy(asc(submissions.createdAt), asc(submissions.id))
+            .limit(SCAN_BATCH);
+          for (const row of batch) {
+            if (mentions(JSON.parse(row.data), address)) {
+              matched.push(row.id);
+              found[form.id] = (found[form.id] ?? 0) + 1;
+            }
+          }
+          if (batch.length < SCAN_BATCH) break;
+          after = batch[batch.length - 1]!;
+        }
+      }
+      if (input.dryRun) return { erased: matched.length, forms: found, dryRun: true };
+      const erased = await deleteInBatches(matched);
+      return { erased: Object.values(erased).reduce((a, b) => a + b, 0), forms: erased, dryRun: false };
+    },
+  };
+}
+
+export type RetentionService = ReturnType<typeof retentionService>;
