@@ -151,8 +151,9 @@ export async function localBackend(location: string, options: ConnectionOptions,
       update: (ref, id, patch) => services.submissions.update(principal, ref, id, patch),
       remove: (ref, id) => services.submissions.remove(principal, ref, id),
       async export(ref, format, query) {
-        const exported = await services.submissions.export(principal, ref, parseListQuery(query, { paged: false }));
-        return exportChunks(format, exported.fields, exported.submissions);
+        const parsed = parseListQuery(query, { paged: false });
+        const exported = await services.submissions.export(principal, ref, parsed);
+        return exportChunks(format, exported.fields, exported.submissions, { spamReason: parsed.filter === "spam" });
       },
     },
     notifications: {

@@ -7,7 +7,7 @@ import { parseBoolean, parseList } from "./options.ts";
 import { printList, printObject, type Column } from "./output.ts";
 
 /** The flag behind each field of the form body, for error messages. */
-const FLAGS = { name: "--name", slug: "--slug", isActive: "--active", notificationEmail: "--email", redirectUrl: "--redirect", allowedDomains: "--domains" };
+const FLAGS = { name: "--name", slug: "--slug", isActive: "--active", notificationEmail: "--email", redirectUrl: "--redirect", allowedDomains: "--domains", captcha: "--captcha" };
 
 const COLUMNS = (io: Io): Column<Form>[] => [
   { header: "id", value: (f) => f.id },
@@ -25,6 +25,29 @@ export interface FormFlags {
   email?: string;
   redirect?: string;
   domains?: string;
+  captcha?: string;
+  captchaSecret?: string;
+  captchaSecretStdin?: boolean;
+}
+
+/**
+ * The captcha part of the body: `--captcha PROVIDER` with the secret from --captcha-secret or, kept out of the
+ * shell's history and `ps`, from one line of stdin (--captcha-secret-stdin); `--captcha none` removes it.
+ */
+async function withCaptcha(body: Record<string, unknown>, flags: FormFlags, io: Io): Promise<Record<string, unknown>> {
+  const secretGiven = flags.captchaSecret !== undefined || flags.captchaSecretStdin;
+  if (flags.captcha === undefined) {
+    if (secretGiven) throw new CliError("--captcha-secret goes with --captcha PROVIDER (recaptcha, hcaptcha or turnstile)", EXIT.usage);
+    return body;
+  }
+  if (flags.captcha === "none" || flags.captcha === "") {
+    if (secretGiven) throw new CliError("--captcha none removes the captcha: it takes no secret", EXIT.usage);
+    return { ...body, captcha: null };
+  }
+  if (flags.captchaSecret !== undefined && flags.captchaSecretStdin) throw new CliError("give the secret once: --captcha-secret or --captcha-secret-stdin", EXIT.usage);
+  const secret = flags.captchaSecretStdin ? await io.prompt("") : flags.captchaSecret;
+  if (!secret?.trim()) throw new CliError(`--captcha ${flags.captcha} needs the provider's secret key: --captcha-secret SECRET or --captcha-secret-stdin`, EXIT.usage);
+  return { ...body, captcha: { provider: flags.captcha, secret: secret.trim() } };
 }
 
 /** The API body for create or update; an empty --email, --redirect or --domains clears the setting. */
@@ -43,21 +66,22 @@ const rethrowWithFlag = (error: unknown) => {
   throw withFlagName(error, FLAGS);
 };
 
-/** Shows one form: `key value` lines, or the API's object with --json. */
+/** Shows one form: `key value` lines (the captcha as its provider's name), or the API's object with --json. */
 function printForm(io: Io, form: Form, json: boolean | undefined): void {
-  printObject(io, { ...form }, { json });
+  printObject(io, json ? { ...form } : { ...form, captcha: form.captcha?.provider ?? "" }, { json });
 }
 
 export async function runFormsCreate(flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
-  const form = await withBackend(globals, io.env, (backend) => backend.forms.create(formBody(flags)), { create: true }).catch(rethrowWithFlag);
+  const body = await withCaptcha(formBody(flags), flags, io);
+  const form = await withBackend(globals, io.env, (backend) => backend.forms.create(body), { create: true }).catch(rethrowWithFlag);
   io.err(`Made form ${form.name} (${form.id}). It takes submissions at ${form.submitUrl}\n`);
   printForm(io, form, globals.json);
 }
 
 export async function runFormsUpdate(ref: string, flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
-  const body = formBody(flags);
+  const body = await withCaptcha(formBody(flags), flags, io);
   if (Object.keys(body).length === 0) {
-    throw new CliError("nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains", EXIT.usage);
+    throw new CliError("nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --captcha", EXIT.usage);
   }
   const form = await withBackend(globals, io.env, (backend) => backend.forms.update(ref, body)).catch(rethrowWithFlag);
   printForm(io, form, globals.json);
@@ -93,9 +117,13 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--redirect <url>", "where to send the browser after a submission (default: a thank-you page)")
     .option("--domains <list>", "comma-separated host names allowed to post (example.com,*.example.com)")
     .option("--slug <slug>", "the public slug (default: 12 random letters and digits)")
+    .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha or turnstile")
+    .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
+    .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")
     .addHelpText(
       "after",
-      "\nExamples:\n  formsvc forms create --name Contact --email you@example.com --domains example.com,www.example.com\n  formsvc forms create --name Newsletter --slug newsletter --json | jq -r .submitUrl\n  formsvc forms create --name Staging --test\n",
+      "\nExamples:\n  formsvc forms create --name Contact --email you@example.com --domains example.com,www.example.com\n  formsvc forms create --name Newsletter --slug newsletter --json | jq -r .submitUrl\n  formsvc forms create --name Staging --test\n" +
+        "  printf '%s\\n' \"$TURNSTILE_SECRET\" | formsvc forms create --name Signup --captcha turnstile --captcha-secret-stdin\n",
     )
     .action((flags: FormFlags, command: Command) => runFormsCreate(flags, command.optsWithGlobals(), io));
 
@@ -127,7 +155,10 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--email <address>", "notification address ('' for none)")
     .option("--redirect <url>", "redirect after a submission ('' for the thank-you page)")
     .option("--domains <list>", "comma-separated host names allowed to post ('' for any)")
-    .addHelpText("after", "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n")
+    .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha or turnstile; none to remove it")
+    .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
+    .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")
+    .addHelpText("after", "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update contact --captcha hcaptcha --captcha-secret-stdin < hcaptcha-secret.txt\n  formsvc forms update contact --captcha none\n")
     .action((ref: string, flags: FormFlags, command: Command) => runFormsUpdate(ref, flags, command.optsWithGlobals(), io));
 
   forms

@@ -5,6 +5,7 @@ export const ERROR_STATUS = {
   invalid_parameter: 400,
   empty_submission: 400,
   invalid_redirect: 400,
+  captcha_failed: 400,
   unauthorized: 401,
   forbidden: 403,
   origin_not_allowed: 403,

@@ -5,6 +5,9 @@ import type { AppOptions } from "./http/context.ts";
 import { errorResponse } from "./http/respond.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { startSender } from "./sender.ts";
+import { systemResolver } from "./lib/address.ts";
+import { startWebhookSender } from "./webhook-sender.ts";
+import pkg from "../package.json" with { type: "json" };
 import { createServices, type Services } from "./services/index.ts";
 
 export interface RunningServer {
@@ -24,12 +27,14 @@ const defaultLog: AppOptions["log"] = {
 export async function startServer(config: ServeConfig, log: AppOptions["log"] = defaultLog): Promise<RunningServer> {
   const store = await openStore(config.db);
   const urls = { baseUrl: () => config.baseUrl, submitUrl: () => config.submitUrl };
-  const services = createServices(store, urls);
+  const webhookOptions = { allowPrivate: config.webhooksAllowPrivate, resolve: systemResolver };
+  const services = createServices(store, urls, { webhooks: webhookOptions });
   const app = createApp({
     services,
     maxBody: config.maxBody,
     trustProxy: config.trustProxy,
     rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst),
+    captcha: { verifyUrls: config.captchaVerifyUrls, timeoutMs: config.captchaTimeoutMs },
     log,
   });
   const server = Bun.serve({
@@ -49,6 +54,13 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
         log: { line: log.request, error: log.error },
       })
     : null;
+  const webhookSender = startWebhookSender(services.webhooks, {
+    ...webhookOptions,
+    retryScale: config.webhookRetryScale,
+    timeoutMs: config.webhookTimeoutMs,
+    userAgent: `formsvc/${pkg.version}`,
+    log: { line: log.request, error: log.error },
+  });
   // With --port 0 the port is known only now: links follow it unless a base URL was given.
   if (config.derived.baseUrl) config.baseUrl = derivedBaseUrl(config.host, server.port!);
   if (config.derived.submitUrl) config.submitUrl = config.baseUrl;
@@ -61,6 +73,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     async stop() {
       await server.stop();
       await sender?.stop();
+      await webhookSender.stop();
       store.close();
     },
   };

@@ -1,4 +1,5 @@
 import type { Services } from "../services/index.ts";
+import type { CaptchaOptions } from "../lib/captcha.ts";
 import type { RateLimiter } from "./rate-limit.ts";
 
 /** What the app needs to answer requests. */
@@ -7,6 +8,8 @@ export interface AppOptions {
   maxBody: number;
   trustProxy: boolean;
   rateLimiter: RateLimiter;
+  /** Where and how long captcha tokens are verified; the providers' own addresses and 5 s when unset. */
+  captcha?: CaptchaOptions;
   /** One line per request and the stacks of unexpected errors; never keys or bodies. */
   log: { request(line: string): void; error(message: string, error: unknown): void };
 }

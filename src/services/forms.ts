@@ -22,8 +22,26 @@ export interface Form {
   notificationEmail: string | null;
   redirectUrl: string | null;
   allowedDomains: string[];
+  /** The captcha checked before a submission is stored; its secret is write-only and never shown. */
+  captcha: { provider: CaptchaProvider } | null;
   submitUrl: string;
 }
+
+export const CAPTCHA_PROVIDERS = ["recaptcha", "hcaptcha", "turnstile"] as const;
+export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
+
+const captcha = z.strictObject(
+  {
+    provider: z.enum(CAPTCHA_PROVIDERS, { error: `captcha.provider must be one of ${CAPTCHA_PROVIDERS.join(", ")}.` }),
+    secret: z
+      .string({ error: "captcha.secret must be the provider's secret key, a string." })
+      .trim()
+      .min(1, "captcha.secret must be the provider's secret key.")
+      .max(500, "captcha.secret must be at most 500 characters.")
+      .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "captcha.secret must not contain control characters."),
+  },
+  { error: "captcha must be {provider, secret} or null." },
+);
 
 const createSchema = z.strictObject({
   name: formName,
@@ -32,6 +50,7 @@ const createSchema = z.strictObject({
   notificationEmail: email.nullish(),
   redirectUrl: httpUrl("redirectUrl").nullish(),
   allowedDomains: allowedDomains.nullish(),
+  captcha: captcha.nullish(),
 });
 
 const updateSchema = createSchema.partial().extend({ name: formName.optional() });
@@ -59,6 +78,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     notificationEmail: row.notificationEmail,
     redirectUrl: row.redirectUrl,
     allowedDomains: domainsOf(row),
+    captcha: row.captchaProvider ? { provider: row.captchaProvider as CaptchaProvider } : null,
     submitUrl: `${urls.submitUrl()}/f/${row.slug}`,
   });
 
@@ -123,6 +143,8 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           notificationEmail: input.notificationEmail ?? null,
           redirectUrl: input.redirectUrl ?? null,
           allowedDomains: JSON.stringify(input.allowedDomains ?? []),
+          captchaProvider: input.captcha?.provider ?? null,
+          captchaSecret: input.captcha?.secret ?? null,
           createdAt: now,
           updatedAt: now,
         };
@@ -143,6 +165,8 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           notificationEmail: input.notificationEmail,
           redirectUrl: input.redirectUrl,
           allowedDomains: input.allowedDomains === undefined ? undefined : JSON.stringify(input.allowedDomains ?? []),
+          captchaProvider: input.captcha === undefined ? undefined : (input.captcha?.provider ?? null),
+          captchaSecret: input.captcha === undefined ? undefined : (input.captcha?.secret ?? null),
         };
         // Only what really changes is written; a patch that changes nothing leaves updatedAt alone.
         const changes = Object.fromEntries(

@@ -9,6 +9,7 @@ import { parseBody, parsePaging } from "../lib/validate.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
 import type { NotificationRequest, NotificationsService } from "./notifications.ts";
 import type { Principal } from "./principal.ts";
+import type { WebhooksService } from "./webhooks.ts";
 
 export interface Submission {
   id: string;
@@ -17,7 +18,12 @@ export interface Submission {
   isRead: boolean;
   isStarred: boolean;
   isSpam: boolean;
+  /** Why it is spam: a filled honeypot, a captcha that could not be verified, or the owner's say; null when it is not spam. */
+  spamReason: SpamReason | null;
 }
+
+export const SPAM_REASONS = ["honeypot", "captcha_unverified", "owner"] as const;
+export type SpamReason = (typeof SPAM_REASONS)[number];
 
 export interface SubmissionPage {
   submissions: Submission[];
@@ -129,6 +135,7 @@ export const toSubmission = (row: SubmissionRow): Submission => ({
   isRead: row.isRead,
   isStarred: row.isStarred,
   isSpam: row.isSpam,
+  spamReason: row.isSpam ? ((row.spamReason as SpamReason | null) ?? null) : null,
 });
 
 const patchSchema = z.strictObject({
@@ -167,7 +174,7 @@ async function fieldsAfterRemoving(tx: Db, gone: SubmissionRow): Promise<Partial
 }
 
 /** Submissions: the owner's lists, export and flags, and the store behind the public endpoint. */
-export function submissionsService(store: Store, formsService: FormsService, notificationsService: NotificationsService) {
+export function submissionsService(store: Store, formsService: FormsService, notificationsService: NotificationsService, webhooksService?: WebhooksService) {
   const where = (formId: string, query: SubmissionQuery) =>
     and(eq(submissions.formId, formId), FILTER_SQL[query.filter], query.since === null ? undefined : gt(submissions.createdAt, query.since));
 
@@ -249,7 +256,10 @@ export function submissionsService(store: Store, formsService: FormsService, not
           .where(and(eq(submissions.formId, form.id), eq(submissions.id, submissionId)));
         if (!before) throw new ApiError("not_found", `No submission ${submissionId} in this form.`);
         const after = { ...before, ...patch };
-        await tx.update(submissions).set(patch).where(eq(submissions.id, before.id));
+        // The owner's word is the reason once they mark it spam; a submission moved out of spam has none.
+        if (patch.isSpam === true && !before.isSpam) after.spamReason = "owner";
+        if (patch.isSpam === false) after.spamReason = null;
+        await tx.update(submissions).set({ ...patch, spamReason: after.spamReason }).where(eq(submissions.id, before.id));
         await adjustCounters(tx, form.id, before, -1);
         await adjustCounters(tx, form.id, after, 1);
         return toSubmission(after);
@@ -272,17 +282,17 @@ export function submissionsService(store: Store, formsService: FormsService, not
      * Stores a posted submission, brings the form's counters and field list up to date and, unless it is
      * spam, writes its notification (`_subject`, `_replyto` in `notification`), all in one transaction.
      */
-    async receive(formId: string, data: Record<string, unknown>, flags: { isSpam: boolean; notification?: NotificationRequest }): Promise<Submission> {
-      const { submission, queued } = await store.write(async (tx) => {
+    async receive(formId: string, data: Record<string, unknown>, flags: { isSpam: boolean; spamReason?: SpamReason; notification?: NotificationRequest }): Promise<Submission> {
+      const { submission, queued, events } = await store.write(async (tx) => {
         const [form] = await tx
-          .select({ id: forms.id, name: forms.name, mode: forms.mode, notificationEmail: forms.notificationEmail, fields: forms.fields, lastSubmissionAt: forms.lastSubmissionAt })
+          .select({ id: forms.id, name: forms.name, slug: forms.slug, mode: forms.mode, notificationEmail: forms.notificationEmail, fields: forms.fields, lastSubmissionAt: forms.lastSubmissionAt })
           .from(forms)
           .where(eq(forms.id, formId));
         if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
         // A form's createdAt values are unique and rise in the order submissions are stored, so that a script
         // polling with since=<the last createdAt it saw> never misses one stored later in the same millisecond.
         const now = Math.max(Date.now(), form.lastSubmissionAt + 1);
-        const row: SubmissionRow = { id: newId("submission", now), formId, data: JSON.stringify(data), createdAt: now, isRead: false, isStarred: false, isSpam: flags.isSpam };
+        const row: SubmissionRow = { id: newId("submission", now), formId, data: JSON.stringify(data), createdAt: now, isRead: false, isStarred: false, isSpam: flags.isSpam, spamReason: flags.isSpam ? (flags.spamReason ?? "honeypot") : null };
         await tx.insert(submissions).values(row);
         const known = JSON.parse(form.fields) as string[];
         const seen = new Set(known);
@@ -291,10 +301,14 @@ export function submissionsService(store: Store, formsService: FormsService, not
         await adjustCounters(tx, formId, row, 1, changes);
         // Spam is never mailed: a honeypot catch gets no notification at all.
         const queued = !flags.isSpam && (await notificationsService.queue(tx, form, row, flags.notification ?? {}));
-        return { submission: toSubmission(row), queued };
+        const submission = toSubmission(row);
+        // Nor is spam ever sent to a webhook: the event is written with the submission, or not at all.
+        const events = !flags.isSpam && webhooksService !== undefined && (await webhooksService.queue(tx, form, submission, now));
+        return { submission, queued, events };
       });
       // Only now is the notification committed, so the sender cannot look for it too early.
       if (queued) notificationsService.announce();
+      if (events) webhooksService?.announce();
       return submission;
     },
   };

@@ -5,6 +5,7 @@ import { formRoutes } from "../../src/routes/forms.ts";
 import { keyRoutes } from "../../src/routes/keys.ts";
 import { notificationRoutes } from "../../src/routes/notifications.ts";
 import { submissionRoutes } from "../../src/routes/submissions.ts";
+import { webhookRoutes } from "../../src/routes/webhooks.ts";
 import { generateKey } from "../../src/lib/keys.ts";
 import { operator } from "../../src/services/principal.ts";
 import { apiError, runScenarios } from "./scenario.ts";
@@ -25,6 +26,14 @@ const ROUTES: ProtectedRoute[] = [
   { method: "DELETE", path: "/api/forms/:id/submissions/:submissionId", permission: "delete", okStatus: 204 },
   { method: "GET", path: "/api/forms/:id/notifications", permission: "read", okStatus: 200 },
   { method: "POST", path: "/api/forms/:id/notifications/retry", permission: "write", okStatus: 200 },
+  { method: "POST", path: "/api/forms/:id/webhooks", permission: "write", body: { url: "https://hooks.example.com/new" }, okStatus: 201 },
+  { method: "GET", path: "/api/forms/:id/webhooks", permission: "read", okStatus: 200 },
+  { method: "DELETE", path: "/api/forms/:id/webhooks/:webhookId", permission: "delete", okStatus: 204 },
+  { method: "POST", path: "/api/forms/:id/webhooks/:webhookId/rotate", permission: "write", okStatus: 200 },
+  { method: "GET", path: "/api/forms/:id/webhooks/:webhookId/deliveries", permission: "read", okStatus: 200 },
+  { method: "POST", path: "/api/forms/:id/webhooks/:webhookId/deliveries/:deliveryId/retry", permission: "write", okStatus: 202 },
+  { method: "GET", path: "/api/forms/:id/deliveries", permission: "read", okStatus: 200 },
+  { method: "POST", path: "/api/forms/:id/deliveries/:deliveryId/retry", permission: "write", okStatus: 202 },
   { method: "GET", path: "/api/keys", permission: "admin", okStatus: 200 },
   { method: "POST", path: "/api/keys", permission: "admin", body: { name: "deploy" }, okStatus: 201 },
   { method: "DELETE", path: "/api/keys/:keyId", permission: "admin", okStatus: 204 },
@@ -35,6 +44,7 @@ test("every management route the app registers is in the security table", () => 
   formRoutes(router);
   submissionRoutes(router);
   notificationRoutes(router);
+  webhookRoutes(router);
   keyRoutes(router);
   const registered = router.list().map((r) => `${r.method} ${r.path}`);
   expect(registered.toSorted()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).toSorted());

@@ -8,7 +8,7 @@ import { makeWorld, type World } from "./world.ts";
 /** A management route and what it needs: the permission of contract §3, a body, and its success status. */
 export interface ProtectedRoute {
   method: string;
-  /** As registered: `:id` is a form's id, `:submissionId` one of its submissions, `:keyId` a key. */
+  /** As registered: `:id` is a form's id, `:submissionId` one of its submissions, `:keyId` a key, `:webhookId` and `:deliveryId` a webhook of the form and one of its deliveries. */
   path: string;
   permission: Permission;
   body?: Record<string, unknown>;
@@ -20,6 +20,17 @@ interface Guarded extends World {
   spareKeyId: string;
   otherAccountKeyId: string;
   testModeKeyId: string;
+  /** A webhook on each target's form, and a delivery of it. */
+  webhooks: Record<Target, { id: string; deliveryId: string }>;
+}
+
+/** A webhook on `form` and the delivery of a submission received after it. */
+async function webhookOn(t: TestApp, accountId: string, mode: "live" | "test", formId: string): Promise<{ id: string; deliveryId: string }> {
+  const acting = operator(accountId, mode);
+  const webhook = await t.services.webhooks.create(acting, formId, { url: "https://hooks.example.com/formsvc" });
+  await t.services.submissions.receive(formId, { email: "hook@example.com" }, { isSpam: false });
+  const { deliveries } = await t.services.webhooks.deliveries(acting, formId, webhook.id, { limit: 1, offset: 0 });
+  return { id: webhook.id, deliveryId: deliveries[0]!.id };
 }
 
 async function guardedWorld(t: TestApp): Promise<Guarded> {
@@ -29,7 +40,12 @@ async function guardedWorld(t: TestApp): Promise<Guarded> {
   const otherAccountId = (await t.services.accounts.list()).find((a) => a.name === "globex")!.id;
   const otherAccountKey = await t.services.keys.create(operator(otherAccountId, "live"), {});
   const testModeKey = await t.services.keys.create(operator(w.account.id, "test"), {});
-  return { ...w, spareKeyId: spare.id, otherAccountKeyId: otherAccountKey.id, testModeKeyId: testModeKey.id };
+  const webhooks = {
+    own: await webhookOn(t, w.account.id, "live", w.form.id),
+    otherAccount: await webhookOn(t, otherAccountId, "live", w.other.form.id),
+    otherMode: await webhookOn(t, w.account.id, "test", w.testForm.id),
+  };
+  return { ...w, spareKeyId: spare.id, otherAccountKeyId: otherAccountKey.id, testModeKeyId: testModeKey.id, webhooks };
 }
 
 type Target = "own" | "otherAccount" | "otherMode";
@@ -39,7 +55,13 @@ function urlOf(route: ProtectedRoute, w: Guarded, target: Target = "own"): strin
   const form = { own: w.form, otherAccount: w.other.form, otherMode: w.testForm }[target];
   const submission = { own: w.submission, otherAccount: w.other.submission, otherMode: w.testSubmission }[target];
   const keyId = { own: w.spareKeyId, otherAccount: w.otherAccountKeyId, otherMode: w.testModeKeyId }[target];
-  return route.path.replace(":id", form.id).replace(":submissionId", submission).replace(":keyId", keyId);
+  const webhook = w.webhooks[target];
+  return route.path
+    .replace(":id", form.id)
+    .replace(":submissionId", submission)
+    .replace(":keyId", keyId)
+    .replace(":webhookId", webhook.id)
+    .replace(":deliveryId", webhook.deliveryId);
 }
 
 const addressesForm = (route: ProtectedRoute) => route.path.includes(":id");
