@@ -10,6 +10,7 @@ import { cellText } from "./output.ts";
 import { serveCommand } from "./serve.ts";
 import { submissionsCommand } from "./submissions.ts";
 import { versionCommand } from "./version.ts";
+import { webhooksCommand } from "./webhooks.ts";
 import pkg from "../package.json" with { type: "json" };
 
 const HELP_FOOTER = `
@@ -48,6 +49,7 @@ export function buildProgram(io: Io): Command {
   formsCommand(program, io);
   submissionsCommand(program, io);
   notificationsCommand(program, io);
+  webhooksCommand(program, io);
   backupCommand(program, io);
   versionCommand(program, io);
   program.addHelpText("after", HELP_FOOTER);

@@ -109,8 +109,8 @@ export function postOnce(url: URL, body: string, headers: Record<string, string>
 export function startWebhookSender(webhooksService: WebhooksService, options: WebhookSenderOptions): WebhookSender {
   const worker = `${hostname()}:${process.pid}:${randomBase62(8)}`;
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
-  // Longer than any one send can take, so that a claim outlives the attempt of a live process.
-  const leaseMs = timeoutMs + 5_000;
+  // Longer than any one send can take (its timeout), so that a claim outlives the attempt of a live process.
+  const leaseMs = Math.round(timeoutMs * 1.5);
   const abort = new AbortController();
   let timer: ReturnType<typeof setTimeout> | null = null;
   let running: Promise<void> | null = null;

@@ -6,7 +6,7 @@ import { ApiError } from "../errors.ts";
 import { BlockedAddress, checkedAddresses, systemResolver, type Resolver } from "../lib/address.ts";
 import { newId } from "../lib/ids.ts";
 import { iso } from "../lib/time.ts";
-import { httpUrl, parseBody } from "../lib/validate.ts";
+import { isHttpUrl, parseBody } from "../lib/validate.ts";
 import { discordMessage, newWebhookSecret, secretPrefix, slackMessage, WEBHOOK_FORMATS, type WebhookFormat } from "../lib/webhook-message.ts";
 import type { FormsService } from "./forms.ts";
 import type { Principal } from "./principal.ts";
@@ -84,7 +84,7 @@ export interface WebhookOptions {
 }
 
 const createSchema = z.strictObject({
-  url: httpUrl("url"),
+  url: z.string({ error: "url must be the receiver's absolute http(s) address." }),
   description: z.string({ error: "description must be a string." }).trim().max(500, "description must be at most 500 characters.").nullish(),
   format: z.enum(WEBHOOK_FORMATS, { error: `format must be one of ${WEBHOOK_FORMATS.join(", ")}.` }).optional(),
 });
@@ -177,6 +177,10 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
     async create(principal: Principal, formRef: string, body: unknown): Promise<WebhookWithSecret> {
       const input = parseBody(createSchema, body);
       const form = await formsService.findRow(principal, formRef);
+      input.url = input.url.trim();
+      if (input.url.length > 2048 || !isHttpUrl(input.url)) {
+        throw new ApiError("invalid_parameter", "url must be an absolute http(s) address of at most 2048 characters, such as https://example.com/hooks/formsvc.", { field: "url" });
+      }
       await checkAddress(input.url);
       const row: WebhookRow = {
         id: newId("webhook"),
