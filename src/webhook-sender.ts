@@ -90,9 +90,9 @@ export function postOnce(url: URL, body: string, headers: Record<string, string>
           response.on("close", finish);
           response.on("error", finish);
         });
-        const timer = setTimeout(() => request.destroy(new Error(`no answer within ${Math.round(options.timeoutMs / 1000)} s`)), options.timeoutMs);
+        const timer = setTimeout(() => request.destroy(new Error(`no answer within ${options.timeoutMs / 1000} s`)), options.timeoutMs);
         request.on("close", () => clearTimeout(timer));
-        request.on("timeout", () => request.destroy(new Error(`no answer within ${Math.round(options.timeoutMs / 1000)} s`)));
+        request.on("timeout", () => request.destroy(new Error(`no answer within ${options.timeoutMs / 1000} s`)));
         request.on("error", (error: Error) => done(result({ error: oneLine(error instanceof BlockedAddress ? `refused: ${error.message}` : error.message || String(error)) })));
         request.end(body);
       },
