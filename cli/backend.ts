@@ -178,7 +178,7 @@ export async function localBackend(location: string, options: ConnectionOptions,
       list: (ref) => services.webhooks.list(principal, ref),
       remove: (ref, id) => services.webhooks.remove(principal, ref, id),
       rotate: (ref, id) => services.webhooks.rotate(principal, ref, id),
-      deliveries: (ref, { webhook, ...query }) => services.webhooks.deliveries(principal, ref, webhook || null, parsePaging(query)),
+      deliveries: async (ref, { webhook, ...query }) => services.webhooks.deliveries(principal, ref, webhook || null, parsePaging(query)),
       redeliver: (ref, id) => services.webhooks.retry(principal, ref, id),
     },
     keys: {
