@@ -16,7 +16,7 @@ export function webhookRoutes(router: Router<Handler>): void {
       const principal = await authorize(ctx, "write");
       const body = await readJson(ctx.request, ctx.options.maxBody);
       const webhook = await ctx.services.webhooks.create(principal, ctx.params.id!, body);
-      return json(201, webhook, { Location: `/api/forms/${ctx.params.id}/webhooks/${webhook.id}` });
+      return json(201, webhook, { Location: `${ctx.services.urls.baseUrl()}/api/forms/${webhook.formId}/webhooks/${webhook.id}` });
     })
     .on("GET", "/api/forms/:id/webhooks", async (ctx) => {
       const principal = await authorize(ctx, "read");

@@ -15,6 +15,7 @@ import type { Submission } from "./submissions.ts";
 /** A webhook endpoint as lists show it: the secret hidden, its start shown. */
 export interface Webhook {
   id: string;
+  formId: string;
   url: string;
   description: string | null;
   format: WebhookFormat;
@@ -91,6 +92,7 @@ const createSchema = z.strictObject({
 
 const toWebhook = (row: WebhookRow): Webhook => ({
   id: row.id,
+  formId: row.formId,
   url: row.url,
   description: row.description,
   format: row.format as WebhookFormat,

@@ -29,6 +29,7 @@ runScenarios<World>("POST /api/forms/{id}/webhooks", makeWorld, [
     expectedStatus: 201,
     expectedBody: {
       id: expect.stringMatching(/^whk_/),
+      formId: expect.stringMatching(/^frm_/),
       url: "https://hooks.example.com/formsvc",
       description: "CRM",
       format: "standard",
@@ -36,7 +37,7 @@ runScenarios<World>("POST /api/forms/{id}/webhooks", makeWorld, [
       secretPrefix: expect.stringMatching(/^whsec_.{4}…$/),
       createdAt: isoTime(),
     },
-    expectedHeaders: { location: /^\/api\/forms\/frm_\w+\/webhooks\/whk_\w+$/ },
+    expectedHeaders: { location: /^http:\/\/formsvc\.test\/api\/forms\/frm_\w+\/webhooks\/whk_\w+$/ },
   },
   {
     name: "slack and discord formats are taken",
@@ -177,7 +178,7 @@ describe("webhooks: list, rotate, remove", () => {
       const listed = await t.request("GET", hooks(w), { key: w.admin });
       const text = await listed.text();
       expect(JSON.parse(text)).toEqual({
-        webhooks: [{ id: made.id, url: "https://hooks.example.com/formsvc", description: null, format: "standard", secretPrefix: made.secretPrefix, createdAt: isoTime() }],
+        webhooks: [{ id: made.id, formId: w.form.id, url: "https://hooks.example.com/formsvc", description: null, format: "standard", secretPrefix: made.secretPrefix, createdAt: isoTime() }],
       });
       expect(text).not.toContain(made.secret.slice(10));
 

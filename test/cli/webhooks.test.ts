@@ -51,7 +51,7 @@ test("webhooks add prints the secret alone, list shows the same in both modes, a
   expect(local.stdout).toBe(`${webhookId}\t${receiver.url}/crm\tstandard\t${secret.slice(0, 10)}…\tCRM\t${local.stdout.split("\t")[5]}`);
   expect(local.stdout).not.toContain(secret);
   const json = JSON.parse((await run("local", ["webhooks", "list", SLUG, "--json"])).stdout);
-  expect(json).toEqual([{ id: webhookId, url: `${receiver.url}/crm`, description: "CRM", format: "standard", secretPrefix: `${secret.slice(0, 10)}…`, createdAt: expect.any(String) }]);
+  expect(json).toEqual([{ id: webhookId, formId: expect.stringMatching(/^frm_/), url: `${receiver.url}/crm`, description: "CRM", format: "standard", secretPrefix: `${secret.slice(0, 10)}…`, createdAt: expect.any(String) }]);
 
   const posted = await fetch(`${server.url}/f/${SLUG}`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ email: "ann@example.com" }) });
   const { id: submissionId } = (await posted.json()) as { id: string };

@@ -85,7 +85,7 @@ test("a submission reaches the receiver as a submission.created event that the s
   const created = await s.api("POST", `/api/forms/${s.form.id}/webhooks`, { url: `${hook.url}/hooks/formsvc`, description: "CRM" });
   expect(created).toEqual({
     status: 201,
-    body: { id: expect.stringMatching(/^whk_/), url: `${hook.url}/hooks/formsvc`, description: "CRM", format: "standard", secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/), secretPrefix: expect.stringMatching(/^whsec_.{4}…$/), createdAt: expect.any(String) },
+    body: { id: expect.stringMatching(/^whk_/), formId: s.form.id, url: `${hook.url}/hooks/formsvc`, description: "CRM", format: "standard", secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/), secretPrefix: expect.stringMatching(/^whsec_.{4}…$/), createdAt: expect.any(String) },
   });
   const submissionId = await s.post({ email: "ann@example.com", message: "Hello" });
   const [call] = await hook.waitFor(1);
