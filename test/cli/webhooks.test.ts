@@ -21,13 +21,13 @@ beforeAll(async () => {
   server = await startServerProcess({ args: ["--rate-limit", "0", "--webhooks-allow-private", "--webhook-retry-scale", "0.001"] });
   key = (await runCli(["keys", "create", "--db", server.db])).stdout.trim();
   expect((await run("local", ["forms", "create", "--name", "Hooked", "--slug", SLUG])).code).toBe(0);
-});
+}, 30_000);
 
 afterAll(async () => {
   receiver.stop();
   await server.stop();
   rmSync(server.dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 async function waitForDeliveries(count: number): Promise<string> {
   const deadline = Date.now() + 15_000;
@@ -79,7 +79,7 @@ test("webhooks add prints the secret alone, list shows the same in both modes, a
   expect((await run("local", ["webhooks", "list", SLUG])).stdout).toBe("");
   const again = await run("local", ["webhooks", "remove", SLUG, webhookId]);
   expect(again).toEqual({ code: 5, stdout: "", stderr: `formsvc: No webhook ${webhookId} on this form.\n` });
-});
+}, 30_000);
 
 test("a refused address, a bad format or an unknown form: one line, the right exit code", async () => {
   const noPrivate = { FORMSVC_WEBHOOKS_ALLOW_PRIVATE: "" };
@@ -92,4 +92,4 @@ test("a refused address, a bad format or an unknown form: one line, the right ex
   const limit = await run("local", ["webhooks", "deliveries", SLUG, "--limit", "0"]);
   expect(limit.code).toBe(2);
   expect(limit.stderr).toStartWith("formsvc: --limit must be");
-});
+}, 30_000);

@@ -52,7 +52,7 @@ beforeAll(async () => {
     env: { FORMSVC_CAPTCHA_TIMEOUT_MS: "700" },
   });
   key = (await runCli(["keys", "create", "--db", server.db])).stdout.trim();
-});
+}, 30_000);
 
 afterAll(async () => {
   for (const release of releases.splice(0)) release();
@@ -60,7 +60,7 @@ afterAll(async () => {
   hanging.stop(true);
   await server.stop();
   rmSync(server.dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; text: string; body: any }> {
   const response = await fetch(`${server.url}${path}`, {
@@ -94,7 +94,7 @@ test("a good token is verified with the secret, the token and the client address
   expect(response.status).toBe(200);
   expect(verifyCalls).toEqual([{ secret: SECRET, response: GOOD, remoteip: "127.0.0.1" }]);
   expect(await stored(form.id)).toEqual([expect.objectContaining({ data: { email: "ann@example.com" }, isSpam: false, spamReason: null })]);
-});
+}, 30_000);
 
 test("a bad or missing token is 400 captcha_failed, nothing stored; a browser gets a page that says so", async () => {
   const form = await formWith("hcaptcha");
@@ -124,7 +124,7 @@ test("a bad or missing token is 400 captcha_failed, nothing stored; a browser ge
   const good = await fetch(`${server.url}/f/${form.slug}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `email=ok%40example.com&h-captcha-response=${GOOD}`, redirect: "manual" });
   expect(good.status).toBe(303);
   expect(await stored(form.id)).toHaveLength(1);
-});
+}, 30_000);
 
 test("a provider that does not answer within the timeout: stored as spam (captcha_unverified), answered as a success", async () => {
   const form = await formWith("recaptcha");
@@ -142,7 +142,7 @@ test("a provider that does not answer within the timeout: stored as spam (captch
   expect(moved.body).toMatchObject({ isSpam: false, spamReason: null });
   const marked = await api("PATCH", `/api/forms/${form.id}/submissions/${id}`, { isSpam: true });
   expect(marked.body).toMatchObject({ isSpam: true, spamReason: "owner" });
-});
+}, 30_000);
 
 test("a provider that is down (an error answer, or nothing listening) is an outage too, not a refusal", async () => {
   const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
@@ -167,7 +167,7 @@ test("a provider that is down (an error answer, or nothing listening) is an outa
     await broken.stop();
     rmSync(broken.dir, { recursive: true, force: true });
   }
-});
+}, 30_000);
 
 test("the honeypot wins over the captcha: spam with reason honeypot, the provider not asked", async () => {
   const form = await formWith("turnstile");
@@ -176,7 +176,7 @@ test("the honeypot wins over the captcha: spam with reason honeypot, the provide
   expect(response.status).toBe(200);
   expect(verifyCalls).toEqual([]);
   expect(await stored(form.id, "spam")).toEqual([expect.objectContaining({ spamReason: "honeypot" })]);
-});
+}, 30_000);
 
 test("the captcha is set, changed and removed through the API and the CLI; its secret is in no response and no log", async () => {
   const form = await formWith("turnstile");
@@ -205,4 +205,4 @@ test("the captcha is set, changed and removed through the API and the CLI; its s
 
   expect(server.stderr()).not.toContain(SECRET);
   expect(server.stderr()).not.toContain("another-secret-value");
-});
+}, 30_000);

@@ -18,7 +18,7 @@ afterEach(async () => {
     if (server.proc.exitCode === null && !server.proc.killed) await server.stop();
     rmSync(server.dir, { recursive: true, force: true });
   }
-});
+}, 30_000);
 
 async function start(options: { db?: string; env?: Record<string, string> } = {}): Promise<ServerProcess> {
   const server = await startServerProcess({ db: options.db, args: ARGS, env: options.env });
@@ -121,7 +121,7 @@ test("a submission reaches the receiver as a submission.created event that the s
   expect(JSON.stringify(listed.body)).not.toContain(created.body.secret);
   expect(listed.body.webhooks[0]).not.toHaveProperty("secret");
   expect(s.server.stderr()).not.toContain(created.body.secret.slice(6));
-});
+}, 30_000);
 
 test("a receiver that answers 500 twice gets the event on the third attempt, with the same webhook-id", async () => {
   const hook = receiver((n) => (n < 2 ? { status: 500, body: "database down" } : { status: 204 }));
@@ -135,7 +135,7 @@ test("a receiver that answers 500 twice gets the event on the third attempt, wit
   const [delivery] = await deliveriesWhen(s, (list) => list[0]?.status === "succeeded");
   expect(delivery).toMatchObject({ status: "succeeded", attempts: 3, responseStatus: 204, messageId: calls[0]!.headers["webhook-id"] });
   expect(hook.calls).toHaveLength(3);
-});
+}, 30_000);
 
 test("a failing receiver's answer and code are in the delivery log while it waits for the next attempt", async () => {
   const hook = receiver(() => ({ status: 503, body: "maintenance until noon" }));
@@ -144,7 +144,7 @@ test("a failing receiver's answer and code are in the delivery log while it wait
   await s.post({ email: "carol@example.com" });
   const [delivery] = await deliveriesWhen(s, (list) => list[0]?.attempts >= 2);
   expect(delivery).toMatchObject({ status: "pending", responseStatus: 503, responseSnippet: "maintenance until noon", error: "answered 503", nextAttemptAt: expect.any(String) });
-});
+}, 30_000);
 
 test("a redirect is not followed: it counts as a failed attempt", async () => {
   const target = receiver();
@@ -155,7 +155,7 @@ test("a redirect is not followed: it counts as a failed attempt", async () => {
   const [delivery] = await deliveriesWhen(s, (list) => list[0]?.attempts >= 1);
   expect(delivery).toMatchObject({ status: "pending", responseStatus: 302 });
   expect(target.calls).toHaveLength(0);
-});
+}, 30_000);
 
 test("spam is never sent: a honeypot catch makes no delivery", async () => {
   const hook = receiver();
@@ -168,7 +168,7 @@ test("spam is never sent: a honeypot catch makes no delivery", async () => {
   const list = await deliveriesWhen(s, (l) => l[0]?.status === "succeeded");
   expect(list.map((d) => d.submissionId)).toEqual([realId]);
   expect(hook.calls).toHaveLength(1);
-});
+}, 30_000);
 
 test("redeliver sends the same event again, with the same webhook-id, and is logged", async () => {
   const hook = receiver();
@@ -190,7 +190,7 @@ test("redeliver sends the same event again, with the same webhook-id, and is log
   expect(nested.status).toBe(202);
   const all = await hook.waitFor(4);
   expect(new Set(all.map((c) => c.headers["webhook-id"])).size).toBe(1);
-});
+}, 30_000);
 
 test("SIGKILL between the commit and the delivery: the restarted server delivers the event", async () => {
   // The first attempt hangs at the receiver; the server dies in the middle of it.
@@ -212,7 +212,7 @@ test("SIGKILL between the commit and the delivery: the restarted server delivers
   const again = await setupOn(second, s);
   const [delivery] = await deliveriesWhen(again, (list) => list[0]?.status === "succeeded");
   expect(delivery).toMatchObject({ status: "succeeded", attempts: 1 });
-});
+}, 30_000);
 
 /** The same key and form on a restarted server. */
 async function setupOn(server: ServerProcess, before: Setup): Promise<Setup> {
@@ -243,7 +243,7 @@ test("two server processes on one database send each delivery once", async () =>
   await deliveriesWhen(s, (list) => list.length === 10 && list.every((d) => d.status === "succeeded"));
   expect(hook.calls).toHaveLength(10);
   expect(hook.calls.map((c) => JSON.parse(c.body).data.submission.id).toSorted()).toEqual(ids.toSorted());
-});
+}, 30_000);
 
 test("a slack webhook gets a short message with the form name, the first fields and a link; a discord one too", async () => {
   const slack = receiver();
@@ -261,4 +261,4 @@ test("a slack webhook gets a short message with the form name, the first fields 
     allowed_mentions: { parse: [] },
   });
   expect(slackCall!.headers["webhook-signature"]).toBeUndefined();
-});
+}, 30_000);
