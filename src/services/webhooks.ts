@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Store } from "../db/client.ts";
 import { submissions, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow, type WebhookRow } from "../db/schema.ts";
@@ -125,6 +125,9 @@ const PENDING = sql`${webhookDeliveries.status} = 'pending'`;
 /** A submission the owner marked spam after its event was queued is held back (and sent if unmarked). */
 const NOT_SPAM = sql`${submissions.isSpam} = 0`;
 
+/** Most endpoints one form may have: each submission is sent to every one of them. */
+export const MAX_WEBHOOKS_PER_FORM = 20;
+
 /** How long a refused address takes to be found at creation before the check is left to send time. */
 const CREATE_LOOKUP_MS = 3_000;
 
@@ -184,6 +187,10 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
         throw new ApiError("invalid_parameter", "url must be an absolute http(s) address of at most 2048 characters, such as https://example.com/hooks/formsvc.", { field: "url" });
       }
       await checkAddress(input.url);
+      const [{ n } = { n: 0 }] = await store.db.select({ n: count() }).from(webhooks).where(eq(webhooks.formId, form.id));
+      if (n >= MAX_WEBHOOKS_PER_FORM) {
+        throw new ApiError("invalid_body", `A form may have at most ${MAX_WEBHOOKS_PER_FORM} webhooks; remove one first.`);
+      }
       const row: WebhookRow = {
         id: newId("webhook"),
         formId: form.id,
@@ -298,14 +305,18 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
      * server processes on one database never hold the same delivery, and one that dies lets go when its lease ends.
      */
     async claimDue(worker: string, now: number, leaseMs: number, limit: number): Promise<OutgoingDelivery[]> {
-      const claimed = await store.write(async (tx) => {
-        const due = tx
+      const dueIn = (db: Db) =>
+        db
           .select({ id: webhookDeliveries.id })
           .from(webhookDeliveries)
           .innerJoin(submissions, eq(submissions.id, webhookDeliveries.submissionId))
           .where(and(PENDING, NOT_SPAM, lte(webhookDeliveries.nextAttemptAt, now), or(isNull(webhookDeliveries.claimedUntil), lt(webhookDeliveries.claimedUntil, now))))
           .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.id))
           .limit(limit);
+      // A read first: an idle server that polls never takes the writer's lock for nothing.
+      if ((await dueIn(store.db)).length === 0) return [];
+      const claimed = await store.write(async (tx) => {
+        const due = dueIn(tx);
         return tx
           .update(webhookDeliveries)
           .set({ claimedBy: worker, claimedUntil: now + leaseMs })

@@ -262,6 +262,18 @@ describe("webhook deliveries", () => {
     }
   });
 
+  test("a form takes at most 20 webhooks", async () => {
+    const t = await testApp();
+    try {
+      const w = await makeWorld(t);
+      for (let i = 0; i < 20; i++) await addWebhook(w, { url: `https://hooks.example.com/${i}` });
+      const one = await t.request("POST", hooks(w), { key: w.admin, body: { url: "https://hooks.example.com/21" } });
+      expect({ status: one.status, body: await one.json() }).toEqual({ status: 400, body: { error: { code: "invalid_body", message: "A form may have at most 20 webhooks; remove one first." } } });
+    } finally {
+      t.close();
+    }
+  });
+
   test("an unknown delivery or webhook is 404; bad paging is 400 invalid_parameter", async () => {
     const t = await testApp();
     try {
