@@ -8,6 +8,8 @@ import { createServices, type Services } from "../src/services/index.ts";
 import { settingsService } from "../src/services/settings.ts";
 import type { ApiKey, NewApiKey } from "../src/services/keys.ts";
 import type { NotificationPage } from "../src/services/notifications.ts";
+import type { DeliveryPage, Webhook, WebhookDelivery, WebhookWithSecret } from "../src/services/webhooks.ts";
+import { systemResolver } from "../src/lib/address.ts";
 import { operator, type Mode, type Principal } from "../src/services/principal.ts";
 import type { Erasure } from "../src/services/retention.ts";
 import { parseListQuery, type Submission, type SubmissionPage } from "../src/services/submissions.ts";
@@ -49,6 +51,15 @@ export interface Backend {
     list(ref: string, query: QueryParams): Promise<NotificationPage>;
     /** Puts the form's failed notifications back in the queue; with `pending`, makes the pending ones due now too. */
     retry(ref: string, options?: { pending?: boolean }): Promise<{ retried: number }>;
+  };
+  webhooks: {
+    add(ref: string, body: Record<string, unknown>): Promise<WebhookWithSecret>;
+    list(ref: string): Promise<Webhook[]>;
+    remove(ref: string, webhookId: string): Promise<void>;
+    rotate(ref: string, webhookId: string): Promise<WebhookWithSecret>;
+    /** One page of a form's deliveries, newest first; `webhook` narrows it to one endpoint. */
+    deliveries(ref: string, query: QueryParams): Promise<DeliveryPage>;
+    redeliver(ref: string, deliveryId: string): Promise<WebhookDelivery>;
   };
   keys: {
     create(body: Record<string, unknown>): Promise<NewApiKey>;
@@ -118,7 +129,9 @@ export async function openLocalServices(location: string, env: Record<string, st
   const served = await settingsService(store).servedUrls();
   const baseUrl = (env.FORMSVC_BASE_URL ?? served?.baseUrl ?? "http://localhost:8080").replace(/\/+$/, "");
   const submitUrl = (env.FORMSVC_SUBMIT_URL ?? (env.FORMSVC_BASE_URL ? baseUrl : served?.submitUrl) ?? baseUrl).replace(/\/+$/, "");
-  return createServices(store, { baseUrl: () => baseUrl, submitUrl: () => submitUrl });
+  // The operator's own check of webhook addresses follows the server's setting, as the environment gives it.
+  const allowPrivate = ["true", "1"].includes(env.FORMSVC_WEBHOOKS_ALLOW_PRIVATE ?? "");
+  return createServices(store, { baseUrl: () => baseUrl, submitUrl: () => submitUrl }, { webhooks: { allowPrivate, resolve: systemResolver } });
 }
 
 /** Local mode: the trusted operator of one account (the default unless --account), in live mode unless --test. */
@@ -158,8 +171,9 @@ export async function localBackend(location: string, options: ConnectionOptions,
       update: (ref, id, patch) => services.submissions.update(principal, ref, id, patch),
       remove: (ref, id) => services.submissions.remove(principal, ref, id),
       async export(ref, format, query) {
-        const exported = await services.submissions.export(principal, ref, parseListQuery(query, { paged: false }));
-        return exportChunks(format, exported.fields, exported.submissions);
+        const parsed = parseListQuery(query, { paged: false });
+        const exported = await services.submissions.export(principal, ref, parsed);
+        return exportChunks(format, exported.fields, exported.submissions, { spamReason: parsed.filter === "spam" });
       },
       erase: (body) => services.retention.erase(principal, body),
     },
@@ -174,6 +188,14 @@ export async function localBackend(location: string, options: ConnectionOptions,
     notifications: {
       list: (ref, query) => services.notifications.list(principal, ref, parsePaging(query)),
       retry: async (ref, options = {}) => ({ retried: await services.notifications.retryFailed(principal, ref, Date.now(), options) }),
+    },
+    webhooks: {
+      add: (ref, body) => services.webhooks.create(principal, ref, body),
+      list: (ref) => services.webhooks.list(principal, ref),
+      remove: (ref, id) => services.webhooks.remove(principal, ref, id),
+      rotate: (ref, id) => services.webhooks.rotate(principal, ref, id),
+      deliveries: async (ref, { webhook, ...query }) => services.webhooks.deliveries(principal, ref, webhook || null, parsePaging(query)),
+      redeliver: (ref, id) => services.webhooks.retry(principal, ref, id),
     },
     keys: {
       async create(body) {
@@ -228,6 +250,14 @@ export function remoteBackend(client: ApiClient): Backend {
     notifications: {
       list: (ref, query) => client.json("GET", `${formPath(ref)}/notifications`, { query }),
       retry: (ref, options = {}) => client.json("POST", `${formPath(ref)}/notifications/retry`, { query: { pending: options.pending ? "true" : undefined } }),
+    },
+    webhooks: {
+      add: (ref, body) => client.json("POST", `${formPath(ref)}/webhooks`, { body }),
+      list: async (ref) => (await client.json<{ webhooks: Webhook[] }>("GET", `${formPath(ref)}/webhooks`)).webhooks,
+      remove: (ref, id) => client.json("DELETE", `${formPath(ref)}/webhooks/${encodeURIComponent(id)}`),
+      rotate: (ref, id) => client.json("POST", `${formPath(ref)}/webhooks/${encodeURIComponent(id)}/rotate`),
+      deliveries: (ref, query) => client.json("GET", `${formPath(ref)}/deliveries`, { query }),
+      redeliver: (ref, id) => client.json("POST", `${formPath(ref)}/deliveries/${encodeURIComponent(id)}/retry`),
     },
     keys: {
       create: (body) => client.json("POST", "/api/keys", { body }),

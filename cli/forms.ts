@@ -17,6 +17,7 @@ const FLAGS = {
   fileUploads: "--file-uploads",
   retentionDays: "--retention-days",
   spamRetentionDays: "--spam-retention-days",
+  captcha: "--captcha",
 };
 
 const COLUMNS = (io: Io): Column<Form>[] => [
@@ -38,6 +39,9 @@ export interface FormFlags {
   fileUploads?: string;
   retentionDays?: string;
   spamRetentionDays?: string;
+  captcha?: string;
+  captchaSecret?: string;
+  captchaSecretStdin?: boolean;
 }
 
 /** A number of days, or null for "keep for ever" ('' or never); anything else goes to the API as given, to be refused there. */
@@ -45,6 +49,26 @@ function days(value: string): number | string | null {
   const text = value.trim().toLowerCase();
   if (text === "" || text === "never" || text === "forever") return null;
   return /^\d+$/.test(text) ? Number(text) : value;
+}
+
+/**
+ * The captcha part of the body: `--captcha PROVIDER` with the secret from --captcha-secret or, kept out of the
+ * shell's history and `ps`, from one line of stdin (--captcha-secret-stdin); `--captcha none` removes it.
+ */
+async function withCaptcha(body: Record<string, unknown>, flags: FormFlags, io: Io): Promise<Record<string, unknown>> {
+  const secretGiven = flags.captchaSecret !== undefined || flags.captchaSecretStdin;
+  if (flags.captcha === undefined) {
+    if (secretGiven) throw new CliError("--captcha-secret goes with --captcha PROVIDER (recaptcha, hcaptcha or turnstile)", EXIT.usage);
+    return body;
+  }
+  if (flags.captcha === "none" || flags.captcha === "") {
+    if (secretGiven) throw new CliError("--captcha none removes the captcha: it takes no secret", EXIT.usage);
+    return { ...body, captcha: null };
+  }
+  if (flags.captchaSecret !== undefined && flags.captchaSecretStdin) throw new CliError("give the secret once: --captcha-secret or --captcha-secret-stdin", EXIT.usage);
+  const secret = flags.captchaSecretStdin ? await io.prompt("") : flags.captchaSecret;
+  if (!secret?.trim()) throw new CliError(`--captcha ${flags.captcha} needs the provider's secret key: --captcha-secret SECRET or --captcha-secret-stdin`, EXIT.usage);
+  return { ...body, captcha: { provider: flags.captcha, secret: secret.trim() } };
 }
 
 /** The API body for create or update; an empty --email, --redirect or --domains clears the setting. */
@@ -66,21 +90,22 @@ const rethrowWithFlag = (error: unknown) => {
   throw withFlagName(error, FLAGS);
 };
 
-/** Shows one form: `key value` lines, or the API's object with --json. */
+/** Shows one form: `key value` lines (the captcha as its provider's name), or the API's object with --json. */
 function printForm(io: Io, form: Form, json: boolean | undefined): void {
-  printObject(io, { ...form }, { json });
+  printObject(io, json ? { ...form } : { ...form, captcha: form.captcha?.provider ?? "" }, { json });
 }
 
 export async function runFormsCreate(flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
-  const form = await withBackend(globals, io.env, (backend) => backend.forms.create(formBody(flags)), { create: true }).catch(rethrowWithFlag);
+  const body = await withCaptcha(formBody(flags), flags, io);
+  const form = await withBackend(globals, io.env, (backend) => backend.forms.create(body), { create: true }).catch(rethrowWithFlag);
   io.err(`Made form ${form.name} (${form.id}). It takes submissions at ${form.submitUrl}\n`);
   printForm(io, form, globals.json);
 }
 
 export async function runFormsUpdate(ref: string, flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
-  const body = formBody(flags);
+  const body = await withCaptcha(formBody(flags), flags, io);
   if (Object.keys(body).length === 0) {
-    throw new CliError("nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days", EXIT.usage);
+    throw new CliError("nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha", EXIT.usage);
   }
   const form = await withBackend(globals, io.env, (backend) => backend.forms.update(ref, body)).catch(rethrowWithFlag);
   printForm(io, form, globals.json);
@@ -119,9 +144,13 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--file-uploads <bool>", "true to accept files in multipart posts (default false)")
     .option("--retention-days <days>", "delete submissions older than this, 1 to 3650 (default: keep for ever)")
     .option("--spam-retention-days <days>", "delete spam older than this, 1 to 3650, or '' to keep it for ever (default 30)")
+    .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha or turnstile")
+    .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
+    .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")
     .addHelpText(
       "after",
-      "\nExamples:\n  formsvc forms create --name Contact --email you@example.com --domains example.com,www.example.com\n  formsvc forms create --name Newsletter --slug newsletter --json | jq -r .submitUrl\n  formsvc forms create --name Staging --test\n",
+      "\nExamples:\n  formsvc forms create --name Contact --email you@example.com --domains example.com,www.example.com\n  formsvc forms create --name Newsletter --slug newsletter --json | jq -r .submitUrl\n  formsvc forms create --name Staging --test\n" +
+        "  printf '%s\\n' \"$TURNSTILE_SECRET\" | formsvc forms create --name Signup --captcha turnstile --captcha-secret-stdin\n",
     )
     .action((flags: FormFlags, command: Command) => runFormsCreate(flags, command.optsWithGlobals(), io));
 
@@ -160,6 +189,10 @@ export function formsCommand(program: Command, io: Io): void {
       "after",
       "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update jobs --file-uploads true --retention-days 180\n",
     )
+    .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha or turnstile; none to remove it")
+    .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
+    .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")
+    .addHelpText("after", "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update contact --captcha hcaptcha --captcha-secret-stdin < hcaptcha-secret.txt\n  formsvc forms update contact --captcha none\n")
     .action((ref: string, flags: FormFlags, command: Command) => runFormsUpdate(ref, flags, command.optsWithGlobals(), io));
 
   forms

@@ -13,6 +13,7 @@ import { serveCommand } from "./serve.ts";
 import { submissionsCommand } from "./submissions.ts";
 import { usersCommand } from "./users.ts";
 import { versionCommand } from "./version.ts";
+import { webhooksCommand } from "./webhooks.ts";
 import pkg from "../package.json" with { type: "json" };
 
 const HELP_FOOTER = `
@@ -51,6 +52,7 @@ export function buildProgram(io: Io): Command {
   formsCommand(program, io);
   submissionsCommand(program, io);
   notificationsCommand(program, io);
+  webhooksCommand(program, io);
   backupCommand(program, io);
   usersCommand(program, io);
   restoreCommand(program, io);

@@ -58,6 +58,7 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   else if (config.metrics) io.err(`metrics at ${server.url}/metrics\n`);
   io.err(`forms take submissions at ${config.submitUrl}/f/{slug}\n`);
   io.err(mailStatus(config));
+  if (config.webhooksAllowPrivate) io.err("webhooks may reach private and loopback addresses (--webhooks-allow-private)\n");
   // Asked on the server's own connection: a second open of the file would run the migration check again.
   const [keys] = await server.services.store.db.select({ n: count() }).from(apiKeys);
   // A database with no dashboard user gets a one-time link that makes the first one (a new link at each start).
@@ -100,6 +101,13 @@ export function serveCommand(program: Command, io: Io): void {
     .option("--metrics-listen <host:port>", "serve /metrics on this address only, such as 127.0.0.1:9090 (FORMSVC_METRICS_LISTEN)")
     .option("--log-format <format>", "text or json, one line per request (FORMSVC_LOG_FORMAT, default text)")
     .option("--mail-from <address>", 'From of notification emails, "Forms <forms@example.com>" (FORMSVC_MAIL_FROM, default: formsvc <the SMTP login if an address, else formsvc@localhost>)')
+    .option("--webhooks-allow-private", "let webhooks reach loopback, private and link-local addresses (FORMSVC_WEBHOOKS_ALLOW_PRIVATE; for a receiver on this machine or an intranet)")
+    .option("--webhook-retry-scale <factor>", "multiply every webhook retry delay (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) by this (FORMSVC_WEBHOOK_RETRY_SCALE, default 1)")
+    .option(
+      "--captcha-verify-url <provider=url>",
+      "send a captcha provider's verifications to another address, e.g. turnstile=http://127.0.0.1:9000/verify (repeatable; FORMSVC_CAPTCHA_VERIFY_URLS, space-separated)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .addHelpText(
       "after",
       "\nExamples:\n  formsvc serve --port 8080 --db /var/lib/formsvc/formsvc.db --base-url https://forms.example.com\n" +
@@ -125,6 +133,9 @@ export function serveCommand(program: Command, io: Io): void {
           metrics: all.metrics ? "true" : undefined,
           metricsListen: all.metricsListen,
           logFormat: all.logFormat,
+          webhooksAllowPrivate: all.webhooksAllowPrivate ? "true" : undefined,
+          webhookRetryScale: all.webhookRetryScale,
+          captchaVerifyUrls: (all.captchaVerifyUrl as string[] | undefined)?.join(" "),
         },
         io,
       );

@@ -22,8 +22,9 @@ export interface ListFlags extends SelectionFlags {
   format?: string;
 }
 
-/** The flags a submission carries, as words: `unread`, `starred`, `spam`. */
-const flagWords = (s: Submission) => [s.isRead ? "" : "unread", s.isStarred ? "starred" : "", s.isSpam ? "spam" : ""].filter(Boolean).join(" ");
+/** The flags a submission carries, as words: `unread`, `starred`, `spam`, with why it is spam (`spam:honeypot`). */
+const flagWords = (s: Submission) =>
+  [s.isRead ? "" : "unread", s.isStarred ? "starred" : "", s.isSpam ? (s.spamReason ? `spam:${s.spamReason}` : "spam") : ""].filter(Boolean).join(" ");
 
 /** id, created, flags, then one column per field of the form, in order of first appearance. */
 function columns(fields: readonly string[], io: Io): Column<Submission>[] {
@@ -62,7 +63,7 @@ export async function runSubmissionsList(ref: string, flags: ListFlags, globals:
       for await (const page of walk) yield* page.submissions;
     }
     if (format === "csv" || format === "ndjson") {
-      const chunks = exportChunks(format, first.fields, submissions());
+      const chunks = exportChunks(format, first.fields, submissions(), { spamReason: flags.filter === "spam" });
       // JSON escapes control characters itself; raw CSV cells would reach a terminal as they were submitted.
       for await (const chunk of format === "csv" && io.isTTY ? terminalSafeChunks(chunks) : chunks) await io.write(chunk);
       return;

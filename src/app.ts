@@ -10,6 +10,7 @@ import { keyRoutes } from "./routes/keys.ts";
 import { notificationRoutes } from "./routes/notifications.ts";
 import { submissionRoutes } from "./routes/submissions.ts";
 import { submitRoutes } from "./routes/submit.ts";
+import { webhookRoutes } from "./routes/webhooks.ts";
 
 /** How the server tells the app about the connection: the socket's address. */
 export interface ConnectionInfo {
@@ -37,6 +38,7 @@ export function createApp(options: AppOptions) {
   formRoutes(router);
   submissionRoutes(router);
   notificationRoutes(router);
+  webhookRoutes(router);
   keyRoutes(router);
   submitRoutes(router);
   router.on("GET", "/", async () => html(200, HOME));

@@ -1,6 +1,8 @@
 import { ApiError } from "./errors.ts";
 import { parseMailbox, type Mailbox } from "./lib/mail.ts";
 import { isEmail } from "./lib/validate.ts";
+import { CAPTCHA_VERIFY_URLS } from "./lib/captcha.ts";
+import { CAPTCHA_PROVIDERS, type CaptchaProvider } from "./services/forms.ts";
 
 /** Everything `formsvc serve` can be told, after flags, environment and defaults are merged and checked. */
 export interface ServeConfig {
@@ -32,6 +34,16 @@ export interface ServeConfig {
   metricsListen: { host: string; port: number } | null;
   /** How log lines are written: text for people, json (one object a line) for log shippers. */
   logFormat: "text" | "json";
+  /** Let webhooks reach loopback, private and other special addresses (a receiver on this machine, in tests). */
+  webhooksAllowPrivate: boolean;
+  /** Multiplies every delay of the webhook retry schedule (0.001 in tests). */
+  webhookRetryScale: number;
+  /** How long a webhook receiver may take to answer (10 s; lower only in tests). */
+  webhookTimeoutMs: number;
+  /** Each captcha provider's siteverify address, the provider's own unless replaced with --captcha-verify-url. */
+  captchaVerifyUrls: Record<CaptchaProvider, string>;
+  /** How long a captcha provider may take (5 s; lower only in tests). */
+  captchaTimeoutMs: number;
   /** Which of baseUrl and submitUrl were derived from host and port (and so follow the port actually bound). */
   derived: { baseUrl: boolean; submitUrl: boolean };
 }
@@ -56,9 +68,28 @@ const ENV: Record<Exclude<keyof ServeConfig, "derived">, string> = {
   metrics: "FORMSVC_METRICS",
   metricsListen: "FORMSVC_METRICS_LISTEN",
   logFormat: "FORMSVC_LOG_FORMAT",
+  webhooksAllowPrivate: "FORMSVC_WEBHOOKS_ALLOW_PRIVATE",
+  webhookRetryScale: "FORMSVC_WEBHOOK_RETRY_SCALE",
+  webhookTimeoutMs: "FORMSVC_WEBHOOK_TIMEOUT_MS",
+  captchaVerifyUrls: "FORMSVC_CAPTCHA_VERIFY_URLS",
+  captchaTimeoutMs: "FORMSVC_CAPTCHA_TIMEOUT_MS",
 };
 
-const DEFAULTS = { host: "0.0.0.0", port: "8080", db: "./formsvc.db", maxBody: "1048576", maxFileSize: "10485760", purgeIntervalMs: "3600000", rateLimit: "30", rateBurst: "10", trustProxy: "false", mailRetryBaseMs: "60000", metrics: "false", logFormat: "text" };
+const DEFAULTS = { host: "0.0.0.0", port: "8080", db: "./formsvc.db", maxBody: "1048576", maxFileSize: "10485760", purgeIntervalMs: "3600000", rateLimit: "30", rateBurst: "10", trustProxy: "false", mailRetryBaseMs: "60000", metrics: "false", logFormat: "text", webhooksAllowPrivate: "false", webhookRetryScale: "1", webhookTimeoutMs: "10000", captchaTimeoutMs: "5000" };
+
+/** `provider=URL` pairs, separated by spaces (one per --captcha-verify-url), over the providers' own addresses. */
+function captchaVerifyUrls(value: string | undefined): Record<CaptchaProvider, string> {
+  const urls = { ...CAPTCHA_VERIFY_URLS };
+  for (const pair of (value ?? "").split(/\s+/).filter(Boolean)) {
+    const at = pair.indexOf("=");
+    const provider = pair.slice(0, at) as CaptchaProvider;
+    if (at < 0 || !CAPTCHA_PROVIDERS.includes(provider)) {
+      throw new ApiError("invalid_parameter", `captcha-verify-url must be PROVIDER=URL with PROVIDER one of ${CAPTCHA_PROVIDERS.join(", ")}, not "${pair}"`, { field: "captcha-verify-url" });
+    }
+    urls[provider] = url("captcha-verify-url", pair.slice(at + 1));
+  }
+  return urls;
+}
 
 function integer(name: string, value: string, min: number, max: number): number {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
@@ -78,6 +109,14 @@ function url(name: string, value: string): string {
     throw new ApiError("invalid_parameter", `${name} must be an absolute http(s) URL, not "${value}"`, { field: name });
   }
   return value.replace(/\/+$/, "");
+}
+
+function scale(value: string): number {
+  const n = Number(value);
+  if (!/^\d*\.?\d+$/.test(value) || !(n > 0) || n > 1000) {
+    throw new ApiError("invalid_parameter", `webhook-retry-scale must be a number above 0 and at most 1000, such as 0.001, not "${value}"`, { field: "webhook-retry-scale" });
+  }
+  return n;
 }
 
 const SMTP_EXAMPLE = "smtp://user:pass@mail.example.com:587 or smtps://user:pass@mail.example.com";
@@ -167,6 +206,11 @@ export function loadServeConfig(flags: ServeFlags, env: Record<string, string | 
     metrics: boolean("metrics", pick("metrics")!),
     metricsListen: pick("metricsListen") === undefined ? null : listenAddress("metrics-listen", pick("metricsListen")!),
     logFormat: logFormat(pick("logFormat")!),
+    webhooksAllowPrivate: boolean("webhooks-allow-private", pick("webhooksAllowPrivate")!),
+    webhookRetryScale: scale(pick("webhookRetryScale")!),
+    webhookTimeoutMs: integer("webhook-timeout-ms", pick("webhookTimeoutMs")!, 100, 60_000),
+    captchaVerifyUrls: captchaVerifyUrls(pick("captchaVerifyUrls")),
+    captchaTimeoutMs: integer("captcha-timeout-ms", pick("captchaTimeoutMs")!, 100, 60_000),
     derived: { baseUrl: pick("baseUrl") === undefined, submitUrl: pick("submitUrl") === undefined },
   };
 }

@@ -6,6 +6,7 @@ export const ERROR_STATUS = {
   empty_submission: 400,
   invalid_redirect: 400,
   files_not_accepted: 400,
+  captcha_failed: 400,
   unauthorized: 401,
   forbidden: 403,
   origin_not_allowed: 403,

@@ -8,6 +8,9 @@ import { RateLimiter } from "./http/rate-limit.ts";
 import { serverLog } from "./log.ts";
 import { startPurger } from "./purger.ts";
 import { startSender } from "./sender.ts";
+import { systemResolver } from "./lib/address.ts";
+import { startWebhookSender } from "./webhook-sender.ts";
+import pkg from "../package.json" with { type: "json" };
 import { createServices, type Services } from "./services/index.ts";
 
 export interface RunningServer {
@@ -43,7 +46,8 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     );
   }
   const urls = { baseUrl: () => config.baseUrl, submitUrl: () => config.submitUrl };
-  const services = createServices(store, urls);
+  const webhookOptions = { allowPrivate: config.webhooksAllowPrivate, resolve: systemResolver };
+  const services = createServices(store, urls, { webhooks: webhookOptions });
   const metrics = new Metrics({ outbox: () => services.notifications.outboxDepth() });
   const app = createApp({
     services,
@@ -51,6 +55,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     maxFileSize: config.maxFileSize,
     trustProxy: config.trustProxy,
     rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst),
+    captcha: { verifyUrls: config.captchaVerifyUrls, timeoutMs: config.captchaTimeoutMs },
     log,
     metrics,
     serveMetrics: config.metrics,
@@ -86,10 +91,18 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     : null;
   // Retention applies at start and every hour; it deletes in small batches beside the traffic.
   const purger = startPurger(services.retention, { intervalMs: config.purgeIntervalMs, now: Date.now, log: { line: log.request, error: log.error } });
+  const webhookSender = startWebhookSender(services.webhooks, {
+    ...webhookOptions,
+    retryScale: config.webhookRetryScale,
+    timeoutMs: config.webhookTimeoutMs,
+    userAgent: `formsvc/${pkg.version}`,
+    log: { line: log.request, error: log.error },
+  });
   const stop = async () => {
     await server.stop();
     await metricsServer?.stop();
     await sender?.stop();
+    await webhookSender.stop();
     await purger.stop();
     store.close();
   };

@@ -68,6 +68,10 @@ export const forms = sqliteTable(
     retentionDays: integer("retention_days"),
     /** Spam older than this many days is purged; null keeps it for ever. */
     spamRetentionDays: integer("spam_retention_days").default(30),
+    /** recaptcha | hcaptcha | turnstile, or null: no captcha is checked. */
+    captchaProvider: text("captcha_provider"),
+    /** The provider's secret key: write-only, never in a response or a log. */
+    captchaSecret: text("captcha_secret"),
     createdAt: millis("created_at"),
     updatedAt: millis("updated_at"),
   },
@@ -87,6 +91,8 @@ export const submissions = sqliteTable(
     isRead: integer("is_read", { mode: "boolean" }).notNull().default(false),
     isStarred: integer("is_starred", { mode: "boolean" }).notNull().default(false),
     isSpam: integer("is_spam", { mode: "boolean" }).notNull().default(false),
+    /** Why a submission is spam: honeypot | captcha_unverified | owner; null when it is not (or was before reasons were kept). */
+    spamReason: text("spam_reason"),
   },
   (t) => [
     // One index per list filter, each ending in the list's order, so that no list sorts or scans other forms.
@@ -159,6 +165,67 @@ export const files = sqliteTable(
   (t) => [index("files_submission").on(t.submissionId), index("files_form").on(t.formId)],
 );
 
+/** A form's webhook endpoints: each event of the form is POSTed to each of them. */
+export const webhooks = sqliteTable(
+  "webhooks",
+  {
+    id: text("id").primaryKey(),
+    formId: text("form_id")
+      .notNull()
+      .references(() => forms.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    description: text("description"),
+    /** standard (signed JSON event) | slack | discord (a short message for a chat's incoming webhook) */
+    format: text("format").notNull().default("standard"),
+    /** whsec_… in full: the server signs with it, so it is kept, not hashed; never listed, never logged. */
+    secret: text("secret").notNull(),
+    createdAt: millis("created_at"),
+  },
+  (t) => [index("webhooks_form").on(t.formId, t.createdAt)],
+);
+
+/** The webhook outbox: one row per event and endpoint, written with the submission, kept as the delivery log. */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    webhookId: text("webhook_id")
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    formId: text("form_id")
+      .notNull()
+      .references(() => forms.id, { onDelete: "cascade" }),
+    submissionId: text("submission_id")
+      .notNull()
+      .references(() => submissions.id, { onDelete: "cascade" }),
+    /** webhook-id: msg_…, the same on every attempt of this event. */
+    messageId: text("message_id").notNull(),
+    eventType: text("event_type").notNull(),
+    /** The body exactly as sent, so that every attempt carries the same bytes. */
+    payload: text("payload").notNull(),
+    /** pending | succeeded | failed (its schedule ended) */
+    status: text("status").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at"),
+    /** The server process that holds this delivery, until claimed_until: no other sends it meanwhile. */
+    claimedBy: text("claimed_by"),
+    claimedUntil: integer("claimed_until"),
+    /** What the last attempt got: HTTP status (null when none came), milliseconds, the start of the answer or the error. */
+    responseStatus: integer("response_status"),
+    durationMs: integer("duration_ms"),
+    responseSnippet: text("response_snippet"),
+    lastError: text("last_error"),
+    lastAttemptAt: integer("last_attempt_at"),
+    deliveredAt: integer("delivered_at"),
+    createdAt: millis("created_at"),
+  },
+  (t) => [
+    index("webhook_deliveries_webhook").on(t.webhookId, t.createdAt, t.id),
+    index("webhook_deliveries_submission").on(t.submissionId),
+    index("webhook_deliveries_due").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+  ],
+);
+
 /** Facts the server records for the local CLI, such as the public addresses it serves under. */
 export const settings = sqliteTable("settings", {
   key: text("key").primaryKey(),
@@ -219,3 +286,5 @@ export type SubmissionRow = typeof submissions.$inferSelect;
 export type NotificationRow = typeof notifications.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 export type FileRow = typeof files.$inferSelect;
+export type WebhookRow = typeof webhooks.$inferSelect;
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;

@@ -1,5 +1,6 @@
 import type { Services } from "../services/index.ts";
 import type { Metrics } from "./metrics.ts";
+import type { CaptchaOptions } from "../lib/captcha.ts";
 import type { RateLimiter } from "./rate-limit.ts";
 
 /** What the app needs to answer requests. */
@@ -10,6 +11,8 @@ export interface AppOptions {
   maxFileSize?: number;
   trustProxy: boolean;
   rateLimiter: RateLimiter;
+  /** Where and how long captcha tokens are verified; the providers' own addresses and 5 s when unset. */
+  captcha?: CaptchaOptions;
   /** One line per request and the stacks of unexpected errors; never keys or bodies. */
   log: { request(line: string): void; error(message: string, error: unknown): void; access?(entry: AccessEntry): void };
   /** Counts requests and submissions for /metrics. */

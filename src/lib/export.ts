@@ -35,10 +35,14 @@ export function csvCell(value: unknown): string {
 export const fieldValue = (data: Record<string, unknown>, field: string): unknown => (Object.hasOwn(data, field) ? data[field] : undefined);
 
 /** The export as text chunks, one submission at a time: memory does not grow with the count. */
-export async function* exportChunks(format: ExportFormat, fields: readonly string[], submissions: AsyncIterable<Submission>): AsyncGenerator<string> {
+export async function* exportChunks(format: ExportFormat, fields: readonly string[], submissions: AsyncIterable<Submission>, options: { spamReason?: boolean } = {}): AsyncGenerator<string> {
   if (format === "csv") {
-    yield stringify([["id", "createdAt", ...fields].map(csvCell)]);
-    for await (const s of submissions) yield stringify([[s.id, s.createdAt, ...fields.map((f) => csvCell(fieldValue(s.data, f)))]]);
+    // An export of spam says why each one is spam; other exports hold no spam, so they have no such column.
+    const reason = options.spamReason ? ["spamReason"] : [];
+    yield stringify([["id", "createdAt", ...reason, ...fields].map(csvCell)]);
+    for await (const s of submissions) {
+      yield stringify([[s.id, s.createdAt, ...(options.spamReason ? [s.spamReason ?? ""] : []), ...fields.map((f) => csvCell(fieldValue(s.data, f)))]]);
+    }
     return;
   }
   if (format === "ndjson") {

@@ -1,4 +1,4 @@
-const PREFIXES = { form: "frm", submission: "sub", key: "key", account: "acc", notification: "ntf", user: "usr", file: "fil" } as const;
+const PREFIXES = { form: "frm", submission: "sub", key: "key", account: "acc", notification: "ntf", user: "usr", file: "fil", webhook: "whk", delivery: "dlv", message: "msg" } as const;
 export type IdKind = keyof typeof PREFIXES;
 
 // Crockford base32 in lowercase: sorts in the same order as the numbers it encodes.

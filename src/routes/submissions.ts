@@ -29,7 +29,7 @@ export function submissionRoutes(router: Router<Handler>): void {
       }
       const query = parseListQuery(rest, { paged: false });
       const exported = await ctx.services.submissions.export(principal, ctx.params.id!, query);
-      const chunks = exportChunks(format as ExportFormat, exported.fields, exported.submissions);
+      const chunks = exportChunks(format as ExportFormat, exported.fields, exported.submissions, { spamReason: query.filter === "spam" });
       return new Response(exportStream(chunks), {
         headers: {
           "content-type": CONTENT_TYPES[format as ExportFormat],

@@ -8,7 +8,9 @@ import { errorResponse, html, json, noContent, wantsJson } from "../http/respond
 import type { Router } from "../http/router.ts";
 import { isHttpUrl } from "../lib/validate.ts";
 import type { FormRow } from "../db/schema.ts";
-import { domainsOf } from "../services/forms.ts";
+import { domainsOf, type CaptchaProvider } from "../services/forms.ts";
+import type { SpamReason } from "../services/submissions.ts";
+import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha } from "../lib/captcha.ts";
 
 /** Fields that steer the submission and are never stored. */
 export const SPECIAL_FIELDS = ["_next", "_subject", "_replyto", "_gotcha", "g-recaptcha-response", "h-captcha-response", "cf-turnstile-response"];
@@ -89,6 +91,22 @@ function readPost(ctx: RequestContext, form: FormRow): Promise<Record<string, un
   });
 }
 
+/**
+ * Checks the form's captcha, if it has one: a missing or refused token is `400 captcha_failed`; a provider that
+ * cannot be asked makes the submission spam (`captcha_unverified`), kept and answered as a success, so that
+ * an outage loses nothing. Null when the captcha passed or the form has none.
+ */
+async function checkCaptcha(ctx: RequestContext, form: FormRow, special: Record<string, unknown>): Promise<SpamReason | null> {
+  if (!form.captchaProvider || !form.captchaSecret) return null;
+  const provider = form.captchaProvider as CaptchaProvider;
+  const token = special[CAPTCHA_TOKEN_FIELDS[provider]];
+  const refused = new ApiError("captcha_failed", "The captcha was not solved. Go back, complete the captcha and send the form again.", { field: CAPTCHA_TOKEN_FIELDS[provider] });
+  if (typeof token !== "string" || token.trim() === "" || token.length > 4096) throw refused;
+  const verdict = await verifyCaptcha(provider, form.captchaSecret, token, ctx.ip, ctx.options.captcha ?? defaultCaptchaOptions);
+  if (verdict === "refused") throw refused;
+  return verdict === "unverified" ? "captcha_unverified" : null;
+}
+
 const filled = (value: unknown) => value !== undefined && value !== null && value !== "" && !(Array.isArray(value) && value.every((v) => v === ""));
 
 async function submit(ctx: RequestContext): Promise<Response> {
@@ -112,13 +130,15 @@ async function submit(ctx: RequestContext): Promise<Response> {
     }
     // A filled honeypot is answered exactly like a success, so a bot learns nothing (not even from a post
     // that holds nothing else); the owner finds it under spam.
-    const isSpam = filled(special._gotcha);
-    if (!isSpam && Object.keys(data).length === 0) throw new ApiError("empty_submission", "The submission has no fields to store.");
+    const honeypot = filled(special._gotcha);
+    if (!honeypot && Object.keys(data).length === 0) throw new ApiError("empty_submission", "The submission has no fields to store.");
     checkFieldNames(data);
     // _next is checked whoever asks, so that a bad one is found on the first fetch() test, not in a browser later.
     const location = redirectTarget(ctx, form, special._next);
-    const stored = await ctx.services.submissions.receive(form.id, data, { isSpam, notification: { subject: special._subject, replyTo: special._replyto } });
-    ctx.options.metrics?.submission(isSpam);
+    // A honeypot catch is spam whatever its captcha says: the provider is not asked about it.
+    const spamReason: SpamReason | null = honeypot ? "honeypot" : await checkCaptcha(ctx, form, special);
+    const stored = await ctx.services.submissions.receive(form.id, data, { isSpam: spamReason !== null, spamReason: spamReason ?? undefined, notification: { subject: special._subject, replyTo: special._replyto } });
+    ctx.options.metrics?.submission(spamReason !== null);
     const cors = corsHeaders(request, form);
     if (wantsJson(request)) return json(200, { success: true, message: SUCCESS_MESSAGE, id: stored.id }, cors);
     return new Response(null, { status: 303, headers: { Location: location, ...cors } });

@@ -22,6 +22,8 @@ export interface Form {
   notificationEmail: string | null;
   redirectUrl: string | null;
   allowedDomains: string[];
+  /** The captcha checked before a submission is stored; its secret is write-only and never shown. */
+  captcha: { provider: CaptchaProvider } | null;
   submitUrl: string;
   /** Whether a post may carry files (§11). */
   fileUploads: boolean;
@@ -30,6 +32,22 @@ export interface Form {
   /** Days spam is kept, or null for ever. */
   spamRetentionDays: number | null;
 }
+
+export const CAPTCHA_PROVIDERS = ["recaptcha", "hcaptcha", "turnstile"] as const;
+export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
+
+const captcha = z.strictObject(
+  {
+    provider: z.enum(CAPTCHA_PROVIDERS, { error: `captcha.provider must be one of ${CAPTCHA_PROVIDERS.join(", ")}.` }),
+    secret: z
+      .string({ error: "captcha.secret must be the provider's secret key, a string." })
+      .trim()
+      .min(1, "captcha.secret must be the provider's secret key.")
+      .max(500, "captcha.secret must be at most 500 characters.")
+      .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "captcha.secret must not contain control characters."),
+  },
+  { error: "captcha must be {provider, secret} or null." },
+);
 
 const createSchema = z.strictObject({
   name: formName,
@@ -41,6 +59,7 @@ const createSchema = z.strictObject({
   fileUploads: z.boolean({ error: "fileUploads must be true or false." }).optional(),
   retentionDays: retentionDays("retentionDays").nullish(),
   spamRetentionDays: retentionDays("spamRetentionDays").nullish(),
+  captcha: captcha.nullish(),
 });
 
 const updateSchema = createSchema.partial().extend({ name: formName.optional() });
@@ -71,6 +90,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     notificationEmail: row.notificationEmail,
     redirectUrl: row.redirectUrl,
     allowedDomains: domainsOf(row),
+    captcha: row.captchaProvider ? { provider: row.captchaProvider as CaptchaProvider } : null,
     submitUrl: `${urls.submitUrl()}/f/${row.slug}`,
     fileUploads: row.fileUploads,
     retentionDays: row.retentionDays,
@@ -147,6 +167,8 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           retentionDays: input.retentionDays ?? null,
           // Absent means the default of 30 days; null, given on purpose, keeps spam for ever.
           spamRetentionDays: input.spamRetentionDays === undefined ? DEFAULT_SPAM_RETENTION_DAYS : input.spamRetentionDays,
+          captchaProvider: input.captcha?.provider ?? null,
+          captchaSecret: input.captcha?.secret ?? null,
           createdAt: now,
           updatedAt: now,
         };
@@ -170,6 +192,8 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           fileUploads: input.fileUploads,
           retentionDays: input.retentionDays,
           spamRetentionDays: input.spamRetentionDays,
+          captchaProvider: input.captcha === undefined ? undefined : (input.captcha?.provider ?? null),
+          captchaSecret: input.captcha === undefined ? undefined : (input.captcha?.secret ?? null),
         };
         // Only what really changes is written; a patch that changes nothing leaves updatedAt alone.
         const changes = Object.fromEntries(

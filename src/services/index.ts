@@ -8,6 +8,7 @@ import { retentionService } from "./retention.ts";
 import { settingsService } from "./settings.ts";
 import { submissionsService } from "./submissions.ts";
 import { usersService } from "./users.ts";
+import { defaultWebhookOptions, webhooksService, type WebhookOptions } from "./webhooks.ts";
 
 /** Where the public addresses of forms point; read when a form is shown, so that a server on port 0 can fill it in. */
 export interface PublicUrls {
@@ -16,19 +17,21 @@ export interface PublicUrls {
 }
 
 /** The domain, used alike by the HTTP routes and the local CLI. */
-export function createServices(store: Store, urls: PublicUrls) {
+export function createServices(store: Store, urls: PublicUrls, options: { webhooks?: WebhookOptions } = {}) {
   const forms = formsService(store, urls);
   const notifications = notificationsService(store, forms);
   const files = filesService(store, forms);
+  const webhooks = webhooksService(store, forms, urls, options.webhooks ?? defaultWebhookOptions);
   return {
     store,
     urls,
     accounts: accountsService(store),
     forms,
     keys: keysService(store, forms),
-    submissions: submissionsService(store, forms, notifications, files),
+    submissions: submissionsService(store, forms, notifications, files, webhooks),
     files,
     notifications,
+    webhooks,
     settings: settingsService(store),
     users: usersService(store),
     retention: retentionService(store),

@@ -11,6 +11,7 @@ import { attachFiles, insertFiles, type FilesService } from "./files.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
 import type { NotificationRequest, NotificationsService } from "./notifications.ts";
 import type { Principal } from "./principal.ts";
+import type { WebhooksService } from "./webhooks.ts";
 
 export interface Submission {
   id: string;
@@ -19,7 +20,12 @@ export interface Submission {
   isRead: boolean;
   isStarred: boolean;
   isSpam: boolean;
+  /** Why it is spam: a filled honeypot, a captcha that could not be verified, or the owner's say; null when it is not spam. */
+  spamReason: SpamReason | null;
 }
+
+export const SPAM_REASONS = ["honeypot", "captcha_unverified", "owner"] as const;
+export type SpamReason = (typeof SPAM_REASONS)[number];
 
 export interface SubmissionPage {
   submissions: Submission[];
@@ -134,6 +140,7 @@ export const toSubmission = (row: SubmissionRow): Submission => ({
   isRead: row.isRead,
   isStarred: row.isStarred,
   isSpam: row.isSpam,
+  spamReason: row.isSpam ? ((row.spamReason as SpamReason | null) ?? null) : null,
 });
 
 const patchSchema = z.strictObject({
@@ -184,7 +191,7 @@ function withFilePaths(submission: Submission, formId: string, stored: Set<strin
 }
 
 /** Submissions: the owner's lists, export and flags, and the store behind the public endpoint. */
-export function submissionsService(store: Store, formsService: FormsService, notificationsService: NotificationsService, filesService: FilesService) {
+export function submissionsService(store: Store, formsService: FormsService, notificationsService: NotificationsService, filesService: FilesService, webhooksService?: WebhooksService) {
   const where = (formId: string, query: SubmissionQuery) =>
     and(
       eq(submissions.formId, formId),
@@ -275,7 +282,10 @@ export function submissionsService(store: Store, formsService: FormsService, not
           .where(and(eq(submissions.formId, form.id), eq(submissions.id, submissionId)));
         if (!before) throw new ApiError("not_found", `No submission ${submissionId} in this form.`);
         const after = { ...before, ...patch };
-        await tx.update(submissions).set(patch).where(eq(submissions.id, before.id));
+        // The owner's word is the reason once they mark it spam; a submission moved out of spam has none.
+        if (patch.isSpam === true && !before.isSpam) after.spamReason = "owner";
+        if (patch.isSpam === false) after.spamReason = null;
+        await tx.update(submissions).set({ ...patch, spamReason: after.spamReason }).where(eq(submissions.id, before.id));
         await adjustCounters(tx, form.id, before, -1);
         await adjustCounters(tx, form.id, after, 1);
         return toSubmission(after);
@@ -299,10 +309,10 @@ export function submissionsService(store: Store, formsService: FormsService, not
      * field list up to date and, unless it is spam, writes its notification (`_subject`, `_replyto` in
      * `notification`), all in one transaction.
      */
-    async receive(formId: string, data: Record<string, unknown>, flags: { isSpam: boolean; notification?: NotificationRequest }): Promise<Submission> {
-      const { submission, queued } = await store.write(async (tx) => {
+    async receive(formId: string, data: Record<string, unknown>, flags: { isSpam: boolean; spamReason?: SpamReason; notification?: NotificationRequest }): Promise<Submission> {
+      const { submission, queued, events } = await store.write(async (tx) => {
         const [form] = await tx
-          .select({ id: forms.id, name: forms.name, mode: forms.mode, notificationEmail: forms.notificationEmail, fields: forms.fields, lastSubmissionAt: forms.lastSubmissionAt })
+          .select({ id: forms.id, name: forms.name, slug: forms.slug, mode: forms.mode, notificationEmail: forms.notificationEmail, fields: forms.fields, lastSubmissionAt: forms.lastSubmissionAt })
           .from(forms)
           .where(eq(forms.id, formId));
         if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
@@ -310,7 +320,7 @@ export function submissionsService(store: Store, formsService: FormsService, not
         // polling with since=<the last createdAt it saw> never misses one stored later in the same millisecond.
         const now = Math.max(Date.now(), form.lastSubmissionAt + 1);
         const attached = attachFiles(data, now);
-        const row: SubmissionRow = { id: newId("submission", now), formId, data: JSON.stringify(attached.data), createdAt: now, isRead: false, isStarred: false, isSpam: flags.isSpam };
+        const row: SubmissionRow = { id: newId("submission", now), formId, data: JSON.stringify(attached.data), createdAt: now, isRead: false, isStarred: false, isSpam: flags.isSpam, spamReason: flags.isSpam ? (flags.spamReason ?? "honeypot") : null };
         await tx.insert(submissions).values(row);
         await insertFiles(tx, formId, row.id, attached.files);
         const known = JSON.parse(form.fields) as string[];
@@ -320,10 +330,14 @@ export function submissionsService(store: Store, formsService: FormsService, not
         await adjustCounters(tx, formId, row, 1, changes);
         // Spam is never mailed: a honeypot catch gets no notification at all.
         const queued = !flags.isSpam && (await notificationsService.queue(tx, form, row, flags.notification ?? {}));
-        return { submission: toSubmission(row), queued };
+        const submission = toSubmission(row);
+        // Nor is spam ever sent to a webhook: the event is written with the submission, or not at all.
+        const events = !flags.isSpam && webhooksService !== undefined && (await webhooksService.queue(tx, form, submission, now));
+        return { submission, queued, events };
       });
       // Only now is the notification committed, so the sender cannot look for it too early.
       if (queued) notificationsService.announce();
+      if (events) webhooksService?.announce();
       return submission;
     },
   };

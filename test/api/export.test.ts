@@ -54,13 +54,18 @@ const baitRow = (w: Exported) => `${w.bait},2026-05-02T08:00:00.000Z,"'=HYPERLIN
 runScenarios<Exported>("GET /api/forms/{id}/submissions/export", exportWorld, [
   exported("CSV by default: a column per field after id and createdAt, newest first, no spam", "", CSV, (w) => `${HEADER}\n${baitRow(w)}\n${plainRow(w)}\n`),
   exported("format=csv with order=asc", "?format=csv&order=asc", CSV, (w) => `${HEADER}\n${plainRow(w)}\n${baitRow(w)}\n`),
-  exported("CSV escapes values and field names that start with tab or CR too", "?format=csv&filter=spam", CSV, (w) => `${HEADER}\n${w.spam},2026-05-03T08:00:00.000Z,'\tbot@example.com,,,,,"'\rrun"\n`),
+  exported(
+    "CSV escapes values and field names that start with tab or CR too; a spam export says why each is spam",
+    "?format=csv&filter=spam",
+    CSV,
+    (w) => `${HEADER.replace("createdAt,", "createdAt,spamReason,")}\n${w.spam},2026-05-03T08:00:00.000Z,honeypot,'\tbot@example.com,,,,,"'\rrun"\n`,
+  ),
   exported("CSV of a filter that matches nothing is the header alone", "?filter=starred", CSV, () => `${HEADER}\n`),
   exported("since cuts the CSV strictly after the time", "?since=2026-05-01T08:00:00Z", CSV, (w) => `${HEADER}\n${baitRow(w)}\n`),
   exported("NDJSON: one submission object per line, values as stored", "?format=ndjson&order=asc", NDJSON, (w) =>
     [
-      { id: w.plain, data: { email: "ann@example.com", message: 'She said "hi", then left\nfor good', tags: ["a", "b"] }, createdAt: "2026-05-01T08:00:00.000Z", isRead: false, isStarred: false, isSpam: false },
-      { id: w.bait, data: { ...BAIT, tags: { nested: true } }, createdAt: "2026-05-02T08:00:00.000Z", isRead: false, isStarred: false, isSpam: false },
+      { id: w.plain, data: { email: "ann@example.com", message: 'She said "hi", then left\nfor good', tags: ["a", "b"] }, createdAt: "2026-05-01T08:00:00.000Z", isRead: false, isStarred: false, isSpam: false, spamReason: null },
+      { id: w.bait, data: { ...BAIT, tags: { nested: true } }, createdAt: "2026-05-02T08:00:00.000Z", isRead: false, isStarred: false, isSpam: false, spamReason: null },
     ]
       .map((s) => `${JSON.stringify(s)}\n`)
       .join(""),

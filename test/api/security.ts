@@ -9,7 +9,7 @@ import { makeWorld, type World } from "./world.ts";
 /** A management route and what it needs: the permission of contract §3, a body, and its success status. */
 export interface ProtectedRoute {
   method: string;
-  /** As registered: `:id` is a form's id, `:submissionId` one of its submissions, `:fileId` a file of it, `:keyId` a key. */
+  /** As registered: `:id` is a form's id, `:submissionId` one of its submissions, `:fileId` a file of it, `:keyId` a key, `:webhookId` and `:deliveryId` a webhook of the form and one of its deliveries. */
   path: string;
   permission: Permission;
   body?: Record<string, unknown>;
@@ -23,12 +23,23 @@ interface Guarded extends World {
   testModeKeyId: string;
   /** A submission with an uploaded file, on each of our form, the other account's and the other mode's. */
   withFile: Record<Target, { submission: string; file: string }>;
+  /** A webhook on each target's form, and a delivery of it. */
+  webhooks: Record<Target, { id: string; deliveryId: string }>;
 }
 
 /** Stores a submission carrying one file on `formId` and returns its id and the file's. */
 async function submissionWithFile(t: TestApp, formId: string): Promise<{ submission: string; file: string }> {
   const stored = await t.services.submissions.receive(formId, { cv: new UploadedFile("cv.pdf", "application/pdf", new Uint8Array([37, 80, 68, 70])) }, { isSpam: false });
   return { submission: stored.id, file: (stored.data.cv as { file: string }).file };
+}
+
+/** A webhook on `form` and the delivery of a submission received after it. */
+async function webhookOn(t: TestApp, accountId: string, mode: "live" | "test", formId: string): Promise<{ id: string; deliveryId: string }> {
+  const acting = operator(accountId, mode);
+  const webhook = await t.services.webhooks.create(acting, formId, { url: "https://hooks.example.com/formsvc" });
+  await t.services.submissions.receive(formId, { email: "hook@example.com" }, { isSpam: false });
+  const { deliveries } = await t.services.webhooks.deliveries(acting, formId, webhook.id, { limit: 1, offset: 0 });
+  return { id: webhook.id, deliveryId: deliveries[0]!.id };
 }
 
 async function guardedWorld(t: TestApp): Promise<Guarded> {
@@ -43,7 +54,12 @@ async function guardedWorld(t: TestApp): Promise<Guarded> {
     otherAccount: await submissionWithFile(t, w.other.form.id),
     otherMode: await submissionWithFile(t, w.testForm.id),
   };
-  return { ...w, spareKeyId: spare.id, otherAccountKeyId: otherAccountKey.id, testModeKeyId: testModeKey.id, withFile };
+  const webhooks = {
+    own: await webhookOn(t, w.account.id, "live", w.form.id),
+    otherAccount: await webhookOn(t, otherAccountId, "live", w.other.form.id),
+    otherMode: await webhookOn(t, w.account.id, "test", w.testForm.id),
+  };
+  return { ...w, spareKeyId: spare.id, otherAccountKeyId: otherAccountKey.id, testModeKeyId: testModeKey.id, withFile, webhooks };
 }
 
 type Target = "own" | "otherAccount" | "otherMode";
@@ -57,7 +73,13 @@ function urlOf(route: ProtectedRoute, w: Guarded, target: Target = "own"): strin
     const { submission: holder, file } = w.withFile[target];
     return route.path.replace(":id", form.id).replace(":submissionId", holder).replace(":fileId", file);
   }
-  return route.path.replace(":id", form.id).replace(":submissionId", submission).replace(":keyId", keyId);
+  const webhook = w.webhooks[target];
+  return route.path
+    .replace(":id", form.id)
+    .replace(":submissionId", submission)
+    .replace(":keyId", keyId)
+    .replace(":webhookId", webhook.id)
+    .replace(":deliveryId", webhook.deliveryId);
 }
 
 const addressesForm = (route: ProtectedRoute) => route.path.includes(":id");

@@ -71,7 +71,7 @@ runScenarios<World>("PATCH /api/forms/{id}/submissions/{sid}", makeWorld, [
     key: admin,
     body: { isRead: true, isStarred: true, isSpam: true },
     expectedStatus: 200,
-    expectedBody: (w) => submissionObject(w.submission, ANN, { isRead: true, isStarred: true, isSpam: true }),
+    expectedBody: (w) => submissionObject(w.submission, ANN, { isRead: true, isStarred: true, isSpam: true, spamReason: "owner" }),
   },
   {
     name: "clears a flag",

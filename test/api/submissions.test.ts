@@ -24,10 +24,11 @@ const STATES = {
   plain: { data: { email: "ann@example.com", message: "Hello" }, flags: {} },
   read: { data: { email: "read@example.com" }, flags: { isRead: true } },
   starred: { data: { email: "star@example.com" }, flags: { isStarred: true } },
-  spam: { data: { url: "http://spam.example" }, flags: { isSpam: true } },
+  spam: { data: { url: "http://spam.example" }, flags: { isSpam: true }, spamReason: "honeypot" },
   // Starred first and marked spam later: it must leave the starred list.
-  starredSpam: { data: { email: "later-spam@example.com" }, flags: { isStarred: true, isSpam: true } },
+  starredSpam: { data: { email: "later-spam@example.com" }, flags: { isStarred: true, isSpam: true }, spamReason: "owner" },
 } as const;
+const reasonOf = (state: State) => ({ spamReason: (STATES[state] as { spamReason?: string }).spamReason ?? null });
 type State = keyof typeof STATES;
 
 interface Flagged extends World {
@@ -54,7 +55,7 @@ function filtered(filter: string, states: State[]): ApiScenario<Flagged> {
     key: (w) => w.admin,
     expectedStatus: 200,
     expectedBody: (w) => ({
-      submissions: states.map((state) => submissionObject(w.ids[state], STATES[state].data, STATES[state].flags)),
+      submissions: states.map((state) => submissionObject(w.ids[state], STATES[state].data, { ...STATES[state].flags, ...reasonOf(state) })),
       fields: ["email", "message", "url"],
       pagination: { limit: 50, offset: 0, total: states.length, hasMore: false },
     }),
@@ -227,7 +228,7 @@ runScenarios<Timed>("GET /api/forms/{id}/submissions?since", timedWorld, [
     },
     expectedStatus: 200,
     expectedBody: (w) => ({
-      submissions: [submissionObject(w.at.s2!, { n: 2 }, { isSpam: true })],
+      submissions: [submissionObject(w.at.s2!, { n: 2 }, { isSpam: true, spamReason: "owner" })],
       fields: ["n"],
       pagination: { limit: 50, offset: 0, total: 1, hasMore: false },
     }),

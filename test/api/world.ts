@@ -75,6 +75,7 @@ export function formObject(overrides: Record<string, unknown> = {}) {
     notificationEmail: null,
     redirectUrl: null,
     allowedDomains: [],
+    captcha: null,
     submitUrl: typeof slug === "string" ? `${BASE}/f/${slug}` : expect.stringMatching(new RegExp(`^${BASE}/f/[a-z0-9]{10,}$`)),
     fileUploads: false,
     retentionDays: null,
@@ -84,8 +85,8 @@ export function formObject(overrides: Record<string, unknown> = {}) {
 }
 
 /** A submission object of contract §5. */
-export function submissionObject(id: unknown, data: Record<string, unknown>, flags: Partial<Record<"isRead" | "isStarred" | "isSpam", boolean>> = {}) {
-  return { id, data, createdAt: isoTime(), isRead: false, isStarred: false, isSpam: false, ...flags };
+export function submissionObject(id: unknown, data: Record<string, unknown>, flags: Partial<Record<"isRead" | "isStarred" | "isSpam", boolean>> & { spamReason?: string | null } = {}) {
+  return { id, data, createdAt: isoTime(), isRead: false, isStarred: false, isSpam: false, spamReason: null, ...flags };
 }
 
 /** GETs `path` with `key` and returns status and parsed body. */

@@ -158,6 +158,13 @@ describe("help and version", () => {
     ["dashboard", "link"],
     ["submissions", "files"],
     ["submissions", "erase"],
+    ["webhooks"],
+    ["webhooks", "add"],
+    ["webhooks", "list"],
+    ["webhooks", "remove"],
+    ["webhooks", "rotate"],
+    ["webhooks", "deliveries"],
+    ["webhooks", "redeliver"],
     ["backup"],
     ["version"],
   ];

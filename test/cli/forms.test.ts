@@ -27,6 +27,7 @@ for (const mode of MODES) {
         notificationEmail: "owner@example.com",
         redirectUrl: "",
         allowedDomains: "example.com, www.example.com",
+        captcha: "",
         submitUrl: `${world.server.url}/f/contact-${mode}`,
         fileUploads: "false",
         retentionDays: "",
@@ -54,7 +55,7 @@ for (const mode of MODES) {
       const cases: [string[], string][] = [
         [["forms", "create", "--name", "X", "--email", "not-an-address"], "formsvc: --email must be an email address such as you@example.com.\n"],
         [["forms", "update", `contact-${mode}`, "--active", "maybe"], 'formsvc: --active must be true or false, not "maybe"\n'],
-        [["forms", "update", `contact-${mode}`], "formsvc: nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days\n"],
+        [["forms", "update", `contact-${mode}`], "formsvc: nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha\n"],
         [["forms", "create", "--name", "X", "--redirect", "ftp://example.com"], "formsvc: --redirect must be an absolute http(s) URL such as https://example.com/thanks.\n"],
       ];
       for (const [args, stderr] of cases) {

@@ -66,7 +66,7 @@ describe("submissions list prints the same in both modes", () => {
     const json = await world.run("remote", ["submissions", "list", "survey", "--json"]);
     const submissions = JSON.parse(json.stdout);
     expect(submissions.map((s: { id: string }) => s.id)).toEqual([...ids].reverse());
-    expect(submissions[1]).toEqual({ id: ids[1], data: { email: "grace@example.com", topics: ["cobol", "navy"] }, createdAt: expect.any(String), isRead: false, isStarred: false, isSpam: false });
+    expect(submissions[1]).toEqual({ id: ids[1], data: { email: "grace@example.com", topics: ["cobol", "navy"] }, createdAt: expect.any(String), isRead: false, isStarred: false, isSpam: false, spamReason: null });
     expect((await world.run("local", ["submissions", "list", "survey", "--format", "json"])).stdout).toBe(json.stdout);
     const csv = await world.run("local", ["submissions", "list", "survey", "--format", "csv", "--order", "asc"]);
     expect(csv.stdout.split("\n").slice(0, 3)).toEqual(["id,createdAt,email,name,topics", expect.stringMatching(new RegExp(`^${ids[0]},.*,ada@example.com,Ada,$`)), expect.stringMatching(new RegExp(`^${ids[1]},.*,grace@example.com,,"cobol, navy"$`))]);
@@ -103,7 +103,7 @@ for (const mode of MODES) {
       expect(result).toEqual({
         code: 0,
         stderr: "",
-        stdout: `id\t${sub}\ncreatedAt\t${JSON.parse((await world.run(mode, ["submissions", "get", slug, sub, "--json"])).stdout).createdAt}\nisRead\tfalse\nisStarred\tfalse\nisSpam\tfalse\ndata.email\tx@example.com\ndata.message\t=SUM(A1:A9)\n`,
+        stdout: `id\t${sub}\ncreatedAt\t${JSON.parse((await world.run(mode, ["submissions", "get", slug, sub, "--json"])).stdout).createdAt}\nisRead\tfalse\nisStarred\tfalse\nisSpam\tfalse\nspamReason\t\ndata.email\tx@example.com\ndata.message\t=SUM(A1:A9)\n`,
       });
     });
 
@@ -114,7 +114,7 @@ for (const mode of MODES) {
       expect(JSON.parse(starred.stdout)).toEqual([expect.objectContaining({ id: sub, isRead: true, isStarred: true, isSpam: false })]);
       await world.run(mode, ["submissions", "mark", slug, sub, "--spam", "--unstar"]);
       expect((await world.run(mode, ["submissions", "list", slug])).stdout).toBe("");
-      expect(rowsOf((await world.run(mode, ["submissions", "list", slug, "--filter", "spam"])).stdout)).toEqual([[sub, expect.any(String), "spam", "x@example.com", "=SUM(A1:A9)"]]);
+      expect(rowsOf((await world.run(mode, ["submissions", "list", slug, "--filter", "spam"])).stdout)).toEqual([[sub, expect.any(String), "spam:owner", "x@example.com", "=SUM(A1:A9)"]]);
     });
 
     test("mark refuses no flag and contradicting flags, exit 2", async () => {

@@ -15,7 +15,7 @@ test("a post that fills only the honeypot gets the success answer and is kept as
   const answer = (await response.json()) as { success: boolean; message: string; id: string };
   expect(answer).toEqual({ success: true, message: expect.any(String), id: expect.stringMatching(/^sub_/) });
   expect(await f.stored(form.id)).toEqual([
-    { id: answer.id, data: {}, createdAt: expect.any(String), isRead: false, isStarred: false, isSpam: true },
+    { id: answer.id, data: {}, createdAt: expect.any(String), isRead: false, isStarred: false, isSpam: true, spamReason: "honeypot" },
   ]);
 });
 

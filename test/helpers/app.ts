@@ -6,6 +6,9 @@ import { openStore } from "../../src/db/client.ts";
 import { RateLimiter } from "../../src/http/rate-limit.ts";
 import { createServices, type Services } from "../../src/services/index.ts";
 import { operator, type Mode, type Permission } from "../../src/services/principal.ts";
+import type { WebhookOptions } from "../../src/services/webhooks.ts";
+import type { CaptchaOptions } from "../../src/lib/captcha.ts";
+import { TEST_DNS } from "./dns.ts";
 
 export const BASE = "http://formsvc.test";
 
@@ -36,11 +39,14 @@ export interface TestAccount {
 export type Driver = "sqlite" | "libsql";
 const defaultDriver = (): Driver => (process.env.FORMSVC_TEST_DRIVER === "libsql" ? "libsql" : "sqlite");
 
-export async function testApp(options: { rateLimit?: number; rateBurst?: number; maxBody?: number; maxFileSize?: number; driver?: Driver } = {}): Promise<TestApp> {
+export async function testApp(
+  options: { rateLimit?: number; rateBurst?: number; maxBody?: number; maxFileSize?: number; driver?: Driver; webhooks?: WebhookOptions; captcha?: CaptchaOptions } = {},
+): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), "formsvc-test-"));
   const file = join(dir, "formsvc.db");
   const store = await openStore((options.driver ?? defaultDriver()) === "libsql" ? `file:${file}` : file);
-  const services = createServices(store, { baseUrl: () => BASE, submitUrl: () => BASE });
+  // Webhook addresses are checked against a fixed table of names: the machine has no DNS to ask.
+  const services = createServices(store, { baseUrl: () => BASE, submitUrl: () => BASE }, { webhooks: options.webhooks ?? { allowPrivate: false, resolve: TEST_DNS } });
   const logs: string[] = [];
   const app = createApp({
     services,
@@ -48,6 +54,7 @@ export async function testApp(options: { rateLimit?: number; rateBurst?: number;
     maxFileSize: options.maxFileSize,
     trustProxy: false,
     rateLimiter: new RateLimiter(options.rateLimit ?? 0, options.rateBurst ?? 10),
+    captcha: options.captcha,
     log: { request: (line) => logs.push(line), error: (message, error) => logs.push(`${message}: ${String(error)}`) },
   });
   return {
