@@ -1,9 +1,6 @@
 import type { Command } from "commander";
 import { relative } from "node:path";
-import { count } from "drizzle-orm";
-import { loadServeConfig, redactedSmtpUrl, type ServeConfig, type ServeFlags } from "../src/config.ts";
-import { apiKeys } from "../src/db/schema.ts";
-import { startServer } from "../src/server.ts";
+import type { ServeConfig, ServeFlags } from "../src/config.ts";
 import type { Io } from "./io.ts";
 
 /** How the person who started the server runs formsvc: `npx bun cli/formsvc.ts` in a source checkout, else `formsvc`. */
@@ -15,7 +12,7 @@ function selfCommand(): string {
 export interface ServeOptions extends ServeFlags {}
 
 /** Where notifications go, or that mail is off and how to turn it on; the SMTP password is never shown. */
-function mailStatus(config: ServeConfig): string {
+function mailStatus(config: ServeConfig, redactedSmtpUrl: (url: string) => string): string {
   const from = config.mailFrom.name ? `${config.mailFrom.name} <${config.mailFrom.address}>` : config.mailFrom.address;
   if (config.smtpUrl) return `notification emails go out through ${redactedSmtpUrl(config.smtpUrl)}, from ${from}\n`;
   return (
@@ -26,12 +23,19 @@ function mailStatus(config: ServeConfig): string {
 
 /** Serves until SIGINT or SIGTERM; on a database with no key, says how to make the first one. */
 export async function runServe(options: ServeOptions, io: Io): Promise<void> {
+  // The server is loaded when serve runs, not by every command of the CLI.
+  const [{ loadServeConfig, redactedSmtpUrl }, { startServer }, { apiKeys }, { count }] = await Promise.all([
+    import("../src/config.ts"),
+    import("../src/server.ts"),
+    import("../src/db/schema.ts"),
+    import("drizzle-orm"),
+  ]);
   const config = loadServeConfig(options, io.env);
   const server = await startServer(config);
   io.err(`formsvc listening on ${server.url} (database ${config.db})\n`);
   if (config.baseUrl !== server.url) io.err(`public address ${config.baseUrl}\n`);
   io.err(`forms take submissions at ${config.submitUrl}/f/{slug}\n`);
-  io.err(mailStatus(config));
+  io.err(mailStatus(config, redactedSmtpUrl));
   // Asked on the server's own connection: a second open of the file would run the migration check again.
   const [keys] = await server.services.store.db.select({ n: count() }).from(apiKeys);
   if ((keys?.n ?? 0) === 0) {

@@ -22,11 +22,24 @@ const libsqlWebClient: BunPlugin = {
   },
 };
 
+// chalk works out at import whether the terminal takes colour, which loads node:tty and node:os (about 15 ms
+// at every start). formsvc decides colour itself (cli/io.ts colorLevel) and hands chalk the level, so the
+// binary takes chalk's other detection, which reads nothing.
+const chalkWithoutDetection: BunPlugin = {
+  name: "chalk-without-detection",
+  setup(build) {
+    build.onResolve({ filter: /^#supports-color$/ }, () => ({ path: join(dirname(Bun.resolveSync("chalk", root)), "vendor", "supports-color", "browser.js") }));
+  },
+};
+
 mkdirSync(dirname(values.outfile), { recursive: true });
 const result = await Bun.build({
   entrypoints: [join(root, "cli", "formsvc.ts")],
   minify: true,
-  plugins: [libsqlWebClient],
+  // Each `await import()` becomes a chunk of its own, loaded when reached: in one bundle, the Node built-ins
+  // that any module imports (net, tls, http, stream: nodemailer's and undici's) would all load at every start.
+  splitting: true,
+  plugins: [libsqlWebClient, chalkWithoutDetection],
   compile: {
     ...(values.target ? { target: values.target as Bun.Build.CompileTarget } : {}),
     outfile: values.outfile,

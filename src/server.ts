@@ -4,7 +4,6 @@ import { openStore } from "./db/client.ts";
 import type { AppOptions } from "./http/context.ts";
 import { errorResponse } from "./http/respond.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
-import { startSender } from "./sender.ts";
 import { createServices, type Services } from "./services/index.ts";
 
 export interface RunningServer {
@@ -41,8 +40,9 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     error: (error) => errorResponse(error, { onInternal: (e) => log.error("unhandled", e) }),
   });
   // Without an SMTP server nothing is sent: live forms' notifications wait, pending, for one to be configured.
+  // nodemailer is loaded only when mail is on.
   const sender = config.smtpUrl
-    ? startSender(services.notifications, {
+    ? (await import("./sender.ts")).startSender(services.notifications, {
         smtpUrl: config.smtpUrl,
         from: config.mailFrom,
         retryBaseMs: config.mailRetryBaseMs,

@@ -1,4 +1,3 @@
-import { stringify } from "csv-stringify/sync";
 import type { Submission } from "../services/submissions.ts";
 
 export const EXPORT_FORMATS = ["csv", "ndjson", "json"] as const;
@@ -26,6 +25,8 @@ export function csvCell(value: unknown): string {
 /** The export as text chunks, one submission at a time: memory does not grow with the count. */
 export async function* exportChunks(format: ExportFormat, fields: readonly string[], submissions: AsyncIterable<Submission>): AsyncGenerator<string> {
   if (format === "csv") {
+    // Loaded by the first CSV export, not by every start of the server or the CLI.
+    const { stringify } = await import("csv-stringify/sync");
     yield stringify([["id", "createdAt", ...fields].map(csvCell)]);
     for await (const s of submissions) yield stringify([[s.id, s.createdAt, ...fields.map((f) => csvCell(s.data[f]))]]);
     return;
