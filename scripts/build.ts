@@ -1,5 +1,6 @@
 // Compiles the single binary: `bun scripts/build.ts [--target bun-linux-arm64] [--outfile dist/formsvc-linux-arm64]`.
-// The same as `bun build --compile --minify cli/formsvc.ts`, plus one thing the command line cannot say:
+// The same as `bun build --compile --minify --splitting --bytecode --format=esm cli/formsvc.ts`, plus what the
+// command line cannot say. First:
 // @libsql/client's Node entry loads a native addon chosen at run time (@libsql/linux-x64-gnu, ...), which
 // a bundler cannot follow, so the binary would fail at start on any machine without node_modules. Its web
 // entry speaks to libSQL servers over HTTP and WebSockets with no native code, so the binary works on every
@@ -39,6 +40,10 @@ const result = await Bun.build({
   // Each `await import()` becomes a chunk of its own, loaded when reached: in one bundle, the Node built-ins
   // that any module imports (net, tls, http, stream: nodemailer's and undici's) would all load at every start.
   splitting: true,
+  // Compiled ahead to JavaScriptCore bytecode, so that a start does not parse and compile the code it runs
+  // (ESM bytecode needs the explicit format and --compile).
+  bytecode: true,
+  format: "esm",
   plugins: [libsqlWebClient, chalkWithoutDetection],
   compile: {
     ...(values.target ? { target: values.target as Bun.Build.CompileTarget } : {}),
