@@ -150,9 +150,23 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db): Store["write"] {
     });
 }
 
+/** The time of the last migration applied, or undefined on a database that has no migrations table yet. */
+function lastMigration(writer: SqliteDatabase): number | null | undefined {
+  try {
+    return (writer.prepare(LAST_MIGRATION).get() as { last: number | null }).last;
+  } catch (error) {
+    if (/no such table/.test((error as Error).message)) return undefined;
+    throw error;
+  }
+}
+
 function migrateSqlite(writer: SqliteDatabase): void {
-  writer.exec(MIGRATIONS_TABLE);
-  const { last } = writer.prepare(LAST_MIGRATION).get() as { last: number | null };
+  // One read when the database is up to date, as it is at every start but the first after an upgrade.
+  let last = lastMigration(writer);
+  if (last === undefined) {
+    writer.exec(MIGRATIONS_TABLE);
+    last = null;
+  }
   const pending = pendingMigrations(last);
   if (pending.length === 0) return;
   writer
