@@ -130,7 +130,8 @@ try {
     }
     rows.push(row);
   }
-  const serveArgs = (port: number) => [binary, "serve", "--host", "127.0.0.1", "--port", String(port), "--db", tiny];
+  // A restart as systemd does it: the same database and the same public address as the start before.
+  const serveArgs = (port: number) => [binary, "serve", "--host", "127.0.0.1", "--port", String(port), "--base-url", "https://forms.example.com", "--db", tiny];
   await serveOnce(serveArgs);
   const served = { binary: [] as Awaited<ReturnType<typeof serveOnce>>[], floor: [] as Awaited<ReturnType<typeof serveOnce>>[] };
   for (let i = 0; i < RUNS; i++) {
