@@ -1,19 +1,18 @@
+// Loaded by every command: the database, the services and the HTTP client are imported (`await import`) only
+// when a backend of their kind is opened, so that a command pays only for the mode it runs in.
 import { existsSync } from "node:fs";
-import { isLibsqlUrl, openStore } from "../src/db/client.ts";
+import { isLibsqlUrl } from "../src/db/location.ts";
 import { ApiError } from "../src/errors.ts";
-import { parsePaging } from "../src/lib/validate.ts";
 import { exportChunks, type ExportFormat } from "../src/lib/export.ts";
 import type { Form } from "../src/services/forms.ts";
-import { createServices, type Services } from "../src/services/index.ts";
-import { settingsService } from "../src/services/settings.ts";
+import type { Services } from "../src/services/index.ts";
 import type { ApiKey, NewApiKey } from "../src/services/keys.ts";
 import type { NotificationPage } from "../src/services/notifications.ts";
 import type { DeliveryPage, Webhook, WebhookDelivery, WebhookWithSecret } from "../src/services/webhooks.ts";
-import { systemResolver } from "../src/lib/address.ts";
 import { operator, type Mode, type Principal } from "../src/services/principal.ts";
 import type { Erasure } from "../src/services/retention.ts";
-import { parseListQuery, type Submission, type SubmissionPage } from "../src/services/submissions.ts";
-import { ApiClient } from "./client.ts";
+import type { Submission, SubmissionPage } from "../src/services/submissions.ts";
+import type { ApiClient } from "./client.ts";
 import { CliError, EXIT } from "./errors.ts";
 
 /** List parameters as the API takes them: strings, checked by the same code in both modes. */
@@ -107,6 +106,7 @@ export async function openBackend(options: ConnectionOptions, env: Record<string
     const key = options.key || env.FORMSVC_KEY;
     if (!key) throw new CliError("remote mode needs an API key: pass --key or set FORMSVC_KEY", EXIT.usage);
     if (!URL.canParse(url)) throw new CliError(`--url must be an address such as https://forms.example.com, not "${url}"`, EXIT.usage);
+    const { ApiClient } = await import("./client.ts");
     return remoteBackend(new ApiClient(url, key));
   }
   if (options.key) throw new CliError("--key goes with --url (or FORMSVC_URL): without a server address the command works on the database file", EXIT.usage);
@@ -124,6 +124,12 @@ export function existingDatabase(location: string): string {
 
 /** The services on a database file, with links built as `formsvc serve` would build them (FORMSVC_BASE_URL). */
 export async function openLocalServices(location: string, env: Record<string, string | undefined>): Promise<Services> {
+  const [{ openStore }, { createServices }, { settingsService }, { systemResolver }] = await Promise.all([
+    import("../src/db/client.ts"),
+    import("../src/services/index.ts"),
+    import("../src/services/settings.ts"),
+    import("../src/lib/address.ts"),
+  ]);
   const store = await openStore(location);
   // The addresses the server recorded when it last started, unless the environment names others.
   const served = await settingsService(store).servedUrls();
@@ -137,6 +143,7 @@ export async function openLocalServices(location: string, env: Record<string, st
 /** Local mode: the trusted operator of one account (the default unless --account), in live mode unless --test. */
 export async function localBackend(location: string, options: ConnectionOptions, env: Record<string, string | undefined>): Promise<Backend> {
   const services = await openLocalServices(location, env);
+  const [{ parseListQuery }, { parsePaging }] = await Promise.all([import("../src/services/submissions.ts"), import("../src/lib/validate.ts")]);
   const store = services.store;
   const account = await services.accounts.resolve(options.account);
   const principal = operator(account.id, options.test ? "test" : "live");

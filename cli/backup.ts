@@ -1,7 +1,6 @@
 import { Database } from "bun:sqlite";
 import type { Command } from "commander";
 import { existsSync, rmSync, statSync } from "node:fs";
-import { openStore } from "../src/db/client.ts";
 import { localDatabase } from "./backend.ts";
 import { CliError } from "./errors.ts";
 import type { Io } from "./io.ts";
@@ -36,6 +35,7 @@ export async function runBackup(path: string, globals: { db?: string; url?: stri
   const source = localDatabase(globals, io.env, "backup");
   if (!existsSync(source)) throw new CliError(`no database at ${source}: pass --db PATH or set FORMSVC_DB`);
   if (existsSync(path)) throw new CliError(`${path} exists already: back up to a new file, so that no good copy is overwritten`);
+  const { openStore } = await import("../src/db/client.ts");
   const store = await openStore(source);
   try {
     await store.backup(path);

@@ -28,7 +28,14 @@ Examples:
 Exit codes: 0 ok, 1 error, 2 bad usage, 4 authentication or permission refused, 5 not found.
 `;
 
-/** The whole command tree; each group adds its own commands. */
+/**
+ * The whole command tree; each group adds its own commands. Every start builds all of it, so a group's
+ * module registers its commands cheaply and loads what they run on use: at its top it imports only
+ * commander, cli/ helpers and light src/ modules (types, errors, lib/time); the database and services come
+ * through withBackend, and anything else heavy (the server, the dashboard, mail) by `await import()` in the
+ * action. test/cli/startup.test.ts fails, naming the module, when a start would load more (docs/cli.md,
+ * "Adding a command").
+ */
 export function buildProgram(io: Io): Command {
   const program = new Command("formsvc")
     .description("A self-hosted form backend: serve forms, manage them and read their submissions.")

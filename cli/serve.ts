@@ -1,12 +1,8 @@
 import type { Command } from "commander";
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
-import { count } from "drizzle-orm";
-import { loadServeConfig, redactedSmtpUrl, type ServeConfig, type ServeFlags } from "../src/config.ts";
-import { apiKeys } from "../src/db/schema.ts";
-import { isLibsqlUrl } from "../src/db/client.ts";
-import { startServer } from "../src/server.ts";
-import { SETUP_LINK_MS } from "../src/services/users.ts";
+import type { ServeConfig, ServeFlags } from "../src/config.ts";
+import { isLibsqlUrl } from "../src/db/location.ts";
 import { CliError } from "./errors.ts";
 import type { Io } from "./io.ts";
 
@@ -19,7 +15,7 @@ function selfCommand(): string {
 export interface ServeOptions extends ServeFlags {}
 
 /** Where notifications go, or that mail is off and how to turn it on; the SMTP password is never shown. */
-function mailStatus(config: ServeConfig): string {
+function mailStatus(config: ServeConfig, redactedSmtpUrl: (url: string) => string): string {
   const from = config.mailFrom.name ? `${config.mailFrom.name} <${config.mailFrom.address}>` : config.mailFrom.address;
   if (config.smtpUrl) return `notification emails go out through ${redactedSmtpUrl(config.smtpUrl)}, from ${from}\n`;
   return (
@@ -46,6 +42,14 @@ function ensureDatabaseDirectory(db: string, io: Io): void {
 
 /** Serves until SIGINT or SIGTERM; on a database with no key, says how to make the first one. */
 export async function runServe(options: ServeOptions, io: Io): Promise<void> {
+  // The server is loaded when serve runs, not by every command of the CLI.
+  const [{ loadServeConfig, redactedSmtpUrl }, { startServer }, { apiKeys }, { count }, { SETUP_LINK_MS }] = await Promise.all([
+    import("../src/config.ts"),
+    import("../src/server.ts"),
+    import("../src/db/schema.ts"),
+    import("drizzle-orm"),
+    import("../src/services/users.ts"),
+  ]);
   const config = loadServeConfig(options, io.env);
   ensureDatabaseDirectory(config.db, io);
   const server = await startServer(config);
@@ -57,7 +61,7 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   if (server.metricsUrl) io.err(`metrics at ${server.metricsUrl}\n`);
   else if (config.metrics) io.err(`metrics at ${server.url}/metrics\n`);
   io.err(`forms take submissions at ${config.submitUrl}/f/{slug}\n`);
-  io.err(mailStatus(config));
+  io.err(mailStatus(config, redactedSmtpUrl));
   if (config.webhooksAllowPrivate) io.err("webhooks may reach private and loopback addresses (--webhooks-allow-private)\n");
   // Asked on the server's own connection: a second open of the file would run the migration check again.
   const [keys] = await server.services.store.db.select({ n: count() }).from(apiKeys);

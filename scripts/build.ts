@@ -1,26 +1,16 @@
 // Compiles the single binary: `bun scripts/build.ts [--target bun-linux-arm64] [--outfile dist/formsvc-linux-arm64]`.
-// The same as `bun build --compile --minify cli/formsvc.ts`, plus one thing the command line cannot say:
-// @libsql/client's Node entry loads a native addon chosen at run time (@libsql/linux-x64-gnu, ...), which
-// a bundler cannot follow, so the binary would fail at start on any machine without node_modules. Its web
-// entry speaks to libSQL servers over HTTP and WebSockets with no native code, so the binary works on every
-// target: SQLite files go through bun:sqlite, libsql:// and https:// URLs through the web client.
-import type { BunPlugin } from "bun";
+// The same as `bun build --compile --minify --splitting --bytecode --format=esm cli/formsvc.ts`, plus the two
+// plugins of scripts/bundle.ts, which the command line cannot say.
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
+import { bundleOptions } from "./bundle.ts";
 
 const root = join(import.meta.dir, "..");
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
   options: { target: { type: "string" }, outfile: { type: "string", default: join(root, "dist", "formsvc") } },
 });
-
-const libsqlWebClient: BunPlugin = {
-  name: "libsql-web-client",
-  setup(build) {
-    build.onResolve({ filter: /^@libsql\/client$/ }, () => ({ path: Bun.resolveSync("@libsql/client/web", root) }));
-  },
-};
 
 /** The commit the binary is built from (with -dirty for uncommitted changes), for `formsvc version`. */
 function gitCommit(): string {
@@ -34,9 +24,10 @@ function gitCommit(): string {
 mkdirSync(dirname(values.outfile), { recursive: true });
 const commit = gitCommit();
 const result = await Bun.build({
-  entrypoints: [join(root, "cli", "formsvc.ts")],
-  minify: true,
-  plugins: [libsqlWebClient],
+  ...bundleOptions(),
+  // Compiled ahead to JavaScriptCore bytecode, so that a start does not parse and compile the code it runs
+  // (ESM bytecode needs the explicit format and --compile).
+  bytecode: true,
   define: { FORMSVC_COMMIT: JSON.stringify(commit) },
   compile: {
     ...(values.target ? { target: values.target as Bun.Build.CompileTarget } : {}),

@@ -7,7 +7,6 @@ import { errorResponse } from "./http/respond.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { serverLog } from "./log.ts";
 import { startPurger } from "./purger.ts";
-import { startSender } from "./sender.ts";
 import { systemResolver } from "./lib/address.ts";
 import { startWebhookSender } from "./webhook-sender.ts";
 import pkg from "../package.json" with { type: "json" };
@@ -81,8 +80,9 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     throw new StartupError(`cannot listen: ${(error as Error).message}`);
   }
   // Without an SMTP server nothing is sent: live forms' notifications wait, pending, for one to be configured.
+  // nodemailer is loaded only when mail is on.
   const sender = config.smtpUrl
-    ? startSender(services.notifications, {
+    ? (await import("./sender.ts")).startSender(services.notifications, {
         smtpUrl: config.smtpUrl,
         from: config.mailFrom,
         retryBaseMs: config.mailRetryBaseMs,

@@ -1,10 +1,9 @@
 import { Database as SqliteDatabase } from "bun:sqlite";
 import { closeSync, existsSync, openSync } from "node:fs";
-import { createClient } from "@libsql/client";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
-import { drizzle as drizzleLibsql } from "drizzle-orm/libsql";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { migrations } from "./migrations/index.ts";
+import { isLibsqlUrl } from "./location.ts";
 import * as schema from "./schema.ts";
 
 /** A drizzle database of either driver; every query on it is awaited, so code does not care which. */
@@ -36,8 +35,7 @@ export interface SchemaChange {
 /** The schema version this build of formsvc writes. */
 export const SCHEMA_VERSION = migrations.length;
 
-/** True when `location` names a libSQL server or URL rather than a SQLite file. */
-export const isLibsqlUrl = (location: string) => /^(libsql|https?|wss?|file):/.test(location);
+export { isLibsqlUrl } from "./location.ts";
 
 /** A queue that runs one task at a time, in order. */
 function serial() {
@@ -220,6 +218,8 @@ function migrateSqlite(writer: SqliteDatabase, location: string): SchemaChange {
 }
 
 async function openLibsql(url: string, authToken?: string): Promise<Store> {
+  // The libSQL client is loaded only for a libSQL URL: a SQLite file never pays for it.
+  const [{ createClient }, { drizzle: drizzleLibsql }] = await Promise.all([import("@libsql/client"), import("drizzle-orm/libsql")]);
   const client = createClient({ url, authToken });
   if (url.startsWith("file:")) {
     await client.execute("PRAGMA journal_mode = WAL");

@@ -1,4 +1,3 @@
-import { stringify } from "csv-stringify/sync";
 import type { Submission } from "../services/submissions.ts";
 import { isFileRef } from "./files.ts";
 
@@ -37,6 +36,8 @@ export const fieldValue = (data: Record<string, unknown>, field: string): unknow
 /** The export as text chunks, one submission at a time: memory does not grow with the count. */
 export async function* exportChunks(format: ExportFormat, fields: readonly string[], submissions: AsyncIterable<Submission>, options: { spamReason?: boolean } = {}): AsyncGenerator<string> {
   if (format === "csv") {
+    // Loaded by the first CSV export, not by every start of the server or the CLI.
+    const { stringify } = await import("csv-stringify/sync");
     // An export of spam says why each one is spam; other exports hold no spam, so they have no such column.
     const reason = options.spamReason ? ["spamReason"] : [];
     yield stringify([["id", "createdAt", ...reason, ...fields].map(csvCell)]);

@@ -27,16 +27,29 @@ export const SLUG = /^[a-z0-9][a-z0-9-]{2,63}$/;
 /** True for one plain email address such as you@example.com (no display name, no spaces, nothing a header could misread). */
 export const isEmail = (value: string) => EMAIL.test(value);
 
-export const formName = z
-  .string({ error: "name must be a string." })
-  .transform((s) => s.trim())
-  .refine((s) => s.length >= 1 && s.length <= 200, "name must be 1 to 200 characters.");
+/**
+ * A schema made on first use rather than at import: making zod schemas costs start-up time and memory (about
+ * 2 MB and several ms for formsvc's), and most starts of the CLI or the server validate nothing.
+ */
+export function lazySchema<T>(make: () => T): () => T {
+  let schema: T | undefined;
+  return () => (schema ??= make());
+}
 
-export const email = z
-  .string({ error: "notificationEmail must be an email address." })
-  .trim()
-  .max(254, "notificationEmail must be at most 254 characters.")
-  .regex(EMAIL, "notificationEmail must be an email address such as you@example.com.");
+export const formName = lazySchema(() =>
+  z
+    .string({ error: "name must be a string." })
+    .transform((s) => s.trim())
+    .refine((s) => s.length >= 1 && s.length <= 200, "name must be 1 to 200 characters."),
+);
+
+export const email = lazySchema(() =>
+  z
+    .string({ error: "notificationEmail must be an email address." })
+    .trim()
+    .max(254, "notificationEmail must be at most 254 characters.")
+    .regex(EMAIL, "notificationEmail must be an email address such as you@example.com."),
+);
 
 /** An absolute http(s) URL, as a string. */
 export function httpUrl(field: string) {
@@ -50,21 +63,25 @@ export function httpUrl(field: string) {
 /** A written port must be one a browser could be on: 1 to 65535. */
 const portInRange = (entry: string) => !entry.includes(":") || (Number(entry.split(":")[1]) >= 1 && Number(entry.split(":")[1]) <= 65535);
 
-export const allowedDomains = z
-  .array(
-    z
-      .string({ error: "allowedDomains must be an array of host names." })
-      .trim()
-      .toLowerCase()
-      .refine((d) => DOMAIN.test(d) && portInRange(d), "allowedDomains entries are host names such as example.com, *.example.com or localhost:3000 (no scheme, no path)."),
-    { error: "allowedDomains must be an array of host names." },
-  )
-  .max(100, "allowedDomains may list at most 100 host names.")
-  .transform((list) => [...new Set(list)]);
+export const allowedDomains = lazySchema(() =>
+  z
+    .array(
+      z
+        .string({ error: "allowedDomains must be an array of host names." })
+        .trim()
+        .toLowerCase()
+        .refine((d) => DOMAIN.test(d) && portInRange(d), "allowedDomains entries are host names such as example.com, *.example.com or localhost:3000 (no scheme, no path)."),
+      { error: "allowedDomains must be an array of host names." },
+    )
+    .max(100, "allowedDomains may list at most 100 host names.")
+    .transform((list) => [...new Set(list)]),
+);
 
-export const slug = z
-  .string({ error: "slug must be a string." })
-  .regex(SLUG, "slug must be 3 to 64 lowercase letters, digits and dashes, starting with a letter or digit.");
+export const slug = lazySchema(() =>
+  z
+    .string({ error: "slug must be a string." })
+    .regex(SLUG, "slug must be 3 to 64 lowercase letters, digits and dashes, starting with a letter or digit."),
+);
 
 /** A number of days to keep submissions: a whole number from 1 to 3650 (null, for ever, is allowed by the caller). */
 export function retentionDays(field: string) {

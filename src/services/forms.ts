@@ -6,7 +6,7 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { randomLower36 } from "../lib/random.ts";
 import { iso } from "../lib/time.ts";
-import { allowedDomains, email, formName, httpUrl, parseBody, retentionDays, slug } from "../lib/validate.ts";
+import { allowedDomains, email, formName, httpUrl, lazySchema, parseBody, retentionDays, slug } from "../lib/validate.ts";
 import type { Mode, Principal } from "./principal.ts";
 
 /** A form as every response shows it. */
@@ -36,7 +36,8 @@ export interface Form {
 export const CAPTCHA_PROVIDERS = ["recaptcha", "hcaptcha", "turnstile"] as const;
 export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
 
-const captcha = z.strictObject(
+const captcha = () =>
+  z.strictObject(
   {
     provider: z.enum(CAPTCHA_PROVIDERS, { error: `captcha.provider must be one of ${CAPTCHA_PROVIDERS.join(", ")}.` }),
     secret: z
@@ -49,23 +50,25 @@ const captcha = z.strictObject(
   { error: "captcha must be {provider, secret} or null." },
 );
 
-const createSchema = z.strictObject({
-  name: formName,
-  slug: slug.optional(),
-  isActive: z.boolean({ error: "isActive must be true or false." }).optional(),
-  notificationEmail: email.nullish(),
-  redirectUrl: httpUrl("redirectUrl").nullish(),
-  allowedDomains: allowedDomains.nullish(),
-  fileUploads: z.boolean({ error: "fileUploads must be true or false." }).optional(),
-  retentionDays: retentionDays("retentionDays").nullish(),
-  spamRetentionDays: retentionDays("spamRetentionDays").nullish(),
-  captcha: captcha.nullish(),
-});
+const createSchema = lazySchema(() =>
+  z.strictObject({
+    name: formName(),
+    slug: slug().optional(),
+    isActive: z.boolean({ error: "isActive must be true or false." }).optional(),
+    notificationEmail: email().nullish(),
+    redirectUrl: httpUrl("redirectUrl").nullish(),
+    allowedDomains: allowedDomains().nullish(),
+    fileUploads: z.boolean({ error: "fileUploads must be true or false." }).optional(),
+    retentionDays: retentionDays("retentionDays").nullish(),
+    spamRetentionDays: retentionDays("spamRetentionDays").nullish(),
+    captcha: captcha().nullish(),
+  }),
+);
 
-const updateSchema = createSchema.partial().extend({ name: formName.optional() });
+const updateSchema = lazySchema(() => createSchema().partial().extend({ name: formName().optional() }));
 
-export type CreateFormInput = z.input<typeof createSchema>;
-export type UpdateFormInput = z.input<typeof updateSchema>;
+export type CreateFormInput = z.input<ReturnType<typeof createSchema>>;
+export type UpdateFormInput = z.input<ReturnType<typeof updateSchema>>;
 
 const SLUG_LENGTH = 12;
 
@@ -149,7 +152,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     },
 
     async create(principal: Principal, body: unknown): Promise<Form> {
-      const input = parseBody(createSchema, body);
+      const input = parseBody(createSchema(), body);
       return store.write(async (tx) => {
         if (input.slug) await assertSlugFree(tx, input.slug);
         const now = Date.now();
@@ -178,7 +181,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     },
 
     async update(principal: Principal, ref: string, body: unknown): Promise<Form> {
-      const input = parseBody(updateSchema, body);
+      const input = parseBody(updateSchema(), body);
       return store.write(async (tx) => {
         const row = await findRow(tx, principal, ref);
         if (input.slug !== undefined) await assertSlugFree(tx, input.slug, row.id);

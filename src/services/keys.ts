@@ -6,7 +6,7 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { displayPrefix, generateKey, hashKey, parseKey, type KeyType } from "../lib/keys.ts";
 import { iso } from "../lib/time.ts";
-import { parseBody } from "../lib/validate.ts";
+import { lazySchema, parseBody } from "../lib/validate.ts";
 import type { FormsService } from "./forms.ts";
 import { hasPermission, parsePermissions, PERMISSIONS, type Mode, type Permission, type Principal } from "./principal.ts";
 
@@ -36,12 +36,14 @@ export interface NewApiKey {
   createdAt: string;
 }
 
-const createSchema = z.strictObject({
-  type: z.enum(["live", "test", "form"], { error: "type must be live, test or form." }).optional(),
-  formId: z.string({ error: "formId must be a form's id or slug." }).optional(),
-  permissions: z.union([z.array(z.string()), z.string()], { error: "permissions must be an array such as [\"read\"]." }).optional(),
-  name: z.string({ error: "name must be a string." }).trim().max(200, "name must be at most 200 characters.").nullish(),
-});
+const createSchema = lazySchema(() =>
+  z.strictObject({
+    type: z.enum(["live", "test", "form"], { error: "type must be live, test or form." }).optional(),
+    formId: z.string({ error: "formId must be a form's id or slug." }).optional(),
+    permissions: z.union([z.array(z.string()), z.string()], { error: "permissions must be an array such as [\"read\"]." }).optional(),
+    name: z.string({ error: "name must be a string." }).trim().max(200, "name must be at most 200 characters.").nullish(),
+  }),
+);
 
 const toApiKey = (row: ApiKeyRow): ApiKey => ({
   id: row.id,
@@ -65,7 +67,7 @@ const unauthorized = (message: string) => new ApiError("unauthorized", message, 
 export function keysService(store: Store, formsService: FormsService) {
   return {
     async create(principal: Principal, body: unknown): Promise<NewApiKey> {
-      const input = parseBody(createSchema, body);
+      const input = parseBody(createSchema(), body);
       const type: KeyType = input.type ?? principal.mode;
       if (type !== "form" && type !== principal.mode) {
         throw new ApiError("forbidden", `A ${principal.mode} key can only make ${principal.mode} keys.`, { field: "type" });

@@ -16,7 +16,10 @@ const KEYS = { baseUrl: "base_url", submitUrl: "submit_url" } as const;
  */
 export function settingsService(store: Store) {
   return {
+    /** Records the addresses; a restart under the same ones writes nothing, so it needs no write lock and builds no insert. */
     async recordServedUrls(urls: ServedUrls): Promise<void> {
+      const recorded = await this.servedUrls();
+      if (recorded?.baseUrl === urls.baseUrl && recorded.submitUrl === urls.submitUrl) return;
       await store.write(async (tx) => {
         for (const [name, key] of Object.entries(KEYS)) {
           const value = urls[name as keyof ServedUrls];

@@ -5,7 +5,7 @@ import { forms, submissions, type FormRow, type SubmissionRow } from "../db/sche
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { iso, parseIsoDate } from "../lib/time.ts";
-import { parseBody, parsePaging } from "../lib/validate.ts";
+import { lazySchema, parseBody, parsePaging } from "../lib/validate.ts";
 import { fileRefsOf, filePath, isFileRef } from "../lib/files.ts";
 import { attachFiles, insertFiles, type FilesService } from "./files.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
@@ -143,11 +143,13 @@ export const toSubmission = (row: SubmissionRow): Submission => ({
   spamReason: row.isSpam ? ((row.spamReason as SpamReason | null) ?? null) : null,
 });
 
-const patchSchema = z.strictObject({
-  isRead: z.boolean({ error: "isRead must be true or false." }).optional(),
-  isStarred: z.boolean({ error: "isStarred must be true or false." }).optional(),
-  isSpam: z.boolean({ error: "isSpam must be true or false." }).optional(),
-});
+const patchSchema = lazySchema(() =>
+  z.strictObject({
+    isRead: z.boolean({ error: "isRead must be true or false." }).optional(),
+    isStarred: z.boolean({ error: "isStarred must be true or false." }).optional(),
+    isSpam: z.boolean({ error: "isSpam must be true or false." }).optional(),
+  }),
+);
 
 const EXPORT_BATCH = 500;
 
@@ -273,7 +275,7 @@ export function submissionsService(store: Store, formsService: FormsService, not
 
     /** Sets any of isRead, isStarred, isSpam, keeping the form's counters true. */
     async update(principal: Principal, formRef: string, submissionId: string, body: unknown): Promise<Submission> {
-      const patch = parseBody(patchSchema, body);
+      const patch = parseBody(patchSchema(), body);
       const form = await formsService.findRow(principal, formRef);
       return store.write(async (tx) => {
         const [before] = await tx
