@@ -1,4 +1,4 @@
-import { Database as SqliteDatabase } from "bun:sqlite";
+import { Database as SqliteDatabase, type Statement } from "bun:sqlite";
 import { closeSync, existsSync, openSync } from "node:fs";
 import { createClient } from "@libsql/client";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
@@ -113,26 +113,31 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db): Store["write"] {
   const pending: WriteTask[] = [];
   let draining = false;
 
+  // Prepared once: exec() would compile each of these again for every write.
+  const [begin, savepoint, release, rollbackTo, commit] = ["BEGIN IMMEDIATE", "SAVEPOINT write_task", "RELEASE write_task", "ROLLBACK TO write_task", "COMMIT"].map(
+    (text) => writer.prepare(text),
+  ) as [Statement, Statement, Statement, Statement, Statement];
+
   async function drain(): Promise<void> {
     draining = true;
     while (pending.length > 0) {
       const batch = pending.splice(0, MAX_BATCH);
       const outcomes: { ok: boolean; value: unknown }[] = [];
       try {
-        writer.exec("BEGIN IMMEDIATE");
+        begin.run();
         for (const task of batch) {
-          writer.exec("SAVEPOINT write_task");
+          savepoint.run();
           try {
             const value = await task.work(writeDb);
-            writer.exec("RELEASE write_task");
+            release.run();
             outcomes.push({ ok: true, value });
           } catch (error) {
-            writer.exec("ROLLBACK TO write_task");
-            writer.exec("RELEASE write_task");
+            rollbackTo.run();
+            release.run();
             outcomes.push({ ok: false, value: error });
           }
         }
-        writer.exec("COMMIT");
+        commit.run();
       } catch (error) {
         if (writer.inTransaction) writer.exec("ROLLBACK");
         for (const task of batch) task.reject(error);

@@ -1,6 +1,7 @@
-import { and, desc, eq, or } from "drizzle-orm";
+import { and, desc, eq, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Store } from "../db/client.ts";
+import { memoized, preparedOn } from "../db/prepared.ts";
 import { forms, type FormRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
@@ -41,9 +42,27 @@ export type UpdateFormInput = z.input<typeof updateSchema>;
 
 const SLUG_LENGTH = 12;
 
+// Parsed once per distinct text, not per request; frozen because every caller shares the one array.
+const parseList = memoized((text: string) => Object.freeze(JSON.parse(text) as string[]) as string[]);
+
 /** The form's public answers to a submission: where it may redirect, which origins it accepts. */
-export const domainsOf = (row: FormRow): string[] => JSON.parse(row.allowedDomains) as string[];
-export const fieldsOf = (row: FormRow): string[] => JSON.parse(row.fields) as string[];
+export const domainsOf = (row: Pick<FormRow, "allowedDomains">): string[] => parseList(row.allowedDomains);
+export const fieldsOf = (row: Pick<FormRow, "fields">): string[] => parseList(row.fields);
+
+const bySlug = preparedOn((db) => db.select().from(forms).where(eq(forms.slug, sql.placeholder("slug"))).prepare());
+const byRef = preparedOn((db) =>
+  db
+    .select()
+    .from(forms)
+    .where(
+      and(
+        eq(forms.accountId, sql.placeholder("accountId")),
+        eq(forms.mode, sql.placeholder("mode")),
+        or(eq(forms.id, sql.placeholder("ref")), eq(forms.slug, sql.placeholder("ref"))),
+      ),
+    )
+    .prepare(),
+);
 
 /** Forms: CRUD scoped to the acting account and mode, and the public look-up by slug. */
 export function formsService(store: Store, urls: { submitUrl: () => string }) {
@@ -65,10 +84,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
   const scoped = (principal: Principal) => and(eq(forms.accountId, principal.accountId), eq(forms.mode, principal.mode));
 
   async function findRow(db: Db, principal: Principal, ref: string): Promise<FormRow> {
-    const [row] = await db
-      .select()
-      .from(forms)
-      .where(and(scoped(principal), or(eq(forms.id, ref), eq(forms.slug, ref))));
+    const row: FormRow | undefined = await byRef(db).get({ accountId: principal.accountId, mode: principal.mode, ref });
     // Another account's or the other mode's form is not found: its existence is not ours to tell.
     if (!row) throw new ApiError("form_not_found", `No form ${ref}.`);
     return row;
@@ -95,7 +111,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
 
     /** The form with this public slug, whatever its account (the public endpoint), or null. */
     async findBySlug(formSlug: string): Promise<FormRow | null> {
-      const [row] = await store.db.select().from(forms).where(eq(forms.slug, formSlug));
+      const row: FormRow | undefined = await bySlug(store.db).get({ slug: formSlug });
       return row ?? null;
     },
 

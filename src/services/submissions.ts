@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, gt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Store } from "../db/client.ts";
+import { memoized, preparedOn } from "../db/prepared.ts";
 import { forms, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
@@ -139,6 +140,45 @@ const patchSchema = z.strictObject({
 
 const EXPORT_BATCH = 500;
 
+// The statements of the public write, prepared once per connection: see preparedOn.
+const formForWrite = preparedOn((db) =>
+  db
+    .select({ id: forms.id, name: forms.name, mode: forms.mode, notificationEmail: forms.notificationEmail, fields: forms.fields, lastSubmissionAt: forms.lastSubmissionAt })
+    .from(forms)
+    .where(eq(forms.id, sql.placeholder("id")))
+    .prepare(),
+);
+const insertSubmission = preparedOn((db) =>
+  db
+    .insert(submissions)
+    .values({
+      id: sql.placeholder("id"),
+      formId: sql.placeholder("formId"),
+      data: sql.placeholder("data"),
+      createdAt: sql.placeholder("createdAt"),
+      isRead: sql.placeholder("isRead"),
+      isStarred: sql.placeholder("isStarred"),
+      isSpam: sql.placeholder("isSpam"),
+    })
+    .prepare(),
+);
+/** A new submission's share of the counters, its time as the form's newest, and (when it brought new names) the field list. */
+const countReceived = preparedOn((db) =>
+  db
+    .update(forms)
+    .set({
+      submissionCount: sql`${forms.submissionCount} + ${sql.placeholder("kept")}`,
+      spamCount: sql`${forms.spamCount} + ${sql.placeholder("spam")}`,
+      unreadCount: sql`${forms.unreadCount} + ${sql.placeholder("kept")}`,
+      lastSubmissionAt: sql`${sql.placeholder("at")}`,
+      fields: sql`coalesce(${sql.placeholder("fields")}, ${forms.fields})`,
+    })
+    .where(eq(forms.id, sql.placeholder("id")))
+    .prepare(),
+);
+
+const knownFields = memoized((text: string) => new Set(JSON.parse(text) as string[]));
+
 /**
  * The form's field list once `gone` is deleted: "every field name of the form's submissions, in order of
  * first appearance". It changes only when `gone` was the first (or only) submission to have one of its
@@ -274,21 +314,17 @@ export function submissionsService(store: Store, formsService: FormsService, not
      */
     async receive(formId: string, data: Record<string, unknown>, flags: { isSpam: boolean; notification?: NotificationRequest }): Promise<Submission> {
       const { submission, queued } = await store.write(async (tx) => {
-        const [form] = await tx
-          .select({ id: forms.id, name: forms.name, mode: forms.mode, notificationEmail: forms.notificationEmail, fields: forms.fields, lastSubmissionAt: forms.lastSubmissionAt })
-          .from(forms)
-          .where(eq(forms.id, formId));
+        const form = await formForWrite(tx).get({ id: formId });
         if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
         // A form's createdAt values are unique and rise in the order submissions are stored, so that a script
         // polling with since=<the last createdAt it saw> never misses one stored later in the same millisecond.
         const now = Math.max(Date.now(), form.lastSubmissionAt + 1);
         const row: SubmissionRow = { id: newId("submission", now), formId, data: JSON.stringify(data), createdAt: now, isRead: false, isStarred: false, isSpam: flags.isSpam };
-        await tx.insert(submissions).values(row);
-        const known = JSON.parse(form.fields) as string[];
-        const seen = new Set(known);
+        await insertSubmission(tx).run(row);
+        const seen = knownFields(form.fields);
         const added = Object.keys(data).filter((name) => !seen.has(name));
-        const changes: Partial<FormRow> = { lastSubmissionAt: now, ...(added.length > 0 ? { fields: JSON.stringify([...known, ...added]) } : {}) };
-        await adjustCounters(tx, formId, row, 1, changes);
+        const fields = added.length > 0 ? JSON.stringify([...seen, ...added]) : null;
+        await countReceived(tx).run({ id: formId, kept: flags.isSpam ? 0 : 1, spam: flags.isSpam ? 1 : 0, at: now, fields });
         // Spam is never mailed: a honeypot catch gets no notification at all.
         const queued = !flags.isSpam && (await notificationsService.queue(tx, form, row, flags.notification ?? {}));
         return { submission: toSubmission(row), queued };
