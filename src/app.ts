@@ -36,8 +36,7 @@ export function createApp(options: AppOptions) {
   router.on("GET", "/", async () => html(200, HOME));
   router.on("GET", "/healthz", async () => json(200, { status: "ok" }));
 
-  async function handle(request: Request, info: ConnectionInfo): Promise<Response> {
-    const url = new URL(request.url);
+  async function handle(request: Request, url: URL, info: ConnectionInfo): Promise<Response> {
     try {
       const { handler, params } = router.match(request.method, url.pathname);
       const ctx: RequestContext = { request, url, params, ip: clientIp(request, info, options.trustProxy), services: options.services, options };
@@ -51,9 +50,9 @@ export function createApp(options: AppOptions) {
     /** Answers one request; logs one line for it (method, path, status, milliseconds), never its key or body. */
     async fetch(request: Request, info: ConnectionInfo = {}): Promise<Response> {
       const started = performance.now();
-      const response = await handle(request, info);
-      const path = new URL(request.url).pathname;
-      options.log.request(`${request.method} ${path} ${response.status} ${(performance.now() - started).toFixed(1)}ms`);
+      const url = new URL(request.url);
+      const response = await handle(request, url, info);
+      options.log.request(`${request.method} ${url.pathname} ${response.status} ${(performance.now() - started).toFixed(1)}ms`);
       return response;
     },
   };

@@ -15,8 +15,26 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/**
+ * Request lines gathered and written once per turn of the event loop: a synchronous write per request
+ * would hold every answer behind the terminal or pipe that reads the log.
+ */
+function bufferedLines(write: (text: string) => void): (line: string) => void {
+  let buffer = "";
+  const flush = () => {
+    const text = buffer;
+    buffer = "";
+    if (text) write(text);
+  };
+  process.on("exit", flush);
+  return (line) => {
+    if (!buffer) setImmediate(flush);
+    buffer += `${new Date().toISOString()} ${line}\n`;
+  };
+}
+
 const defaultLog: AppOptions["log"] = {
-  request: (line) => console.log(`${new Date().toISOString()} ${line}`),
+  request: bufferedLines((text) => process.stdout.write(text)),
   error: (message, error) => console.error(`${new Date().toISOString()} ${message}:`, error),
 };
 

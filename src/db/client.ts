@@ -119,7 +119,6 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db): Store["write"] {
   ) as [Statement, Statement, Statement, Statement, Statement];
 
   async function drain(): Promise<void> {
-    draining = true;
     while (pending.length > 0) {
       const batch = pending.splice(0, MAX_BATCH);
       const outcomes: { ok: boolean; value: unknown }[] = [];
@@ -153,7 +152,12 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db): Store["write"] {
   return <T>(work: (tx: Db) => Promise<T>) =>
     new Promise<T>((resolve, reject) => {
       pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!draining) void drain();
+      // The batch starts after the requests already read in this turn of the event loop have queued their
+      // writes: under load a batch takes all of them, and one fsync makes them durable together.
+      if (!draining) {
+        draining = true;
+        setImmediate(drain);
+      }
     });
 }
 
