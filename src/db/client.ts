@@ -61,9 +61,10 @@ function openSqlite(path: string): Store {
   const writer = new SqliteDatabase(path, { create: true, strict: true });
   // WAL lets readers go on while one writer writes. synchronous=FULL syncs the WAL at every commit, so a
   // submission that was answered 200/303 survives a crash of the process and of the machine.
+  // busy_timeout first: switching to WAL waits for another process's checkpoint rather than failing at once.
+  writer.exec("PRAGMA busy_timeout = 5000");
   writer.exec("PRAGMA journal_mode = WAL");
   writer.exec("PRAGMA synchronous = FULL");
-  writer.exec("PRAGMA busy_timeout = 5000");
   writer.exec("PRAGMA foreign_keys = ON");
   migrateSqlite(writer);
 

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, getTableColumns, gt, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Store } from "../db/client.ts";
 import { memoized, preparedOn } from "../db/prepared.ts";
@@ -10,6 +10,9 @@ import { parseBody, parsePaging } from "../lib/validate.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
 import type { NotificationRequest, NotificationsService } from "./notifications.ts";
 import type { Principal } from "./principal.ts";
+import { COLUMNS, COUNTER_OF, countInDay, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
+
+export { FILTERS, type Filter, type Order };
 
 export interface Submission {
   id: string;
@@ -23,12 +26,10 @@ export interface Submission {
 export interface SubmissionPage {
   submissions: Submission[];
   fields: string[];
-  pagination: { limit: number; offset: number; total: number; hasMore: boolean };
+  /** nextCursor: the id to pass as `after` for the next page, or null on the last. */
+  pagination: { limit: number; offset: number; total: number; hasMore: boolean; nextCursor: string | null };
 }
 
-export const FILTERS = ["all", "unread", "starred", "spam"] as const;
-export type Filter = (typeof FILTERS)[number];
-export type Order = "asc" | "desc";
 
 /** What selects submissions: the export takes all but limit and offset. */
 export interface SubmissionQuery {
@@ -40,13 +41,15 @@ export interface SubmissionQuery {
 export interface ListQuery extends SubmissionQuery {
   limit: number;
   offset: number;
+  /** Keyset paging: the id of the last submission of the previous page (its nextCursor), or null. */
+  after: string | null;
 }
 
 const invalid = (field: string, message: string) => new ApiError("invalid_parameter", message, { field });
 
 /** Reads list parameters from strings (a query string or CLI flags): out of range or of type is an error, never clamped. */
 export function parseListQuery(params: Record<string, string | undefined>, { paged = true } = {}): ListQuery {
-  const { since, order = "desc", filter = "all" } = params;
+  const { since, order = "desc", filter = "all", after } = params;
   const { limit, offset } = paged ? parsePaging(params) : { limit: 50, offset: 0 };
   if (order !== "asc" && order !== "desc") throw invalid("order", `order must be asc or desc, not "${order}".`);
   if (!(FILTERS as readonly string[]).includes(filter)) {
@@ -57,38 +60,15 @@ export function parseListQuery(params: Record<string, string | undefined>, { pag
     sinceMs = parseIsoDate(since);
     if (sinceMs === null) throw invalid("since", `since must be an ISO 8601 date or date-time such as 2026-11-22T12:00:00Z, not "${since}".`);
   }
-  return { limit, offset, since: sinceMs, order, filter: filter as Filter };
+  if (after !== undefined && paged) {
+    if (!/^sub_[0-9a-z]{22}$/.test(after)) throw invalid("after", `after must be a submission id (the nextCursor of a page), not "${after}".`);
+    if (offset !== 0) throw invalid("offset", "offset cannot be combined with after: a cursor already says where the page starts.");
+  }
+  return { limit, offset, since: sinceMs, order, filter: filter as Filter, after: paged ? (after ?? null) : null };
 }
 
-// Literal conditions (not bound parameters) so that SQLite can match them to the partial indexes.
-const FILTER_SQL: Record<Filter, SQL> = {
-  all: sql`${submissions.isSpam} = 0`,
-  unread: sql`${submissions.isSpam} = 0 AND ${submissions.isRead} = 0`,
-  starred: sql`${submissions.isSpam} = 0 AND ${submissions.isStarred} = 1`,
-  spam: sql`${submissions.isSpam} = 1`,
-};
-
-const INDEX_OF: Record<Filter, string> = {
-  all: "submissions_form_spam",
-  unread: "submissions_form_unread",
-  starred: "submissions_form_starred",
-  spam: "submissions_form_spam",
-};
-
-/**
- * The submissions table read through the index made for `filter`. Left to itself SQLite takes (form_id,
- * is_spam, …) for unread and starred too, and then walks every kept submission of the form to find the few
- * unread or starred ones. INDEXED BY also makes a dropped or changed index an error, not a silent scan.
- */
-const through = (filter: Filter) => sql`${submissions} INDEXED BY ${sql.identifier(INDEX_OF[filter])}`;
-
-type Columns = ReturnType<typeof getTableColumns<typeof submissions>>;
-/** Every column as plain SQL (drizzle refuses table columns on an SQL source), each mapped as its column is. */
-const COLUMNS = Object.fromEntries(Object.entries(getTableColumns(submissions)).map(([name, column]) => [name, sql`${column}`.mapWith(column)])) as {
-  [K in keyof Columns]: SQL<Columns[K]["_"]["data"]>;
-};
-
 type Flags = Pick<SubmissionRow, "isRead" | "isStarred" | "isSpam">;
+type Counted = Flags & Pick<SubmissionRow, "createdAt">;
 
 /** How much one submission with these flags adds to each of the form's counters. */
 function counterShare(flags: Flags) {
@@ -101,9 +81,10 @@ function counterShare(flags: Flags) {
   };
 }
 
-/** Adds `sign` times the submission's share to the form's counters. */
-async function adjustCounters(tx: Db, formId: string, flags: Flags, sign: 1 | -1, extra: Partial<FormRow> = {}) {
-  const share = counterShare(flags);
+/** Adds `sign` times the submission's share to the form's counters and to those of its day. */
+async function adjustCounters(tx: Db, formId: string, submission: Counted, sign: 1 | -1, extra: Partial<FormRow> = {}) {
+  const share = counterShare(submission);
+  await countInDay(tx, formId, submission.createdAt, share, sign);
   await tx
     .update(forms)
     .set({
@@ -115,13 +96,6 @@ async function adjustCounters(tx: Db, formId: string, flags: Flags, sign: 1 | -1
     })
     .where(eq(forms.id, formId));
 }
-
-const COUNTER_OF: Record<Filter, keyof Pick<FormRow, "submissionCount" | "spamCount" | "unreadCount" | "starredCount">> = {
-  all: "submissionCount",
-  unread: "unreadCount",
-  starred: "starredCount",
-  spam: "spamCount",
-};
 
 export const toSubmission = (row: SubmissionRow): Submission => ({
   id: row.id,
@@ -228,22 +202,13 @@ export function submissionsService(store: Store, formsService: FormsService, not
     async list(principal: Principal, formRef: string, query: ListQuery): Promise<SubmissionPage> {
       const form = await formsService.findRow(principal, formRef);
       // One row more than asked tells whether another page exists, whatever the total says under concurrent writes.
-      const rows = await store.db
-        .select(COLUMNS)
-        .from(through(query.filter))
-        .where(where(form.id, query))
-        .orderBy(...ordering(query.order))
-        .limit(query.limit + 1)
-        .offset(query.offset);
-      let total = form[COUNTER_OF[query.filter]];
-      if (query.since !== null) {
-        const [counted] = await store.db.select({ n: count() }).from(through(query.filter)).where(where(form.id, query));
-        total = counted?.n ?? 0;
-      }
+      const { rows, total } = await readPage(store.db, form, query);
+      const page = rows.slice(0, query.limit);
+      const hasMore = rows.length > query.limit;
       return {
-        submissions: rows.slice(0, query.limit).map(toSubmission),
+        submissions: page.map(toSubmission),
         fields: fieldsOf(form),
-        pagination: { limit: query.limit, offset: query.offset, total, hasMore: rows.length > query.limit },
+        pagination: { limit: query.limit, offset: query.offset, total, hasMore, nextCursor: hasMore ? page[page.length - 1]!.id : null },
       };
     },
 
@@ -325,6 +290,7 @@ export function submissionsService(store: Store, formsService: FormsService, not
         const added = Object.keys(data).filter((name) => !seen.has(name));
         const fields = added.length > 0 ? JSON.stringify([...seen, ...added]) : null;
         await countReceived(tx).run({ id: formId, kept: flags.isSpam ? 0 : 1, spam: flags.isSpam ? 1 : 0, at: now, fields });
+        await countInDay(tx, formId, now, counterShare(row), 1);
         // Spam is never mailed: a honeypot catch gets no notification at all.
         const queued = !flags.isSpam && (await notificationsService.queue(tx, form, row, flags.notification ?? {}));
         return { submission: toSubmission(row), queued };

@@ -3,6 +3,7 @@ import m0 from "./0000_init.sql" with { type: "text" };
 import m1 from "./0001_form_last_submission_at.sql" with { type: "text" };
 import m2 from "./0002_notifications.sql" with { type: "text" };
 import m3 from "./0003_settings.sql" with { type: "text" };
+import m4 from "./0004_0007_perf.sql" with { type: "text" };
 
 /** Every migration in order, as text, so that the compiled binary carries them. */
 export const migrations: { tag: string; when: number; sql: string }[] = [
@@ -10,4 +11,5 @@ export const migrations: { tag: string; when: number; sql: string }[] = [
   { tag: "0001_form_last_submission_at", when: 1795440539465, sql: m1 },
   { tag: "0002_notifications", when: 1795440876877, sql: m2 },
   { tag: "0003_settings", when: 1795441980277, sql: m3 },
+  { tag: "0004_0007_perf", when: 1795462592799, sql: m4 },
 ];
