@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { isLibsqlUrl, openStore } from "../src/db/client.ts";
 import { ApiError } from "../src/errors.ts";
 import { parsePaging } from "../src/lib/validate.ts";
-import { exportChunks, type ExportFormat } from "../src/lib/export.ts";
+import type { ExportFormat } from "../src/lib/export.ts";
 import type { Form } from "../src/services/forms.ts";
 import { createServices, type Services } from "../src/services/index.ts";
 import { settingsService } from "../src/services/settings.ts";
@@ -152,7 +152,7 @@ export async function localBackend(location: string, options: ConnectionOptions,
       remove: (ref, id) => services.submissions.remove(principal, ref, id),
       async export(ref, format, query) {
         const exported = await services.submissions.export(principal, ref, parseListQuery(query, { paged: false }));
-        return exportChunks(format, exported.fields, exported.submissions);
+        return exported.chunks(format);
       },
     },
     notifications: {

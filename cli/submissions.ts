@@ -29,7 +29,7 @@ function columns(fields: readonly string[], io: Io): Column<Submission>[] {
     { header: "id", value: (s) => s.id },
     { header: "created", value: (s) => s.createdAt },
     { header: "flags", value: flagWords, style: (text, s) => (s.isSpam ? io.chalk.red(text) : s.isRead ? text : io.chalk.bold(text)) },
-    ...fields.map((field): Column<Submission> => ({ header: field, value: (s) => s.data[field] })),
+    ...fields.map((field): Column<Submission> => ({ header: field, value: (s) => (Object.hasOwn(s.data, field) ? s.data[field] : undefined) })),
   ];
 }
 

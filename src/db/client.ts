@@ -16,6 +16,11 @@ export interface Store {
   readonly db: Db;
   /** Runs `work` in one write transaction (BEGIN IMMEDIATE); writes queue behind each other, never interleave. */
   write<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  /**
+   * A read-only connection of its own, for one long streaming read (an export) on a SQLite file: a statement
+   * left open on the shared reader would hold every other read to the snapshot it started in. Absent for libSQL.
+   */
+  readonly openReader?: () => SqliteDatabase;
   /** Writes a consistent copy of the database to `path` (VACUUM INTO) and checks it. */
   backup(path: string): Promise<void>;
   close(): void;
@@ -75,6 +80,11 @@ function openSqlite(path: string): Store {
   return {
     db,
     write: groupCommit(writer, writeDb),
+    openReader: () => {
+      const own = new SqliteDatabase(path, { readonly: true, strict: true });
+      own.exec("PRAGMA busy_timeout = 5000");
+      return own;
+    },
     backup: async (target) => {
       // VACUUM INTO fills an empty file: made first, so that the copy is as private as the database.
       createPrivateFile(target, "wx");

@@ -4,7 +4,7 @@ import { readJson } from "../http/body.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import { json, noContent } from "../http/respond.ts";
 import type { Router } from "../http/router.ts";
-import { CONTENT_TYPES, EXPORT_FORMATS, exportChunks, exportStream, type ExportFormat } from "../lib/export.ts";
+import { CONTENT_TYPES, EXPORT_FORMATS, exportStream, type ExportFormat } from "../lib/export.ts";
 import { parseListQuery } from "../services/submissions.ts";
 
 const scoped = { formScoped: true };
@@ -25,7 +25,7 @@ export function submissionRoutes(router: Router<Handler>): void {
       }
       const query = parseListQuery(rest, { paged: false });
       const exported = await ctx.services.submissions.export(principal, ctx.params.id!, query);
-      const chunks = exportChunks(format as ExportFormat, exported.fields, exported.submissions);
+      const chunks = exported.chunks(format as ExportFormat);
       return new Response(exportStream(chunks), {
         headers: {
           "content-type": CONTENT_TYPES[format as ExportFormat],

@@ -1,16 +1,18 @@
-import { and, asc, desc, eq, gt, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Store } from "../db/client.ts";
 import { memoized, preparedOn } from "../db/prepared.ts";
 import { forms, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
+import type { ExportFormat } from "../lib/export.ts";
 import { newId } from "../lib/ids.ts";
 import { iso, parseIsoDate } from "../lib/time.ts";
 import { parseBody, parsePaging } from "../lib/validate.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
 import type { NotificationRequest, NotificationsService } from "./notifications.ts";
 import type { Principal } from "./principal.ts";
-import { COLUMNS, COUNTER_OF, countInDay, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
+import { exportTextChunks, storedBatches } from "./submission-export.ts";
+import { countInDay, FILTERS, readPage, type Filter, type Order } from "./submission-pages.ts";
 
 export { FILTERS, type Filter, type Order };
 
@@ -112,8 +114,6 @@ const patchSchema = z.strictObject({
   isSpam: z.boolean({ error: "isSpam must be true or false." }).optional(),
 });
 
-const EXPORT_BATCH = 500;
-
 // The statements of the public write, prepared once per connection: see preparedOn.
 const formForWrite = preparedOn((db) =>
   db
@@ -182,12 +182,6 @@ async function fieldsAfterRemoving(tx: Db, gone: SubmissionRow): Promise<Partial
 
 /** Submissions: the owner's lists, export and flags, and the store behind the public endpoint. */
 export function submissionsService(store: Store, formsService: FormsService, notificationsService: NotificationsService) {
-  const where = (formId: string, query: SubmissionQuery) =>
-    and(eq(submissions.formId, formId), FILTER_SQL[query.filter], query.since === null ? undefined : gt(submissions.createdAt, query.since));
-
-  const ordering = (order: Order) =>
-    order === "asc" ? [asc(submissions.createdAt), asc(submissions.id)] : [desc(submissions.createdAt), desc(submissions.id)];
-
   async function findRow(formId: string, submissionId: string): Promise<SubmissionRow> {
     const [row] = await store.db
       .select()
@@ -212,30 +206,22 @@ export function submissionsService(store: Store, formsService: FormsService, not
       };
     },
 
-    /** Every matching submission, read in batches by key so that memory stays flat whatever the count. */
+    /**
+     * Every matching submission, streamed so that memory stays flat whatever the count: `chunks(format)` as
+     * the export's text, `submissions` as the API shows them.
+     */
     async export(principal: Principal, formRef: string, query: SubmissionQuery) {
       const form = await formsService.findRow(principal, formRef);
       async function* rows(): AsyncGenerator<Submission> {
-        let after: { createdAt: number; id: string } | null = null;
-        for (;;) {
-          const cursor: SQL | undefined = after
-            ? query.order === "asc"
-              ? sql`(${submissions.createdAt}, ${submissions.id}) > (${after.createdAt}, ${after.id})`
-              : sql`(${submissions.createdAt}, ${submissions.id}) < (${after.createdAt}, ${after.id})`
-            : undefined;
-          const batch: SubmissionRow[] = await store.db
-            .select(COLUMNS)
-            .from(through(query.filter))
-            .where(and(where(form.id, query), cursor))
-            .orderBy(...ordering(query.order))
-            .limit(EXPORT_BATCH);
-          for (const row of batch) yield toSubmission(row);
-          if (batch.length < EXPORT_BATCH) return;
-          const last: SubmissionRow = batch[batch.length - 1]!;
-          after = { createdAt: last.createdAt, id: last.id };
-        }
+        for await (const batch of storedBatches(store, form.id, query)) for (const row of batch) yield toSubmission(row);
       }
-      return { form: formsService.toForm(form), fields: fieldsOf(form), submissions: rows() };
+      const fields = fieldsOf(form);
+      return {
+        form: formsService.toForm(form),
+        fields,
+        submissions: rows(),
+        chunks: (format: ExportFormat) => exportTextChunks(store, form.id, query, format, fields),
+      };
     },
 
     async get(principal: Principal, formRef: string, submissionId: string): Promise<Submission> {

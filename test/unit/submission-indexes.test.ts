@@ -23,7 +23,7 @@ let store: Store;
 let services: Services;
 let owner: Principal;
 let formId: string;
-const ROWS_PER_FORM = 1200; // more than one export batch in every filter, so the export's cursor query runs too
+const ROWS_PER_FORM = 1200; // more than one export batch in every filter
 
 // Records every statement run on any bun:sqlite connection, with its parameters.
 const recorded: Statement[] = [];
@@ -57,7 +57,7 @@ beforeAll(async () => {
 
   Database.prototype.prepare = function (this: Database, sql: string, ...rest: unknown[]) {
     const statement = (originalPrepare as (...args: unknown[]) => ReturnType<Database["prepare"]>).call(this, sql, ...rest);
-    for (const method of ["all", "get", "values", "run"] as const) {
+    for (const method of ["all", "get", "values", "run", "iterate"] as const) {
       const run = statement[method].bind(statement) as (...params: unknown[]) => unknown;
       (statement as unknown as Record<string, unknown>)[method] = (...params: unknown[]) => {
         recorded.push({ sql, params });
@@ -128,8 +128,8 @@ describe("every list filter and order is served by an index, with no sort and no
               const exported = await services.submissions.export(owner, formId, { filter, order, since });
               expect(await drain(exported.submissions)).toBeGreaterThan(500);
             });
-            // The first batch and the batches after a cursor.
-            expect(statements.length).toBeGreaterThanOrEqual(2);
+            // One statement, stepped as the export is read (libSQL pages by key instead: not this file's driver).
+            expect(statements).toHaveLength(1);
             for (const statement of statements) expectIndexedWithoutSort(statement, filter);
           });
         }
