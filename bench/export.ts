@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { CLI, runCli } from "../test/helpers/cli.ts";
 import { startServerProcess } from "../test/helpers/server.ts";
 import { seedForm } from "./lib/seed.ts";
+import { machineLine } from "./lib/machine.ts";
 
 const COUNTS = (process.env.BENCH_COUNTS ?? "100000,1000000").split(",").map(Number);
 const FORMATS = ["csv", "ndjson"] as const;
@@ -40,6 +41,7 @@ async function piped(command: string[], env: Record<string, string> = {}): Promi
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 const perSecond = (run: Run) => Math.round(run.rows / run.seconds);
 
+console.log(machineLine());
 const dir = mkdtempSync(join(tmpdir(), "formsvc-bench-export-"));
 const db = join(dir, "bench.db");
 const key = (await runCli(["keys", "create", "--db", db])).stdout.trim();

@@ -9,12 +9,14 @@ import { join } from "node:path";
 import { runCli } from "../test/helpers/cli.ts";
 import { startServerProcess } from "../test/helpers/server.ts";
 import { seedForm } from "./lib/seed.ts";
+import { machineLine } from "./lib/machine.ts";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const FIRST_PAGE_RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const DEEP_RUNS = Number(process.env.BENCH_DEEP_RUNS ?? 50);
 const FILTERS = ["all", "unread", "starred", "spam"] as const;
 
+console.log(machineLine());
 const dir = mkdtempSync(join(tmpdir(), "formsvc-bench-list-"));
 const db = join(dir, "bench.db");
 const key = (await runCli(["keys", "create", "--db", db])).stdout.trim();

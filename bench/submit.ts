@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { runCli } from "../test/helpers/cli.ts";
 import { startServerProcess } from "../test/helpers/server.ts";
 import { load, startBareServer, type Load } from "./lib/load.ts";
+import { machineLine } from "./lib/machine.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -40,6 +41,7 @@ try {
   db.close();
 
   const fmt = (r: Load) => `${r.perSecond.toFixed(0)} posts/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.errors} errors`;
+  console.log(machineLine());
   console.log(`ingest: JSON posts of three fields, ${CONNECTIONS} connections, ${SECONDS} s each (autocannon in its own process)`);
   console.log(`  baseline (bare Bun.serve, no storage):             ${fmt(baseline)}`);
   console.log(`  formsvc (each answer after COMMIT, synchronous=FULL): ${fmt(formsvc)}; ${stored} rows stored in all`);
