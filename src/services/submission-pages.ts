@@ -103,6 +103,17 @@ function perKey<T>(build: (key: string) => (db: Db) => T): (key: string) => (db:
   };
 }
 
+/** The sum of one counter over a form's days after `day`. */
+const daysAfter = perKey((counter) =>
+  preparedOn((db) =>
+    db
+      .select({ n: sql<number>`coalesce(sum(${submissionDays[counter as Counter]}), 0)` })
+      .from(submissionDays)
+      .where(and(eq(submissionDays.formId, sql.placeholder("formId")), gt(submissionDays.day, sql.placeholder("day"))))
+      .prepare(),
+  ),
+);
+
 /** Rows of one filter in a window of createdAt: the part of a day after `since`, counted through the filter's index. */
 const countWindow = perKey((filter) =>
   preparedOn((db) =>
@@ -193,8 +204,14 @@ export async function readPage(db: Db, form: FormRow, query: PageQuery): Promise
   let total = form[counter];
   if (query.since !== null) {
     const part: { n: number } | undefined = await countWindow(query.filter)(db).get({ formId: form.id, after: query.since, before: (dayOf(query.since) + 1) * DAY_MS });
-    days = await loadDays(part?.n ?? 0);
-    total = days.reduce((sum, d) => sum + d.count, 0);
+    if (query.offset > 0 && query.after === null) {
+      days = await loadDays(part?.n ?? 0);
+      total = days.reduce((sum, d) => sum + d.count, 0);
+    } else {
+      // A first page (or a cursor page) needs only the sum, which SQLite adds up without handing over every day.
+      const later: { n: number } | undefined = await daysAfter(counter)(db).get({ formId: form.id, day: dayOf(query.since) });
+      total = (part?.n ?? 0) + (later?.n ?? 0);
+    }
   }
 
   const params = { formId: form.id, after: since, before: NO_BOUND, take: query.limit + 1, skip: query.offset, cursorAt: 0, cursorId: "" };
