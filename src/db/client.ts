@@ -21,6 +21,12 @@ export interface Store {
    * left open on the shared reader would hold every other read to the snapshot it started in. Absent for libSQL.
    */
   readonly openReader?: () => SqliteDatabase;
+  /**
+   * A number that changes whenever a change to the database is committed, by this process or another
+   * (SQLite's data_version, read on the reader): what a cache of rows checks to know it is still true.
+   * Absent for libSQL.
+   */
+  readonly dataVersion?: () => number;
   /** Writes a consistent copy of the database to `path` (VACUUM INTO) and checks it. */
   backup(path: string): Promise<void>;
   close(): void;
@@ -75,11 +81,13 @@ function openSqlite(path: string): Store {
 
   const reader = new SqliteDatabase(path, { readonly: true, strict: true });
   reader.exec("PRAGMA busy_timeout = 5000");
+  const dataVersion = reader.prepare("PRAGMA data_version");
   const db = drizzleSqlite({ client: reader, schema }) as unknown as Db;
   const writeDb = drizzleSqlite({ client: writer, schema }) as unknown as Db;
   return {
     db,
     write: groupCommit(writer, writeDb),
+    dataVersion: () => (dataVersion.get() as { data_version: number }).data_version,
     openReader: () => {
       const own = new SqliteDatabase(path, { readonly: true, strict: true });
       own.exec("PRAGMA busy_timeout = 5000");

@@ -41,6 +41,8 @@ export type CreateFormInput = z.input<typeof createSchema>;
 export type UpdateFormInput = z.input<typeof updateSchema>;
 
 const SLUG_LENGTH = 12;
+/** Slugs remembered at most (unknown ones too, so that a scan of made-up slugs reads each once per batch). */
+const SLUG_CACHE_SIZE = 1000;
 
 // Parsed once per distinct text, not per request; frozen because every caller shares the one array.
 const parseList = memoized((text: string) => Object.freeze(JSON.parse(text) as string[]) as string[]);
@@ -81,6 +83,10 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     submitUrl: `${urls.submitUrl()}/f/${row.slug}`,
   });
 
+  // Shared, read-only rows: callers never change a FormRow they are given.
+  const bySlugCache = new Map<string, FormRow | null>();
+  let bySlugVersion = -1;
+
   const scoped = (principal: Principal) => and(eq(forms.accountId, principal.accountId), eq(forms.mode, principal.mode));
 
   async function findRow(db: Db, principal: Principal, ref: string): Promise<FormRow> {
@@ -109,10 +115,24 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     /** The form's row, for services that work below the API shape (submissions). */
     findRow: (principal: Principal, ref: string) => findRow(store.db, principal, ref),
 
-    /** The form with this public slug, whatever its account (the public endpoint), or null. */
+    /**
+     * The form with this public slug, whatever its account (the public endpoint), or null. Answers are
+     * remembered until the next commit to the database, by this process or another (the local CLI), so
+     * that a burst of posts reads each form once per write batch, never a stale one.
+     */
     async findBySlug(formSlug: string): Promise<FormRow | null> {
-      const row: FormRow | undefined = await bySlug(store.db).get({ slug: formSlug });
-      return row ?? null;
+      const version = store.dataVersion?.();
+      if (version !== undefined) {
+        if (version !== bySlugVersion || bySlugCache.size >= SLUG_CACHE_SIZE) {
+          bySlugCache.clear();
+          bySlugVersion = version;
+        }
+        const cached = bySlugCache.get(formSlug);
+        if (cached !== undefined) return cached;
+      }
+      const row: FormRow | null = (await bySlug(store.db).get({ slug: formSlug })) ?? null;
+      if (version !== undefined) bySlugCache.set(formSlug, row);
+      return row;
     },
 
     async list(principal: Principal): Promise<Form[]> {
