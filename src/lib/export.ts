@@ -72,9 +72,12 @@ export function csvRow(id: string, createdAt: string, data: string, fields: read
   return csvRecord(cells);
 }
 
-/** A stored submission as the API shows it, as JSON text: its data is already JSON, so it is not parsed to be written again. */
-function submissionJson(row: SubmissionRow): string {
-  return `{"id":${JSON.stringify(row.id)},"data":${row.data},"createdAt":"${iso(row.createdAt)}","isRead":${row.isRead},"isStarred":${row.isStarred},"isSpam":${row.isSpam}}`;
+/**
+ * A stored submission as the API shows it (the same keys in the same order), as JSON text: its data is
+ * stored as JSON already, so it is not parsed to be written again.
+ */
+export function submissionJson(id: string, data: string, createdAt: number, isRead: boolean, isStarred: boolean, isSpam: boolean): string {
+  return `{"id":${JSON.stringify(id)},"data":${data},"createdAt":"${iso(createdAt)}","isRead":${isRead},"isStarred":${isStarred},"isSpam":${isSpam}}`;
 }
 
 const CHUNK = 65_536;
@@ -90,9 +93,9 @@ export async function* exportRowChunks(format: ExportFormat, fields: readonly st
     for (const row of batch) {
       if (format === "csv") buffer += csvRow(row.id, iso(row.createdAt), row.data, fields);
       else if (format === "ndjson") {
-        buffer += `${submissionJson(row)}\n`;
+        buffer += `${submissionJson(row.id, row.data, row.createdAt, row.isRead, row.isStarred, row.isSpam)}\n`;
       } else {
-        buffer += `${first ? "\n" : ",\n"}${submissionJson(row)}`;
+        buffer += `${first ? "\n" : ",\n"}${submissionJson(row.id, row.data, row.createdAt, row.isRead, row.isStarred, row.isSpam)}`;
       }
       first = false;
     }

@@ -4,9 +4,9 @@ import { EXPORT_FORMATS, exportChunks } from "../../src/lib/export.ts";
 import { operator, type Principal } from "../../src/services/principal.ts";
 
 /**
- * The export's text is made by the statement itself on a SQLite file (times, and whole JSON lines around the
- * stored data) and in JavaScript elsewhere: both must give the very bytes the API's objects would, for data
- * that tests the edges of JSON and CSV.
+ * The export's text is written straight from the stored rows (the data, JSON already, is not parsed again
+ * for NDJSON and JSON): it must be the very bytes the API's Submission objects make, for data that tests
+ * the edges of JSON and CSV, on both drivers.
  */
 let t: TestApp;
 let owner: Principal;
