@@ -106,8 +106,10 @@ export async function openBackend(options: ConnectionOptions, env: Record<string
     const key = options.key || env.FORMSVC_KEY;
     if (!key) throw new CliError("remote mode needs an API key: pass --key or set FORMSVC_KEY", EXIT.usage);
     if (!URL.canParse(url)) throw new CliError(`--url must be an address such as https://forms.example.com, not "${url}"`, EXIT.usage);
+    const timeout = env.FORMSVC_TIMEOUT === undefined ? 10 : Number(env.FORMSVC_TIMEOUT);
+    if (!(timeout > 0)) throw new CliError(`FORMSVC_TIMEOUT must be a number of seconds above 0, not "${env.FORMSVC_TIMEOUT}"`, EXIT.usage);
     const { ApiClient } = await import("./client.ts");
-    return remoteBackend(new ApiClient(url, key));
+    return remoteBackend(new ApiClient(url, key, timeout * 1000));
   }
   if (options.key) throw new CliError("--key goes with --url (or FORMSVC_URL): without a server address the command works on the database file", EXIT.usage);
   const location = options.db || env.FORMSVC_DB || "./formsvc.db";

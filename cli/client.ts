@@ -6,22 +6,32 @@ const STATUS_TEXT: Record<number, string> = { 401: "Unauthorized", 403: "Forbidd
 
 /** The management API over HTTP, for remote mode. */
 export class ApiClient {
-  private readonly agent = new Agent({ connect: { timeout: 10_000 } });
+  private readonly agent: Agent;
 
+  /** `timeoutMs`: how long to wait for the server to connect and start answering (not for a streamed body to end). */
   constructor(
     readonly baseUrl: string,
     private readonly key: string,
-  ) {}
+    private readonly timeoutMs = 10_000,
+  ) {
+    this.agent = new Agent({ connect: { timeout: timeoutMs } });
+  }
 
   /** Sends one request; an error answer becomes the server's ApiError, a missing server a CliError naming the URL. */
   async send(method: string, path: string, options: { body?: unknown; query?: Record<string, string | number | undefined> } = {}) {
     const url = new URL(`${this.baseUrl.replace(/\/+$/, "")}${path}`);
     for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
     let response: Awaited<ReturnType<typeof request>>;
+    // Under Bun, "undici" is Bun's own module, which ignores the Agent's connect timeout: a server that takes
+    // the connection and never answers would hold the command for ever. The signal bounds the wait for the
+    // answer's headers; it is cleared once they arrive, so a long export streams on.
+    const waiting = new AbortController();
+    const timer = setTimeout(() => waiting.abort(), this.timeoutMs);
     try {
       response = await request(url, {
         method: method as "GET",
         dispatcher: this.agent,
+        signal: waiting.signal,
         headers: {
           authorization: `Bearer ${this.key}`,
           accept: "application/json",
@@ -30,8 +40,11 @@ export class ApiClient {
         body: options.body === undefined ? undefined : JSON.stringify(options.body),
       });
     } catch (error) {
+      if (waiting.signal.aborted) throw new CliError(`the server at ${this.baseUrl} did not answer within ${this.timeoutMs / 1000} s`);
       const reason = (error as { code?: string }).code ?? (error as Error).message;
       throw new CliError(`cannot reach the server at ${this.baseUrl} (${reason})`);
+    } finally {
+      clearTimeout(timer);
     }
     if (response.statusCode >= 400) throw await this.errorOf(response);
     return response;

@@ -108,15 +108,16 @@ export async function runSubmissionsExport(ref: string, flags: ExportFlags, glob
     // JSON escapes control characters itself; raw CSV cells would reach a terminal as they were submitted.
     const chunks = format === "csv" && flags.output === undefined && io.isTTY ? terminalSafeChunks(exported) : exported;
     const sink = flags.output === undefined ? stdoutSink(io) : await fileSink(flags.output);
-    const counter = new RecordCounter(format);
+    // Counting scans every byte: done only when someone will see the count (a bar, or the closing line).
+    const counter = io.errIsTTY ? new RecordCounter(format) : null;
     const bar = showProgress ? new ProgressBar(io, total) : null;
     let bytes = 0;
     try {
       for await (const chunk of coalesced(chunks)) {
-        counter.add(chunk);
-        bytes += typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.byteLength;
+        counter?.add(chunk);
+        if (counter) bytes += typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.byteLength;
         await sink.write(chunk);
-        bar?.update(counter.count, bytes);
+        bar?.update(counter?.count ?? 0, bytes);
       }
       await sink.commit();
     } catch (error) {
@@ -126,7 +127,7 @@ export async function runSubmissionsExport(ref: string, flags: ExportFlags, glob
       bar?.clear();
     }
     // Quiet on success when no one is watching, so that a cron job mails only its failures.
-    if (io.errIsTTY) io.err(`Exported ${thousands(counter.count)} submissions (${megabytes(bytes)})${flags.output === undefined ? "" : ` to ${flags.output}`}.\n`);
+    if (counter) io.err(`Exported ${thousands(counter.count)} submissions (${megabytes(bytes)})${flags.output === undefined ? "" : ` to ${flags.output}`}.\n`);
   });
 }
 

@@ -36,19 +36,18 @@ function columns(fields: readonly string[], io: Io): Column<Submission>[] {
   ];
 }
 
-/** The pages a list asks for: one, or with --all every page from --offset on, walked by offset. */
+/**
+ * The pages a list asks for: one, or with --all every page from --offset on, each after the last one's
+ * nextCursor. A cursor page costs the same at any depth, and a submission that arrives during the walk
+ * shifts nothing: no page repeats or skips one.
+ */
 async function* pages(backend: Backend, ref: string, flags: ListFlags): AsyncGenerator<SubmissionPage> {
   const query = { ...selectionQuery(flags), limit: flags.limit ?? (flags.all ? "100" : undefined), offset: flags.offset };
   let page = await backend.submissions.list(ref, query);
   yield page;
-  let previous = new Set(page.submissions.map((s) => s.id));
-  while (flags.all && page.pagination.hasMore) {
-    const offset = page.pagination.offset + page.pagination.limit;
-    page = await backend.submissions.list(ref, { ...query, offset: String(offset) });
-    // A submission that arrives while the walk goes on moves the newest-first pages down by one: skip what was just shown.
-    const fresh = page.submissions.filter((s) => !previous.has(s.id));
-    previous = new Set(page.submissions.map((s) => s.id));
-    yield { ...page, submissions: fresh };
+  while (flags.all && page.pagination.hasMore && page.pagination.nextCursor) {
+    page = await backend.submissions.list(ref, { ...query, offset: undefined, after: page.pagination.nextCursor });
+    yield page;
   }
 }
 

@@ -77,7 +77,7 @@ export function formPageRoutes(router: Router<Handler>): void {
     signedIn(async (ctx, session) => {
       const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
       const { query, since, sinceError } = inboxQuery(ctx.url);
-      const list = await ctx.services.submissions.list(principal, row.id, { filter: query.filter, search: query.q || null, since, order: "desc", limit: PAGE_SIZE, offset: (query.page - 1) * PAGE_SIZE });
+      const list = await ctx.services.submissions.list(principal, row.id, { filter: query.filter, search: query.q || null, since, order: "desc", limit: PAGE_SIZE, offset: (query.page - 1) * PAGE_SIZE, after: null });
       const form = ctx.services.forms.toForm(row);
       return render(200, <InboxPage session={session} form={form} query={query} submissions={list.submissions} fields={list.fields} total={list.pagination.total} hasMore={list.pagination.hasMore} sinceError={sinceError} notice={noticeOf(ctx)} />);
     }),

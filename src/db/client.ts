@@ -1,4 +1,4 @@
-import { Database as SqliteDatabase } from "bun:sqlite";
+import { Database as SqliteDatabase, type Statement } from "bun:sqlite";
 import { closeSync, existsSync, openSync } from "node:fs";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
@@ -15,6 +15,17 @@ export interface Store {
   readonly db: Db;
   /** Runs `work` in one write transaction (BEGIN IMMEDIATE); writes queue behind each other, never interleave. */
   write<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  /**
+   * A read-only connection of its own, for one long streaming read (an export) on a SQLite file: a statement
+   * left open on the shared reader would hold every other read to the snapshot it started in. Absent for libSQL.
+   */
+  readonly openReader?: () => SqliteDatabase;
+  /**
+   * A number that changes whenever a change to the database is committed, by this process or another
+   * (SQLite's data_version, read on the reader): what a cache of rows checks to know it is still true.
+   * Absent for libSQL.
+   */
+  readonly dataVersion?: () => number;
   /** Writes a consistent copy of the database to `path` (VACUUM INTO) and checks it. */
   backup(path: string): Promise<void>;
   /** Reads from the database file: throws when it does not answer. */
@@ -91,9 +102,10 @@ function openSqlite(path: string): Store {
   const writer = new SqliteDatabase(path, { create: true, strict: true });
   // WAL lets readers go on while one writer writes. synchronous=FULL syncs the WAL at every commit, so a
   // submission that was answered 200/303 survives a crash of the process and of the machine.
+  // busy_timeout first: switching to WAL waits for another process's checkpoint rather than failing at once.
+  writer.exec("PRAGMA busy_timeout = 5000");
   writer.exec("PRAGMA journal_mode = WAL");
   writer.exec("PRAGMA synchronous = FULL");
-  writer.exec("PRAGMA busy_timeout = 5000");
   writer.exec("PRAGMA foreign_keys = ON");
   let schemaChange: SchemaChange;
   try {
@@ -105,11 +117,18 @@ function openSqlite(path: string): Store {
 
   const reader = new SqliteDatabase(path, { readonly: true, strict: true });
   reader.exec("PRAGMA busy_timeout = 5000");
+  const dataVersion = reader.prepare("PRAGMA data_version");
   const db = drizzleSqlite({ client: reader, schema }) as unknown as Db;
   const writeDb = drizzleSqlite({ client: writer, schema }) as unknown as Db;
   return {
     db,
     write: groupCommit(writer, writeDb),
+    dataVersion: () => (dataVersion.get() as { data_version: number }).data_version,
+    openReader: () => {
+      const own = new SqliteDatabase(path, { readonly: true, strict: true });
+      own.exec("PRAGMA busy_timeout = 5000");
+      return own;
+    },
     backup: async (target) => {
       // VACUUM INTO fills an empty file: made first, so that the copy is as private as the database.
       createPrivateFile(target, "wx");
@@ -161,26 +180,30 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db): Store["write"] {
   const pending: WriteTask[] = [];
   let draining = false;
 
+  // Prepared once: exec() would compile each of these again for every write.
+  const [begin, savepoint, release, rollbackTo, commit] = ["BEGIN IMMEDIATE", "SAVEPOINT write_task", "RELEASE write_task", "ROLLBACK TO write_task", "COMMIT"].map(
+    (text) => writer.prepare(text),
+  ) as [Statement, Statement, Statement, Statement, Statement];
+
   async function drain(): Promise<void> {
-    draining = true;
     while (pending.length > 0) {
       const batch = pending.splice(0, MAX_BATCH);
       const outcomes: { ok: boolean; value: unknown }[] = [];
       try {
-        writer.exec("BEGIN IMMEDIATE");
+        begin.run();
         for (const task of batch) {
-          writer.exec("SAVEPOINT write_task");
+          savepoint.run();
           try {
             const value = await task.work(writeDb);
-            writer.exec("RELEASE write_task");
+            release.run();
             outcomes.push({ ok: true, value });
           } catch (error) {
-            writer.exec("ROLLBACK TO write_task");
-            writer.exec("RELEASE write_task");
+            rollbackTo.run();
+            release.run();
             outcomes.push({ ok: false, value: error });
           }
         }
-        writer.exec("COMMIT");
+        commit.run();
       } catch (error) {
         if (writer.inTransaction) writer.exec("ROLLBACK");
         for (const task of batch) task.reject(error);
@@ -196,7 +219,12 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db): Store["write"] {
   return <T>(work: (tx: Db) => Promise<T>) =>
     new Promise<T>((resolve, reject) => {
       pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!draining) void drain();
+      // The batch starts after the requests already read in this turn of the event loop have queued their
+      // writes: under load a batch takes all of them, and one fsync makes them durable together.
+      if (!draining) {
+        draining = true;
+        setImmediate(drain);
+      }
     });
 }
 

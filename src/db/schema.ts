@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { blob, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Times are stored as integer milliseconds since the epoch and shown as ISO 8601 strings. */
 const millis = (name: string) => integer(name).notNull();
@@ -104,6 +104,26 @@ export const submissions = sqliteTable(
       .on(t.formId, t.createdAt, t.id)
       .where(sql`${t.isSpam} = 0 AND ${t.isStarred} = 1`),
   ],
+);
+
+/**
+ * Each form's counters per UTC day of createdAt, kept with the form's own counters: a list with `since`
+ * counts the days after it instead of walking every row, and a deep offset finds its day without walking.
+ */
+export const submissionDays = sqliteTable(
+  "submission_days",
+  {
+    formId: text("form_id")
+      .notNull()
+      .references(() => forms.id, { onDelete: "cascade" }),
+    /** floor(createdAt / 86,400,000): days since the epoch, UTC. */
+    day: integer("day").notNull(),
+    submissionCount: integer("submission_count").notNull().default(0),
+    spamCount: integer("spam_count").notNull().default(0),
+    unreadCount: integer("unread_count").notNull().default(0),
+    starredCount: integer("starred_count").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.formId, t.day] })],
 );
 
 /** The outbox of notification emails: written with the submission, sent by the server's sender, kept as a record. */
@@ -283,6 +303,7 @@ export type AccountRow = typeof accounts.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type FormRow = typeof forms.$inferSelect;
 export type SubmissionRow = typeof submissions.$inferSelect;
+export type SubmissionDayRow = typeof submissionDays.$inferSelect;
 export type NotificationRow = typeof notifications.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 export type FileRow = typeof files.$inferSelect;

@@ -10,8 +10,22 @@ export const CONTENT_TYPES: Record<ExportFormat, string> = {
   json: "application/json; charset=utf-8",
 };
 
-// A spreadsheet runs a cell that starts with one of these as a formula: a submitted "=HYPERLINK(...)" must stay text.
-const FORMULA_START = /^[=+\-@\t\r]/;
+// A spreadsheet runs a cell that starts with one of these as a formula: a submitted "=HYPERLINK(...)" must stay
+// text. The full-width forms are there because some spreadsheets fold them to the ASCII ones.
+const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+const NEEDS_QUOTES = /[",\r\n]/;
+const QUOTES = /"/g;
+
+/** One CSV record (RFC 4180): a cell with a comma, quote or line break is quoted, its quotes doubled. */
+function csvRecord(cells: string[]): string {
+  let line = "";
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells[i]!;
+    if (i > 0) line += ",";
+    line += NEEDS_QUOTES.test(cell) ? `"${cell.replace(QUOTES, '""')}"` : cell;
+  }
+  return `${line}\n`;
+}
 
 /** A file in a CSV cell: its name and, in an export, where the owner downloads it: `cv.pdf (/api/forms/…/files/fil_…)`. */
 const fileCell = (file: { name: string; file: string; path?: unknown }) => `${file.name} (${typeof file.path === "string" ? file.path : file.file})`;
@@ -36,13 +50,11 @@ export const fieldValue = (data: Record<string, unknown>, field: string): unknow
 /** The export as text chunks, one submission at a time: memory does not grow with the count. */
 export async function* exportChunks(format: ExportFormat, fields: readonly string[], submissions: AsyncIterable<Submission>, options: { spamReason?: boolean } = {}): AsyncGenerator<string> {
   if (format === "csv") {
-    // Loaded by the first CSV export, not by every start of the server or the CLI.
-    const { stringify } = await import("csv-stringify/sync");
     // An export of spam says why each one is spam; other exports hold no spam, so they have no such column.
     const reason = options.spamReason ? ["spamReason"] : [];
-    yield stringify([["id", "createdAt", ...reason, ...fields].map(csvCell)]);
+    yield csvRecord(["id", "createdAt", ...reason, ...fields].map(csvCell));
     for await (const s of submissions) {
-      yield stringify([[s.id, s.createdAt, ...(options.spamReason ? [s.spamReason ?? ""] : []), ...fields.map((f) => csvCell(fieldValue(s.data, f)))]]);
+      yield csvRecord([s.id, s.createdAt, ...(options.spamReason ? [s.spamReason ?? ""] : []), ...fields.map((f) => csvCell(fieldValue(s.data, f)))]);
     }
     return;
   }
@@ -58,6 +70,7 @@ export async function* exportChunks(format: ExportFormat, fields: readonly strin
   }
   yield first ? "]\n" : "\n]\n";
 }
+
 
 /** The export as a byte stream for an HTTP answer, pulled as the client reads. */
 export function exportStream(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> {

@@ -1,6 +1,7 @@
-import { and, desc, eq, or } from "drizzle-orm";
+import { and, desc, eq, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Store } from "../db/client.ts";
+import { memoized, preparedOn } from "../db/prepared.ts";
 import { forms, type FormRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
@@ -71,13 +72,33 @@ export type CreateFormInput = z.input<ReturnType<typeof createSchema>>;
 export type UpdateFormInput = z.input<ReturnType<typeof updateSchema>>;
 
 const SLUG_LENGTH = 12;
+/** Slugs remembered at most (unknown ones too, so that a scan of made-up slugs reads each once per batch). */
+const SLUG_CACHE_SIZE = 1000;
+
+// Parsed once per distinct text, not per request; frozen because every caller shares the one array.
+const parseList = memoized((text: string) => Object.freeze(JSON.parse(text) as string[]) as string[]);
 
 /** How long spam is kept when the owner says nothing (contract §13). */
 export const DEFAULT_SPAM_RETENTION_DAYS = 30;
 
 /** The form's public answers to a submission: where it may redirect, which origins it accepts. */
-export const domainsOf = (row: FormRow): string[] => JSON.parse(row.allowedDomains) as string[];
-export const fieldsOf = (row: FormRow): string[] => JSON.parse(row.fields) as string[];
+export const domainsOf = (row: Pick<FormRow, "allowedDomains">): string[] => parseList(row.allowedDomains);
+export const fieldsOf = (row: Pick<FormRow, "fields">): string[] => parseList(row.fields);
+
+const bySlug = preparedOn((db) => db.select().from(forms).where(eq(forms.slug, sql.placeholder("slug"))).prepare());
+const byRef = preparedOn((db) =>
+  db
+    .select()
+    .from(forms)
+    .where(
+      and(
+        eq(forms.accountId, sql.placeholder("accountId")),
+        eq(forms.mode, sql.placeholder("mode")),
+        or(eq(forms.id, sql.placeholder("ref")), eq(forms.slug, sql.placeholder("ref"))),
+      ),
+    )
+    .prepare(),
+);
 
 /** Forms: CRUD scoped to the acting account and mode, and the public look-up by slug. */
 export function formsService(store: Store, urls: { submitUrl: () => string }) {
@@ -100,13 +121,14 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     spamRetentionDays: row.spamRetentionDays,
   });
 
+  // Shared, read-only rows: callers never change a FormRow they are given.
+  const bySlugCache = new Map<string, FormRow | null>();
+  let bySlugVersion = -1;
+
   const scoped = (principal: Principal) => and(eq(forms.accountId, principal.accountId), eq(forms.mode, principal.mode));
 
   async function findRow(db: Db, principal: Principal, ref: string): Promise<FormRow> {
-    const [row] = await db
-      .select()
-      .from(forms)
-      .where(and(scoped(principal), or(eq(forms.id, ref), eq(forms.slug, ref))));
+    const row: FormRow | undefined = await byRef(db).get({ accountId: principal.accountId, mode: principal.mode, ref });
     // Another account's or the other mode's form is not found: its existence is not ours to tell.
     if (!row) throw new ApiError("form_not_found", `No form ${ref}.`);
     return row;
@@ -131,10 +153,24 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     /** The form's row, for services that work below the API shape (submissions). */
     findRow: (principal: Principal, ref: string) => findRow(store.db, principal, ref),
 
-    /** The form with this public slug, whatever its account (the public endpoint), or null. */
+    /**
+     * The form with this public slug, whatever its account (the public endpoint), or null. Answers are
+     * remembered until the next commit to the database, by this process or another (the local CLI), so
+     * that a burst of posts reads each form once per write batch, never a stale one.
+     */
     async findBySlug(formSlug: string): Promise<FormRow | null> {
-      const [row] = await store.db.select().from(forms).where(eq(forms.slug, formSlug));
-      return row ?? null;
+      const version = store.dataVersion?.();
+      if (version !== undefined) {
+        if (version !== bySlugVersion || bySlugCache.size >= SLUG_CACHE_SIZE) {
+          bySlugCache.clear();
+          bySlugVersion = version;
+        }
+        const cached = bySlugCache.get(formSlug);
+        if (cached !== undefined) return cached;
+      }
+      const row: FormRow | null = (await bySlug(store.db).get({ slug: formSlug })) ?? null;
+      if (version !== undefined) bySlugCache.set(formSlug, row);
+      return row;
     },
 
     async list(principal: Principal): Promise<Form[]> {

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { Db, Store } from "../db/client.ts";
+import { preparedOn } from "../db/prepared.ts";
 import { forms, notifications, submissions, type FormRow, type NotificationRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
@@ -72,6 +73,39 @@ export interface NotificationRequest {
   replyTo?: unknown;
 }
 
+type NotifiedForm = Pick<FormRow, "id" | "name" | "mode" | "notificationEmail">;
+
+/**
+ * The notification row of a submission just stored, or null when the form has no notificationEmail; a test
+ * form's is `recorded`, never sent. Pure: the caller writes it in the submission's own transaction.
+ */
+export function notificationRowFor(form: NotifiedForm, submission: { id: string; createdAt: number }, request: NotificationRequest): NotificationRow | null {
+  if (!form.notificationEmail) return null;
+  const live = form.mode === "live";
+  return {
+    id: newId("notification", submission.createdAt),
+    formId: form.id,
+    submissionId: submission.id,
+    to: form.notificationEmail,
+    subject: notificationSubject(request.subject, form.name),
+    replyTo: notificationReplyTo(request.replyTo),
+    status: live ? "pending" : "recorded",
+    attempts: 0,
+    lastError: null,
+    createdAt: submission.createdAt,
+    sentAt: null,
+    nextAttemptAt: live ? submission.createdAt : null,
+  };
+}
+
+const COLUMN_NAMES = ["id", "formId", "submissionId", "to", "subject", "replyTo", "status", "attempts", "lastError", "createdAt", "sentAt", "nextAttemptAt"] as const;
+const insertNotification = preparedOn((db) =>
+  db
+    .insert(notifications)
+    .values(Object.fromEntries(COLUMN_NAMES.map((name) => [name, sql.placeholder(name)])) as unknown as NotificationRow)
+    .prepare(),
+);
+
 /** Notifications: the outbox written with each submission, read by the sender and listed for the owner. */
 export function notificationsService(store: Store, formsService: FormsService) {
   const listeners = new Set<() => void>();
@@ -84,22 +118,11 @@ export function notificationsService(store: Store, formsService: FormsService) {
      * Writes the notification of a submission just stored, in the caller's transaction: none without a
      * notificationEmail; a test form's is `recorded`, never sent. True when one now waits to be sent.
      */
-    async queue(tx: Db, form: Pick<FormRow, "id" | "name" | "mode" | "notificationEmail">, submission: { id: string; createdAt: number }, request: NotificationRequest): Promise<boolean> {
-      if (!form.notificationEmail) return false;
-      const live = form.mode === "live";
-      await tx.insert(notifications).values({
-        id: newId("notification", submission.createdAt),
-        formId: form.id,
-        submissionId: submission.id,
-        to: form.notificationEmail,
-        subject: notificationSubject(request.subject, form.name),
-        replyTo: notificationReplyTo(request.replyTo),
-        status: live ? "pending" : "recorded",
-        attempts: 0,
-        createdAt: submission.createdAt,
-        nextAttemptAt: live ? submission.createdAt : null,
-      });
-      return live;
+    async queue(tx: Db, form: NotifiedForm, submission: { id: string; createdAt: number }, request: NotificationRequest): Promise<boolean> {
+      const row = notificationRowFor(form, submission, request);
+      if (!row) return false;
+      await insertNotification(tx).run(row);
+      return row.status === "pending";
     },
 
     /** Tells the sender that a committed write queued a notification. */

@@ -4,6 +4,7 @@ import type { Db, Store } from "../db/client.ts";
 import { forms, submissions } from "../db/schema.ts";
 import { parseBody } from "../lib/validate.ts";
 import type { Principal } from "./principal.ts";
+import { countInDay } from "./submission-pages.ts";
 import { counterShare, rebuiltFields } from "./submissions.ts";
 
 /** Rows deleted in one transaction: small, so that submissions never wait long behind a purge or an erasure. */
@@ -47,11 +48,13 @@ async function deleteSubmissions(tx: Db, ids: string[], still?: SQL): Promise<Co
   const gone = await tx
     .delete(submissions)
     .where(and(inArray(submissions.id, ids), still))
-    .returning({ formId: submissions.formId, isRead: submissions.isRead, isStarred: submissions.isStarred, isSpam: submissions.isSpam });
+    .returning({ formId: submissions.formId, createdAt: submissions.createdAt, isRead: submissions.isRead, isStarred: submissions.isStarred, isSpam: submissions.isSpam });
   const totals = new Map<string, { n: number; submissionCount: number; spamCount: number; unreadCount: number; starredCount: number }>();
   for (const row of gone) {
     const total = totals.get(row.formId) ?? { n: 0, submissionCount: 0, spamCount: 0, unreadCount: 0, starredCount: 0 };
     const share = counterShare(row);
+    // The day counters that lists and counts with `since` read must lose it too.
+    await countInDay(tx, row.formId, row.createdAt, share, -1);
     totals.set(row.formId, {
       n: total.n + 1,
       submissionCount: total.submissionCount + share.submissionCount,

@@ -1,6 +1,7 @@
-import { and, asc, count, desc, eq, getTableColumns, gt, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Store } from "../db/client.ts";
+import { memoized, preparedOn } from "../db/prepared.ts";
 import { forms, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
@@ -12,6 +13,9 @@ import { fieldsOf, type FormsService } from "./forms.ts";
 import type { NotificationRequest, NotificationsService } from "./notifications.ts";
 import type { Principal } from "./principal.ts";
 import type { WebhooksService } from "./webhooks.ts";
+import { COLUMNS, countInDay, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
+
+export { FILTERS, type Filter, type Order };
 
 export interface Submission {
   id: string;
@@ -30,12 +34,10 @@ export type SpamReason = (typeof SPAM_REASONS)[number];
 export interface SubmissionPage {
   submissions: Submission[];
   fields: string[];
-  pagination: { limit: number; offset: number; total: number; hasMore: boolean };
+  /** nextCursor: the id to pass as `after` for the next page, or null on the last. */
+  pagination: { limit: number; offset: number; total: number; hasMore: boolean; nextCursor: string | null };
 }
 
-export const FILTERS = ["all", "unread", "starred", "spam"] as const;
-export type Filter = (typeof FILTERS)[number];
-export type Order = "asc" | "desc";
 
 /** What selects submissions: the export takes all but limit and offset. */
 export interface SubmissionQuery {
@@ -49,13 +51,15 @@ export interface SubmissionQuery {
 export interface ListQuery extends SubmissionQuery {
   limit: number;
   offset: number;
+  /** Keyset paging: the id of the last submission of the previous page (its nextCursor), or null. */
+  after: string | null;
 }
 
 const invalid = (field: string, message: string) => new ApiError("invalid_parameter", message, { field });
 
 /** Reads list parameters from strings (a query string or CLI flags): out of range or of type is an error, never clamped. */
 export function parseListQuery(params: Record<string, string | undefined>, { paged = true } = {}): ListQuery {
-  const { since, order = "desc", filter = "all", q } = params;
+  const { since, order = "desc", filter = "all", after, q } = params;
   const { limit, offset } = paged ? parsePaging(params) : { limit: 50, offset: 0 };
   if (order !== "asc" && order !== "desc") throw invalid("order", `order must be asc or desc, not "${order}".`);
   if (!(FILTERS as readonly string[]).includes(filter)) {
@@ -67,38 +71,15 @@ export function parseListQuery(params: Record<string, string | undefined>, { pag
     if (sinceMs === null) throw invalid("since", `since must be an ISO 8601 date or date-time such as 2026-11-22T12:00:00Z, not "${since}".`);
   }
   if (q !== undefined && q.length > 200) throw invalid("q", "q must be at most 200 characters.");
-  return { limit, offset, since: sinceMs, order, filter: filter as Filter, search: q?.trim() || null };
+  if (after !== undefined && paged) {
+    if (!/^sub_[0-9a-z]{22}$/.test(after)) throw invalid("after", `after must be a submission id (the nextCursor of a page), not "${after}".`);
+    if (offset !== 0) throw invalid("offset", "offset cannot be combined with after: a cursor already says where the page starts.");
+  }
+  return { limit, offset, since: sinceMs, order, filter: filter as Filter, after: paged ? (after ?? null) : null, search: q?.trim() || null };
 }
 
-// Literal conditions (not bound parameters) so that SQLite can match them to the partial indexes.
-const FILTER_SQL: Record<Filter, SQL> = {
-  all: sql`${submissions.isSpam} = 0`,
-  unread: sql`${submissions.isSpam} = 0 AND ${submissions.isRead} = 0`,
-  starred: sql`${submissions.isSpam} = 0 AND ${submissions.isStarred} = 1`,
-  spam: sql`${submissions.isSpam} = 1`,
-};
-
-const INDEX_OF: Record<Filter, string> = {
-  all: "submissions_form_spam",
-  unread: "submissions_form_unread",
-  starred: "submissions_form_starred",
-  spam: "submissions_form_spam",
-};
-
-/**
- * The submissions table read through the index made for `filter`. Left to itself SQLite takes (form_id,
- * is_spam, …) for unread and starred too, and then walks every kept submission of the form to find the few
- * unread or starred ones. INDEXED BY also makes a dropped or changed index an error, not a silent scan.
- */
-const through = (filter: Filter) => sql`${submissions} INDEXED BY ${sql.identifier(INDEX_OF[filter])}`;
-
-type Columns = ReturnType<typeof getTableColumns<typeof submissions>>;
-/** Every column as plain SQL (drizzle refuses table columns on an SQL source), each mapped as its column is. */
-const COLUMNS = Object.fromEntries(Object.entries(getTableColumns(submissions)).map(([name, column]) => [name, sql`${column}`.mapWith(column)])) as {
-  [K in keyof Columns]: SQL<Columns[K]["_"]["data"]>;
-};
-
 type Flags = Pick<SubmissionRow, "isRead" | "isStarred" | "isSpam">;
+type Counted = Flags & Pick<SubmissionRow, "createdAt">;
 
 /** How much one submission with these flags adds to each of the form's counters. */
 export function counterShare(flags: Flags) {
@@ -111,9 +92,10 @@ export function counterShare(flags: Flags) {
   };
 }
 
-/** Adds `sign` times the submission's share to the form's counters. */
-async function adjustCounters(tx: Db, formId: string, flags: Flags, sign: 1 | -1, extra: Partial<FormRow> = {}) {
-  const share = counterShare(flags);
+/** Adds `sign` times the submission's share to the form's counters and to those of its day. */
+async function adjustCounters(tx: Db, formId: string, submission: Counted, sign: 1 | -1, extra: Partial<FormRow> = {}) {
+  const share = counterShare(submission);
+  await countInDay(tx, formId, submission.createdAt, share, sign);
   await tx
     .update(forms)
     .set({
@@ -125,13 +107,6 @@ async function adjustCounters(tx: Db, formId: string, flags: Flags, sign: 1 | -1
     })
     .where(eq(forms.id, formId));
 }
-
-const COUNTER_OF: Record<Filter, keyof Pick<FormRow, "submissionCount" | "spamCount" | "unreadCount" | "starredCount">> = {
-  all: "submissionCount",
-  unread: "unreadCount",
-  starred: "starredCount",
-  spam: "spamCount",
-};
 
 export const toSubmission = (row: SubmissionRow): Submission => ({
   id: row.id,
@@ -152,6 +127,46 @@ const patchSchema = lazySchema(() =>
 );
 
 const EXPORT_BATCH = 500;
+
+// The statements of the public write, prepared once per connection: see preparedOn.
+const formForWrite = preparedOn((db) =>
+  db
+    .select({ id: forms.id, name: forms.name, slug: forms.slug, mode: forms.mode, notificationEmail: forms.notificationEmail, fields: forms.fields, lastSubmissionAt: forms.lastSubmissionAt })
+    .from(forms)
+    .where(eq(forms.id, sql.placeholder("id")))
+    .prepare(),
+);
+const insertSubmission = preparedOn((db) =>
+  db
+    .insert(submissions)
+    .values({
+      id: sql.placeholder("id"),
+      formId: sql.placeholder("formId"),
+      data: sql.placeholder("data"),
+      createdAt: sql.placeholder("createdAt"),
+      isRead: sql.placeholder("isRead"),
+      isStarred: sql.placeholder("isStarred"),
+      isSpam: sql.placeholder("isSpam"),
+      spamReason: sql.placeholder("spamReason"),
+    })
+    .prepare(),
+);
+/** A new submission's share of the counters, its time as the form's newest, and (when it brought new names) the field list. */
+const countReceived = preparedOn((db) =>
+  db
+    .update(forms)
+    .set({
+      submissionCount: sql`${forms.submissionCount} + ${sql.placeholder("kept")}`,
+      spamCount: sql`${forms.spamCount} + ${sql.placeholder("spam")}`,
+      unreadCount: sql`${forms.unreadCount} + ${sql.placeholder("kept")}`,
+      lastSubmissionAt: sql`${sql.placeholder("at")}`,
+      fields: sql`coalesce(${sql.placeholder("fields")}, ${forms.fields})`,
+    })
+    .where(eq(forms.id, sql.placeholder("id")))
+    .prepare(),
+);
+
+const knownFields = memoized((text: string) => new Set(JSON.parse(text) as string[]));
 
 /**
  * The form's field list once `gone` is deleted: "every field name of the form's submissions, in order of
@@ -205,6 +220,21 @@ export function submissionsService(store: Store, formsService: FormsService, not
   const ordering = (order: Order) =>
     order === "asc" ? [asc(submissions.createdAt), asc(submissions.id)] : [desc(submissions.createdAt), desc(submissions.id)];
 
+  /** Rows past a cursor (the previous page's last submission) in the order of the list. */
+  const afterCursor = (order: Order, cursor: { createdAt: number; id: string } | null): SQL | undefined =>
+    cursor === null
+      ? undefined
+      : order === "asc"
+        ? sql`(${submissions.createdAt}, ${submissions.id}) > (${cursor.createdAt}, ${cursor.id})`
+        : sql`(${submissions.createdAt}, ${submissions.id}) < (${cursor.createdAt}, ${cursor.id})`;
+
+  /** The cursor a page's `after` names: a submission of this form, else the parameter is refused. */
+  async function cursorAt(formId: string, id: string): Promise<{ createdAt: number; id: string }> {
+    const [row] = await store.db.select({ createdAt: submissions.createdAt }).from(submissions).where(and(eq(submissions.formId, formId), eq(submissions.id, id)));
+    if (!row) throw new ApiError("invalid_parameter", `after must be the id of a submission of this form (the nextCursor of a page); ${id} is not one.`, { field: "after" });
+    return { createdAt: row.createdAt, id };
+  }
+
   async function findRow(formId: string, submissionId: string): Promise<SubmissionRow> {
     const [row] = await store.db
       .select()
@@ -219,36 +249,38 @@ export function submissionsService(store: Store, formsService: FormsService, not
     async list(principal: Principal, formRef: string, query: ListQuery): Promise<SubmissionPage> {
       const form = await formsService.findRow(principal, formRef);
       // One row more than asked tells whether another page exists, whatever the total says under concurrent writes.
-      const rows = await store.db
-        .select(COLUMNS)
-        .from(through(query.filter))
-        .where(where(form.id, query))
-        .orderBy(...ordering(query.order))
-        .limit(query.limit + 1)
-        .offset(query.offset);
-      let total = form[COUNTER_OF[query.filter]];
-      if (query.since !== null || query.search) {
+      let rows: SubmissionRow[];
+      let total: number;
+      if (query.search) {
+        // A search reads the rows that match it: no counter knows how many hold a piece of text.
+        rows = await store.db
+          .select(COLUMNS)
+          .from(through(query.filter))
+          .where(and(where(form.id, query), afterCursor(query.order, query.after === null ? null : await cursorAt(form.id, query.after))))
+          .orderBy(...ordering(query.order))
+          .limit(query.limit + 1)
+          .offset(query.offset);
         const [counted] = await store.db.select({ n: count() }).from(through(query.filter)).where(where(form.id, query));
         total = counted?.n ?? 0;
+      } else {
+        ({ rows, total } = await readPage(store.db, form, query));
       }
+      const page = rows.slice(0, query.limit);
+      const hasMore = rows.length > query.limit;
       return {
-        submissions: rows.slice(0, query.limit).map(toSubmission),
+        submissions: page.map(toSubmission),
         fields: fieldsOf(form),
-        pagination: { limit: query.limit, offset: query.offset, total, hasMore: rows.length > query.limit },
+        pagination: { limit: query.limit, offset: query.offset, total, hasMore, nextCursor: hasMore ? page[page.length - 1]!.id : null },
       };
     },
 
-    /** Every matching submission, read in batches by key so that memory stays flat whatever the count. */
+    /** Every matching submission, streamed in batches so that memory stays flat whatever the count. */
     async export(principal: Principal, formRef: string, query: SubmissionQuery) {
       const form = await formsService.findRow(principal, formRef);
       async function* rows(): AsyncGenerator<Submission> {
         let after: { createdAt: number; id: string } | null = null;
         for (;;) {
-          const cursor: SQL | undefined = after
-            ? query.order === "asc"
-              ? sql`(${submissions.createdAt}, ${submissions.id}) > (${after.createdAt}, ${after.id})`
-              : sql`(${submissions.createdAt}, ${submissions.id}) < (${after.createdAt}, ${after.id})`
-            : undefined;
+          const cursor = afterCursor(query.order, after);
           const batch: SubmissionRow[] = await store.db
             .select(COLUMNS)
             .from(through(query.filter))
@@ -313,23 +345,20 @@ export function submissionsService(store: Store, formsService: FormsService, not
      */
     async receive(formId: string, data: Record<string, unknown>, flags: { isSpam: boolean; spamReason?: SpamReason; notification?: NotificationRequest }): Promise<Submission> {
       const { submission, queued, events } = await store.write(async (tx) => {
-        const [form] = await tx
-          .select({ id: forms.id, name: forms.name, slug: forms.slug, mode: forms.mode, notificationEmail: forms.notificationEmail, fields: forms.fields, lastSubmissionAt: forms.lastSubmissionAt })
-          .from(forms)
-          .where(eq(forms.id, formId));
+        const form = await formForWrite(tx).get({ id: formId });
         if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
         // A form's createdAt values are unique and rise in the order submissions are stored, so that a script
         // polling with since=<the last createdAt it saw> never misses one stored later in the same millisecond.
         const now = Math.max(Date.now(), form.lastSubmissionAt + 1);
         const attached = attachFiles(data, now);
         const row: SubmissionRow = { id: newId("submission", now), formId, data: JSON.stringify(attached.data), createdAt: now, isRead: false, isStarred: false, isSpam: flags.isSpam, spamReason: flags.isSpam ? (flags.spamReason ?? "honeypot") : null };
-        await tx.insert(submissions).values(row);
+        await insertSubmission(tx).run(row);
         await insertFiles(tx, formId, row.id, attached.files);
-        const known = JSON.parse(form.fields) as string[];
-        const seen = new Set(known);
+        const seen = knownFields(form.fields);
         const added = Object.keys(data).filter((name) => !seen.has(name));
-        const changes: Partial<FormRow> = { lastSubmissionAt: now, ...(added.length > 0 ? { fields: JSON.stringify([...known, ...added]) } : {}) };
-        await adjustCounters(tx, formId, row, 1, changes);
+        const fields = added.length > 0 ? JSON.stringify([...seen, ...added]) : null;
+        await countReceived(tx).run({ id: formId, kept: flags.isSpam ? 0 : 1, spam: flags.isSpam ? 1 : 0, at: now, fields });
+        await countInDay(tx, formId, now, counterShare(row), 1);
         // Spam is never mailed: a honeypot catch gets no notification at all.
         const queued = !flags.isSpam && (await notificationsService.queue(tx, form, row, flags.notification ?? {}));
         const submission = toSubmission(row);

@@ -74,12 +74,62 @@ async function walk(query: Record<string, string>, limit: number, expectedTotal:
     const response = await t.request("GET", `/api/forms/${formId}/submissions?${params}`, { key });
     const page = (await response.json()) as { submissions: { id: string }[]; pagination: unknown };
     const hasMore = offset + limit < expectedTotal;
-    expect({ offset, pagination: page.pagination }).toEqual({ offset, pagination: { limit, offset, total: expectedTotal, hasMore } });
+    const nextCursor = hasMore ? page.submissions.at(-1)!.id : null;
+    expect({ offset, pagination: page.pagination }).toEqual({ offset, pagination: { limit, offset, total: expectedTotal, hasMore, nextCursor } });
     expect(page.submissions.length).toBe(Math.max(0, Math.min(limit, expectedTotal - offset)));
     seen.push(...page.submissions.map((s) => s.id));
     if (!hasMore) return seen;
   }
 }
+
+/** Walks every page by passing each page's nextCursor as `after`, checking each page's figures. */
+async function walkByCursor(query: Record<string, string>, limit: number, expectedTotal: number): Promise<string[]> {
+  const seen: string[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const params = new URLSearchParams({ ...query, limit: String(limit), ...(after ? { after } : {}) });
+    const response = await t.request("GET", `/api/forms/${formId}/submissions?${params}`, { key });
+    const page = (await response.json()) as { submissions: { id: string }[]; pagination: { nextCursor: string | null } };
+    const hasMore = seen.length + limit < expectedTotal;
+    const nextCursor = hasMore ? page.submissions.at(-1)!.id : null;
+    expect({ seen: seen.length, pagination: page.pagination as unknown }).toEqual({ seen: seen.length, pagination: { limit, offset: 0, total: expectedTotal, hasMore, nextCursor } });
+    seen.push(...page.submissions.map((s) => s.id));
+    if (!hasMore) return seen;
+    after = page.pagination.nextCursor;
+  }
+}
+
+describe("walking the pages by cursor (after=nextCursor) returns each matching submission exactly once, in order", () => {
+  for (const filter of FILTERS) {
+    for (const since of SINCES) {
+      for (const order of ["asc", "desc"] as const) {
+        test(`filter=${filter}${since ? ` since=${since}` : ""} order=${order}, with limits ${LIMITS.join(", ")}`, async () => {
+          const expected = expectedIds(filter, since, order);
+          const query: Record<string, string> = { filter, order, ...(since ? { since } : {}) };
+          for (const limit of LIMITS) {
+            expect({ limit, ids: await walkByCursor(query, limit, expected.length) }).toEqual({ limit, ids: expected });
+          }
+        });
+      }
+    }
+  }
+});
+
+test("after and offset together, or an after that is no submission of this form, are refused", async () => {
+  const other = await t.request("GET", `/api/forms/${formId}/submissions?after=sub_00000000000000000000zz`, { key });
+  expect({ status: other.status, body: await other.json() }).toEqual({
+    status: 400,
+    body: { error: { code: "invalid_parameter", field: "after", message: expect.stringContaining("after must be the id of a submission of this form") } },
+  });
+  const first = expectedIds("all", null, "desc")[0]!;
+  const both = await t.request("GET", `/api/forms/${formId}/submissions?after=${first}&offset=5`, { key });
+  expect({ status: both.status, body: await both.json() }).toEqual({
+    status: 400,
+    body: { error: { code: "invalid_parameter", field: "offset", message: "offset cannot be combined with after: a cursor already says where the page starts." } },
+  });
+  const garbage = await t.request("GET", `/api/forms/${formId}/submissions?after=x'--`, { key });
+  expect(garbage.status).toBe(400);
+});
 
 describe("walking the pages returns each matching submission exactly once, in order", () => {
   for (const filter of FILTERS) {
@@ -112,5 +162,5 @@ test("the default page is the newest 50 of filter=all", async () => {
   const page = (await response.json()) as { submissions: { id: string }[]; pagination: unknown };
   const all = expectedIds("all", null, "desc");
   expect(page.submissions.map((s) => s.id)).toEqual(all.slice(0, 50));
-  expect(page.pagination).toEqual({ limit: 50, offset: 0, total: all.length, hasMore: true });
+  expect(page.pagination).toEqual({ limit: 50, offset: 0, total: all.length, hasMore: true, nextCursor: all[49] });
 });

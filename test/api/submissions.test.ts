@@ -57,7 +57,7 @@ function filtered(filter: string, states: State[]): ApiScenario<Flagged> {
     expectedBody: (w) => ({
       submissions: states.map((state) => submissionObject(w.ids[state], STATES[state].data, { ...STATES[state].flags, ...reasonOf(state) })),
       fields: ["email", "message", "url"],
-      pagination: { limit: 50, offset: 0, total: states.length, hasMore: false },
+      pagination: { limit: 50, offset: 0, total: states.length, hasMore: false, nextCursor: null },
     }),
   };
 }
@@ -75,7 +75,7 @@ runScenarios<World>("GET /api/forms/{id}/submissions: the envelope and its param
     expectedBody: (w) => ({
       submissions: [submissionObject(expect.stringMatching(/^sub_/), { name: "Bob", email: "bob@example.com" }), submissionObject(w.submission, { email: "ann@example.com", message: "Hello" })],
       fields: ["email", "message", "name"],
-      pagination: { limit: 50, offset: 0, total: 2, hasMore: false },
+      pagination: { limit: 50, offset: 0, total: 2, hasMore: false, nextCursor: null },
     }),
   },
   {
@@ -90,7 +90,7 @@ runScenarios<World>("GET /api/forms/{id}/submissions: the envelope and its param
     expectedBody: (w) => ({
       submissions: [submissionObject(w.submission, { email: "ann@example.com", message: "Hello" })],
       fields: ["email", "message"],
-      pagination: { limit: 1, offset: 0, total: 2, hasMore: true },
+      pagination: { limit: 1, offset: 0, total: 2, hasMore: true, nextCursor: w.submission },
     }),
   },
   {
@@ -99,7 +99,7 @@ runScenarios<World>("GET /api/forms/{id}/submissions: the envelope and its param
     url: listUrl("?offset=500"),
     key: admin,
     expectedStatus: 200,
-    expectedBody: { submissions: [], fields: ["email", "message"], pagination: { limit: 50, offset: 500, total: 1, hasMore: false } },
+    expectedBody: { submissions: [], fields: ["email", "message"], pagination: { limit: 50, offset: 500, total: 1, hasMore: false, nextCursor: null } },
   },
   {
     name: "limit 100 is the largest page",
@@ -118,7 +118,7 @@ runScenarios<World>("GET /api/forms/{id}/submissions: the envelope and its param
       w.form = await w.account.form({ name: "Empty" });
     },
     expectedStatus: 200,
-    expectedBody: { submissions: [], fields: [], pagination: { limit: 50, offset: 0, total: 0, hasMore: false } },
+    expectedBody: { submissions: [], fields: [], pagination: { limit: 50, offset: 0, total: 0, hasMore: false, nextCursor: null } },
   },
   refusedParameter("limit=0", "limit"),
   refusedParameter("limit=101", "limit"),
@@ -190,7 +190,7 @@ function since(value: string, kept: string[]): ApiScenario<Timed> {
     expectedBody: (w) => ({
       submissions: kept.map((name) => submissionObject(w.at[name]!, { n: Number(name.slice(1)) })),
       fields: ["n"],
-      pagination: { limit: 50, offset: 0, total: kept.length, hasMore: false },
+      pagination: { limit: 50, offset: 0, total: kept.length, hasMore: false, nextCursor: null },
     }),
   };
 }
@@ -214,7 +214,7 @@ runScenarios<Timed>("GET /api/forms/{id}/submissions?since", timedWorld, [
     expectedBody: (w) => ({
       submissions: [submissionObject(w.at.s3!, { n: 3 }), submissionObject(w.at.s2!, { n: 2 })],
       fields: ["n"],
-      pagination: { limit: 50, offset: 0, total: 2, hasMore: false },
+      pagination: { limit: 50, offset: 0, total: 2, hasMore: false, nextCursor: null },
     }),
   },
   {
@@ -230,7 +230,7 @@ runScenarios<Timed>("GET /api/forms/{id}/submissions?since", timedWorld, [
     expectedBody: (w) => ({
       submissions: [submissionObject(w.at.s2!, { n: 2 }, { isSpam: true, spamReason: "owner" })],
       fields: ["n"],
-      pagination: { limit: 50, offset: 0, total: 1, hasMore: false },
+      pagination: { limit: 50, offset: 0, total: 1, hasMore: false, nextCursor: null },
     }),
   },
 ]);

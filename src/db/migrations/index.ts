@@ -6,6 +6,7 @@ import m3 from "./0003_settings.sql" with { type: "text" };
 import m4 from "./0004_dashboard.sql" with { type: "text" };
 import m5 from "./0005_files_retention.sql" with { type: "text" };
 import m6 from "./0006_webhooks_captcha.sql" with { type: "text" };
+import m7 from "./0007_submission_days.sql" with { type: "text" };
 
 /** Every migration in order, as text, so that the compiled binary carries them. */
 export const migrations: { tag: string; when: number; sql: string }[] = [
@@ -16,4 +17,5 @@ export const migrations: { tag: string; when: number; sql: string }[] = [
   { tag: "0004_dashboard", when: 1795462367065, sql: m4 },
   { tag: "0005_files_retention", when: 1795462427065, sql: m5 },
   { tag: "0006_webhooks_captcha", when: 1795462487065, sql: m6 },
+  { tag: "0007_submission_days", when: 1795462547065, sql: m7 },
 ];
