@@ -2,7 +2,6 @@ import { Database } from "bun:sqlite";
 import type { Command } from "commander";
 import { chmodSync, chownSync, closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { SCHEMA_VERSION } from "../src/db/client.ts";
 import { migrations } from "../src/db/migrations/index.ts";
 import { localDatabase } from "./backend.ts";
 import { CliError, EXIT } from "./errors.ts";
@@ -23,6 +22,9 @@ export interface RestoreReport {
 }
 
 // The tables every formsvc database has had since its first schema.
+/** The schema version this formsvc writes: the number of its migrations (as src/db/client.ts counts it). */
+const SCHEMA_VERSION = migrations.length;
+
 const FORMSVC_TABLES = ["__drizzle_migrations", "accounts", "api_keys", "forms", "submissions"];
 
 /**

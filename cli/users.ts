@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { SIGNIN_LINK_MS, type User } from "../src/services/users.ts";
+import type { User } from "../src/services/users.ts";
 import type { Services } from "../src/services/index.ts";
 import { existingDatabase, localDatabase, openLocalServices } from "./backend.ts";
 import { CliError, EXIT } from "./errors.ts";
@@ -112,6 +112,7 @@ export function usersCommand(program: Command, io: Io): void {
     .option("--email <email>", "the user to sign in as (needed when there are several)")
     .addHelpText("after", "\nExamples:\n  formsvc dashboard link --email ada@example.com\n  xdg-open \"$(formsvc dashboard link)\"\n")
     .action(async (options: { email?: string }, command: Command) => {
+      const { SIGNIN_LINK_MS } = await import("../src/services/users.ts");
       const { url, sentence } = await withLocal(command, io, "dashboard link", async (services) => {
         const all = await services.users.list();
         if (all.length === 0) {

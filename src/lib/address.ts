@@ -1,8 +1,23 @@
 import { lookup as dnsLookup } from "node:dns/promises";
-import { isIP } from "node:net";
 
 /** Resolves a host name to every address it has (the shape of node:dns/promises lookup with `all`). */
 export type Resolver = (host: string) => Promise<{ address: string; family: number }[]>;
+
+/**
+ * 4 for a dotted-quad IPv4 address, 6 for an IPv6 address, else 0 (as node:net's isIP says, without loading
+ * Node's socket module into every command that opens the services).
+ */
+export function isIP(text: string): 0 | 4 | 6 {
+  const quad = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (quad) return quad.slice(1).every((part) => Number(part) <= 255 && (part === "0" || !part.startsWith("0"))) ? 4 : 0;
+  if (!text.includes(":") || /[^0-9a-fA-F:.%]/.test(text.split("%")[0]!)) return 0;
+  try {
+    new URL(`http://[${text.split("%")[0]}]/`);
+    return 6;
+  } catch {
+    return 0;
+  }
+}
 
 export const systemResolver: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
 
