@@ -31,7 +31,13 @@ interface Figures {
   p99: number;
 }
 
-async function timed(path: string, runs: number, check?: (body: any) => void): Promise<Figures> {
+/** The part of a list answer the checks read. */
+interface Page {
+  submissions: { id: string }[];
+  pagination: { total: number; hasMore: boolean; nextCursor: string | null };
+}
+
+async function timed(path: string, runs: number, check?: (body: Page) => void): Promise<Figures> {
   const times: number[] = [];
   for (let i = 0; i < runs + 2; i++) {
     const t0 = performance.now();

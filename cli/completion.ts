@@ -87,6 +87,7 @@ export function completionCommand(program: Command, io: Io): void {
     .description("print a shell completion script: bash, zsh or fish")
     .addHelpText(
       "after",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${fpath[1]} is for zsh to expand, in the example command.
       "\nExamples:\n  formsvc completion bash | sudo tee /etc/bash_completion.d/formsvc\n  formsvc completion zsh > \"${fpath[1]}/_formsvc\"\n  formsvc completion fish > ~/.config/fish/completions/formsvc.fish\n",
     )
     .action((shell: string) => io.out(completionScript(program, shell)));

@@ -114,7 +114,10 @@ export function processIo(): Io {
   const forced = env.FORMSVC_TTY === "1";
   const once = <T>(make: () => T) => {
     let value: { v: T } | undefined;
-    return () => (value ??= { v: make() }).v;
+    return () => {
+      value ??= { v: make() };
+      return value.v;
+    };
   };
   const isTTY = once(() => forced || isatty(1));
   const errIsTTY = once(() => forced || isatty(2));

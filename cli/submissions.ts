@@ -85,7 +85,10 @@ export async function runSubmissionsList(ref: string, flags: ListFlags, globals:
 
 /** One submission: its flags, then each field as `data.<name>`. */
 function printSubmission(io: Io, submission: Submission, json: boolean | undefined): void {
-  if (json) return printObject(io, { ...submission }, { json });
+  if (json) {
+    printObject(io, { ...submission }, { json });
+    return;
+  }
   const { data, ...rest } = submission;
   printObject(io, { ...rest, ...Object.fromEntries(Object.entries(data).map(([name, value]) => [`data.${name}`, value])) });
 }

@@ -7,7 +7,7 @@ import { isLibsqlUrl } from "./location.ts";
 import * as schema from "./schema.ts";
 
 /** A drizzle database of either driver; every query on it is awaited, so code does not care which. */
-// `any`: the driver's result kind differs between bun:sqlite (sync) and libSQL (async).
+// biome-ignore lint/suspicious/noExplicitAny: the driver's result kind differs between bun:sqlite (sync) and libSQL (async).
 export type Db = BaseSQLiteDatabase<any, any, typeof schema>;
 
 /** The open database: `db` for reads, `write` for every change, serialised through one writer. */
@@ -209,7 +209,10 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db): Store["write"] {
         for (const task of batch) task.reject(error);
         continue;
       }
-      batch.forEach((task, i) => (outcomes[i]!.ok ? task.resolve(outcomes[i]!.value) : task.reject(outcomes[i]!.value)));
+      batch.forEach((task, i) => {
+        if (outcomes[i]!.ok) task.resolve(outcomes[i]!.value);
+        else task.reject(outcomes[i]!.value);
+      });
       // Let the requests that arrived during the commit queue their writes, so that the next batch takes them all.
       if (pending.length === 0) await new Promise((resolve) => setImmediate(resolve));
     }

@@ -67,7 +67,9 @@ export class Metrics {
     for (const [key, histogram] of this.latency) {
       const [method, route] = key.split("\u0000") as [string, string];
       const labels = `method="${labelValue(method)}",route="${labelValue(route)}"`;
-      BUCKETS.forEach((bound, i) => lines.push(`formsvc_http_request_duration_seconds_bucket{${labels},le="${bound}"} ${histogram.buckets[i]}`));
+      BUCKETS.forEach((bound, i) => {
+        lines.push(`formsvc_http_request_duration_seconds_bucket{${labels},le="${bound}"} ${histogram.buckets[i]}`);
+      });
       lines.push(`formsvc_http_request_duration_seconds_bucket{${labels},le="+Inf"} ${histogram.count}`);
       lines.push(`formsvc_http_request_duration_seconds_sum{${labels}} ${histogram.sum}`);
       lines.push(`formsvc_http_request_duration_seconds_count{${labels}} ${histogram.count}`);

@@ -36,12 +36,12 @@ function shortValue(value: unknown): string {
   return line.length > CHAT_VALUE ? `${line.slice(0, CHAT_VALUE - 1)}…` : line;
 }
 
-/** The form name, the first fields and the link, one per line. `escape` makes untrusted text inert for the chat. */
-function chatLines(summary: ChatSummary, escape: (text: string) => string, bold: (text: string) => string): string {
+/** The form name, the first fields and the link, one per line. `escapeText` makes untrusted text inert for the chat. */
+function chatLines(summary: ChatSummary, escapeText: (text: string) => string, bold: (text: string) => string): string {
   const entries = Object.entries(summary.data).slice(0, CHAT_FIELDS);
   const more = Object.keys(summary.data).length - entries.length;
-  const lines = [`New submission to ${bold(escape(shortValue(summary.formName)))}`];
-  for (const [name, value] of entries) lines.push(`${escape(shortValue(name))}: ${escape(shortValue(value))}`);
+  const lines = [`New submission to ${bold(escapeText(shortValue(summary.formName)))}`];
+  for (const [name, value] of entries) lines.push(`${escapeText(shortValue(name))}: ${escapeText(shortValue(value))}`);
   if (more > 0) lines.push(`(${more} more field${more === 1 ? "" : "s"})`);
   lines.push(summary.link);
   return lines.join("\n");
@@ -52,8 +52,8 @@ function chatLines(summary: ChatSummary, escape: (text: string) => string, bold:
  * those three are escaped, as Slack asks, so that submitted text cannot ping a channel or disguise a link.
  */
 export function slackMessage(summary: ChatSummary): string {
-  const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-  return JSON.stringify({ text: chatLines(summary, escape, (t) => `*${t}*`) });
+  const escapeText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return JSON.stringify({ text: chatLines(summary, escapeText, (t) => `*${t}*`) });
 }
 
 /**
@@ -61,6 +61,6 @@ export function slackMessage(summary: ChatSummary): string {
  * escaped, so that an `@everyone` or a masked link in a field stays plain text.
  */
 export function discordMessage(summary: ChatSummary): string {
-  const escape = (text: string) => text.replace(/([\\*_~`|>\[\]()#-])/g, "\\$1");
-  return JSON.stringify({ content: chatLines(summary, escape, (t) => `**${t}**`).slice(0, 2000), allowed_mentions: { parse: [] } });
+  const escapeText = (text: string) => text.replace(/([\\*_~`|>[\]()#-])/g, "\\$1");
+  return JSON.stringify({ content: chatLines(summary, escapeText, (t) => `**${t}**`).slice(0, 2000), allowed_mentions: { parse: [] } });
 }

@@ -98,7 +98,10 @@ function perKey<T>(build: (key: string) => (db: Db) => T): (key: string) => (db:
   const made = new Map<string, (db: Db) => T>();
   return (key) => {
     let statement = made.get(key);
-    if (!statement) made.set(key, (statement = build(key)));
+    if (!statement) {
+      statement = build(key);
+      made.set(key, statement);
+    }
     return statement;
   };
 }

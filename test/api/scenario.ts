@@ -4,7 +4,7 @@ import { testApp, type TestApp } from "../helpers/app.ts";
 /** A value, or a function of the world that gives it (ids and keys exist only once the world is made). */
 export type Given<W, T> = T | ((world: W) => T);
 /** Any JSON-ish value; `{}` rather than `unknown` so that a function in its place is typed as a Given. */
-type Value = {} | null;
+type Value = NonNullable<unknown> | null;
 
 /**
  * One API call and what a user must see (PocketBase's ApiScenario): the request, the status, the whole body

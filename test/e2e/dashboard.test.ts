@@ -125,7 +125,7 @@ describe("the dashboard, as a new owner uses it", () => {
     await screenshot(page, "inbox");
 
     await page.locator("ul.inbox li", { hasText: "person30@" }).getByRole("link").click();
-    expect(await page.locator("dl.data").innerText()).toContain("Message number 30");
+    expect(await page.locator("dl.data").textContent()).toContain("Message number 30");
     await screenshot(page, "submission");
     await Promise.all([page.waitForURL(/\/submissions\/sub_/, WAIT), page.getByRole("button", { name: "★ Star" }).click()]);
     expect(await page.getByRole("button", { name: "Unstar" }).isVisible()).toBe(true);

@@ -40,7 +40,7 @@ describe("deeply nested JSON", () => {
 
   test("brackets inside strings do not count as nesting", async () => {
     const form = await fx.form();
-    const text = "[[[[".repeat(100) + '\\"{{{{';
+    const text = `${"[[[[".repeat(100)}\\"{{{{`;
     const answer = await fx.post(form.slug, { body: `{"note":"${text}"}`, headers: JSON_POST });
     expect(answer.status).toBe(200);
     expect((await fx.stored(form.id))[0]!.data).toEqual({ note: `${"[[[[".repeat(100)}"{{{{` });

@@ -109,7 +109,7 @@ test("a submission reaches the receiver as a submission.created event that the s
   });
   expect(Math.abs(Number(call!.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(30);
   // A signature made with another secret, or over another body, does not verify.
-  expect(() => new Webhook("whsec_" + Buffer.alloc(24, 7).toString("base64")).verify(call!.body, call!.headers)).toThrow();
+  expect(() => new Webhook(`whsec_${Buffer.alloc(24, 7).toString("base64")}`).verify(call!.body, call!.headers)).toThrow();
   expect(() => new Webhook(created.body.secret).verify(call!.body.replace("Hello", "Hullo"), call!.headers)).toThrow();
 
   const [delivery] = await deliveriesWhen(s, (list) => list[0]?.status === "succeeded");
