@@ -68,13 +68,17 @@ await Bun.write(Bun.stdout, out);
 `,
   );
   const idle = await piped([process.execPath, CLI, "submissions", "export", `n${COUNTS[0]}`, "--db", db, "--since", "2999-01-01"]);
-  console.log(`export: ${COUNTS.map((n) => n.toLocaleString("en-US")).join(" and ")} submissions seeded (${COUNTS.map((n) => kept[n]!.toLocaleString("en-US")).join(" and ")} not spam, the export's default)`);
+  console.log(
+    `export: ${COUNTS.map((n) => n.toLocaleString("en-US")).join(" and ")} submissions seeded (${COUNTS.map((n) => kept[n]!.toLocaleString("en-US")).join(" and ")} not spam, the export's default)`,
+  );
   console.log(`  baseline RSS: the CLI exporting 0 rows peaks at ${mb(idle.peakRss!)}`);
   const baselines: Record<number, Run> = {};
   for (const count of COUNTS) {
     const run = await piped([process.execPath, bare, db, `n${count}`]);
     baselines[count] = { rows: run.lines, seconds: run.seconds, peakRss: run.peakRss };
-    console.log(`  baseline read (bare bun:sqlite, data only) ${count.toLocaleString("en-US")}: ${perSecond(baselines[count]!).toLocaleString("en-US")} rows/s, peak RSS ${mb(run.peakRss!)}`);
+    console.log(
+      `  baseline read (bare bun:sqlite, data only) ${count.toLocaleString("en-US")}: ${perSecond(baselines[count]!).toLocaleString("en-US")} rows/s, peak RSS ${mb(run.peakRss!)}`,
+    );
   }
   const serverPeaks: string[] = [];
   for (const format of FORMATS) {

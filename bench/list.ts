@@ -65,7 +65,9 @@ try {
   const check = new Database(db, { readonly: true });
   const counted = (filter: string) => {
     const where = { all: "is_spam = 0", unread: "is_spam = 0 AND is_read = 0", starred: "is_spam = 0 AND is_starred = 1", spam: "is_spam = 1" }[filter];
-    return (check.prepare(`SELECT count(*) AS n FROM submissions WHERE form_id = ? AND ${where} AND created_at > ?`).get(formId, Date.parse(mid)) as { n: number }).n;
+    return (
+      check.prepare(`SELECT count(*) AS n FROM submissions WHERE form_id = ? AND ${where} AND created_at > ?`).get(formId, Date.parse(mid)) as { n: number }
+    ).n;
   };
   let worstFirst = 0;
   console.log(`  first pages (limit=25), ${FIRST_PAGE_RUNS} requests each:`);
@@ -78,7 +80,9 @@ try {
           if (body.pagination.total !== total) throw new Error(`${path}: total ${body.pagination.total}, expected ${total}`);
         });
         worstFirst = Math.max(worstFirst, f.p99);
-        console.log(`    filter=${filter.padEnd(7)} order=${order.padEnd(4)} ${since ? "since=<mid>" : "           "}  p50 ${f.p50.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms (total ${total}, exact)`);
+        console.log(
+          `    filter=${filter.padEnd(7)} order=${order.padEnd(4)} ${since ? "since=<mid>" : "           "}  p50 ${f.p50.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms (total ${total}, exact)`,
+        );
       }
     }
   }
@@ -97,7 +101,9 @@ try {
           if (body.submissions.length !== rows) throw new Error(`${path}: ${body.submissions.length} rows, expected ${rows}`);
         });
         worstDeep = Math.max(worstDeep, f.p99);
-        console.log(`    offset=${String(offset).padEnd(6)} filter=${filter.padEnd(7)} order=${order.padEnd(4)} p50 ${f.p50.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms`);
+        console.log(
+          `    offset=${String(offset).padEnd(6)} filter=${filter.padEnd(7)} order=${order.padEnd(4)} p50 ${f.p50.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms`,
+        );
       }
     }
   }

@@ -138,7 +138,13 @@ try {
     served.floor.push(await serveOnce((port) => [floor, "serve", String(port)]));
     served.binary.push(await serveOnce(serveArgs));
   }
-  rows.push({ what: "serve to first answer (/healthz)", target: 50, unit: "ms", binary: served.binary.map((s) => s.answer), floor: served.floor.map((s) => s.answer) });
+  rows.push({
+    what: "serve to first answer (/healthz)",
+    target: 50,
+    unit: "ms",
+    binary: served.binary.map((s) => s.answer),
+    floor: served.floor.map((s) => s.answer),
+  });
   const memory = (s: { rss: number }) => ({ wall: s.rss, cpu: NaN });
   rows.push({ what: "serve idle RSS", target: 40, unit: "MB", binary: served.binary.map(memory), floor: served.floor.map(memory) });
 
@@ -153,8 +159,16 @@ try {
     table.push([row.what, `${f.toFixed(1)} ${row.unit}`, `${b.toFixed(1)} ${row.unit}`, `${(b / f).toFixed(2)}x`, ...target, ...cpu]);
   }
   const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-  for (const r of table) console.log(`  ${r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd()}`);
-  console.log(`  each run of formsvc: ${rows.map((r) => `${r.what.split(" ")[0]}${r.unit === "MB" ? " RSS" : ""} ${r.binary.map((s) => s.wall.toFixed(0)).join("/")}`).join("; ")}`);
+  for (const r of table)
+    console.log(
+      `  ${r
+        .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+        .join("  ")
+        .trimEnd()}`,
+    );
+  console.log(
+    `  each run of formsvc: ${rows.map((r) => `${r.what.split(" ")[0]}${r.unit === "MB" ? " RSS" : ""} ${r.binary.map((s) => s.wall.toFixed(0)).join("/")}`).join("; ")}`,
+  );
   console.log(`  whole bench ${((performance.now() - began) / 1000).toFixed(1)} s`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -209,7 +209,14 @@ export async function localBackend(location: string, options: ConnectionOptions,
     keys: {
       async create(body) {
         const type = body.type;
-        const acting = type === "form" && typeof body.formId === "string" ? await principalForForm(body.formId) : type === "test" ? operator(account.id, "test") : type === "live" ? operator(account.id, "live") : principal;
+        const acting =
+          type === "form" && typeof body.formId === "string"
+            ? await principalForForm(body.formId)
+            : type === "test"
+              ? operator(account.id, "test")
+              : type === "live"
+                ? operator(account.id, "live")
+                : principal;
         return services.keys.create(acting, body);
       },
       list: () => services.keys.list(principal),

@@ -48,7 +48,9 @@ export async function runBackup(path: string, globals: { db?: string; url?: stri
   const report: BackupReport = { source, path, bytes: statSync(path).size, ...countsOf(path), integrity: "ok" };
   if (globals.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
   if (io.errIsTTY) {
-    io.err(`Backed up ${source} to ${path}: ${thousands(report.forms)} forms, ${thousands(report.submissions)} submissions, ${megabytes(report.bytes)}; integrity check ok.\n`);
+    io.err(
+      `Backed up ${source} to ${path}: ${thousands(report.forms)} forms, ${thousands(report.submissions)} submissions, ${megabytes(report.bytes)}; integrity check ok.\n`,
+    );
   }
 }
 

@@ -2,7 +2,15 @@ import { Agent, request } from "undici";
 import { ApiError, ERROR_STATUS, type ErrorCode } from "../src/errors.ts";
 import { CliError, EXIT } from "./errors.ts";
 
-const STATUS_TEXT: Record<number, string> = { 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout" };
+const STATUS_TEXT: Record<number, string> = {
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
 
 /** The management API over HTTP, for remote mode. */
 export class ApiClient {

@@ -30,7 +30,9 @@ const quoteSh = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
 
 function bash(nodes: Node[]): string {
   const known = nodes.filter((n) => n.path.length > 0).map((n) => quoteSh(n.path.join(" ")));
-  const cases = nodes.map((n) => `    ${quoteSh(n.path.join(" "))}) words=${quoteSh([...n.subcommands.map((s) => s.name), ...n.options.map((o) => o.flag)].join(" "))} ;;`);
+  const cases = nodes.map(
+    (n) => `    ${quoteSh(n.path.join(" "))}) words=${quoteSh([...n.subcommands.map((s) => s.name), ...n.options.map((o) => o.flag)].join(" "))} ;;`,
+  );
   return `# formsvc completion for bash: source it, or put it in /etc/bash_completion.d/formsvc
 _formsvc() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" path="" next w i words=""
@@ -69,7 +71,8 @@ function fish(nodes: Node[]): string {
         ? "__fish_use_subcommand"
         : `__fish_seen_subcommand_from ${node.path[node.path.length - 1]}; and not __fish_seen_subcommand_from ${node.subcommands.map((s) => s.name).join(" ") || "__none__"}${node.path.length > 1 ? `; and __fish_seen_subcommand_from ${node.path[0]}` : ""}`;
     for (const sub of node.subcommands) lines.push(`complete -c formsvc -n ${quote(condition)} -a ${quote(sub.name)} -d ${quote(sub.description)}`);
-    for (const option of node.options) lines.push(`complete -c formsvc -n ${quote(condition)} -l ${quote(option.flag.replace(/^--/, ""))} -d ${quote(option.description)}`);
+    for (const option of node.options)
+      lines.push(`complete -c formsvc -n ${quote(condition)} -l ${quote(option.flag.replace(/^--/, ""))} -d ${quote(option.description)}`);
   }
   return `${lines.join("\n")}\n`;
 }
@@ -88,7 +91,7 @@ export function completionCommand(program: Command, io: Io): void {
     .addHelpText(
       "after",
       // biome-ignore lint/suspicious/noTemplateCurlyInString: ${fpath[1]} is for zsh to expand, in the example command.
-      "\nExamples:\n  formsvc completion bash | sudo tee /etc/bash_completion.d/formsvc\n  formsvc completion zsh > \"${fpath[1]}/_formsvc\"\n  formsvc completion fish > ~/.config/fish/completions/formsvc.fish\n",
+      '\nExamples:\n  formsvc completion bash | sudo tee /etc/bash_completion.d/formsvc\n  formsvc completion zsh > "${fpath[1]}/_formsvc"\n  formsvc completion fish > ~/.config/fish/completions/formsvc.fish\n',
     )
     .action((shell: string) => io.out(completionScript(program, shell)));
 }

@@ -18,10 +18,15 @@ function printErasure(io: Io, result: Erasure, json: boolean | undefined): void 
   if (json) return void io.out(`${JSON.stringify(result, null, 2)}\n`);
   const rows = Object.entries(result.forms).map(([form, n]) => ({ form, n }));
   if (rows.length === 0) return;
-  printList(io, rows, [
-    { header: "form", value: (r) => r.form },
-    { header: result.dryRun ? "would erase" : "erased", value: (r) => r.n },
-  ], { empty: "" });
+  printList(
+    io,
+    rows,
+    [
+      { header: "form", value: (r) => r.form },
+      { header: result.dryRun ? "would erase" : "erased", value: (r) => r.n },
+    ],
+    { empty: "" },
+  );
 }
 
 /**
@@ -35,7 +40,9 @@ export async function runErase(flags: EraseFlags, globals: ConnectionOptions & {
     if (flags.dryRun) {
       const preview = await backend.submissions.erase({ email, dryRun: true }).catch(rethrow);
       printErasure(io, preview, globals.json);
-      io.err(`Would erase ${plural(preview.erased, "submission")} holding ${cellText(email.trim())} from ${plural(Object.keys(preview.forms).length, "form")}. Nothing was erased.\n`);
+      io.err(
+        `Would erase ${plural(preview.erased, "submission")} holding ${cellText(email.trim())} from ${plural(Object.keys(preview.forms).length, "form")}. Nothing was erased.\n`,
+      );
       return;
     }
     if (!flags.yes) {
@@ -65,6 +72,9 @@ export function eraseCommand(submissions: Command, io: Io): void {
     .requiredOption("--email <address>", "the address: a field equal to it (trimmed, any case) marks a submission")
     .option("--dry-run", "only count what would be erased")
     .option("-y, --yes", "do not ask; needed when stdin is not a terminal")
-    .addHelpText("after", "\nExamples:\n  formsvc submissions erase --email ann@example.com --dry-run\n  formsvc submissions erase --email ann@example.com --yes\n")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  formsvc submissions erase --email ann@example.com --dry-run\n  formsvc submissions erase --email ann@example.com --yes\n",
+    )
     .action((flags: EraseFlags, command: Command) => runErase(flags, command.optsWithGlobals(), io));
 }

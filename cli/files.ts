@@ -83,6 +83,9 @@ export function filesCommand(submissions: Command, io: Io): void {
     .command("files <form> <submission>")
     .description("download the files of a submission (never overwriting a file already there)")
     .option("--output <dir>", "the directory to save them in (default: the current directory; made if missing)")
-    .addHelpText("after", "\nExamples:\n  formsvc submissions files jobs sub_01jd3k4m5n6p7q8r9s0t1v2w3x\n  formsvc submissions files jobs sub_01jd3k4m5n6p7q8r9s0t1v2w3x --output ./cvs\n")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  formsvc submissions files jobs sub_01jd3k4m5n6p7q8r9s0t1v2w3x\n  formsvc submissions files jobs sub_01jd3k4m5n6p7q8r9s0t1v2w3x --output ./cvs\n",
+    )
     .action((ref: string, id: string, flags: { output?: string }, command: Command) => runSubmissionFiles(ref, id, flags, command.optsWithGlobals(), io));
 }

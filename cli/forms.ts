@@ -65,9 +65,11 @@ async function withCaptcha(body: Record<string, unknown>, flags: FormFlags, io: 
     if (secretGiven) throw new CliError("--captcha none removes the captcha: it takes no secret", EXIT.usage);
     return { ...body, captcha: null };
   }
-  if (flags.captchaSecret !== undefined && flags.captchaSecretStdin) throw new CliError("give the secret once: --captcha-secret or --captcha-secret-stdin", EXIT.usage);
+  if (flags.captchaSecret !== undefined && flags.captchaSecretStdin)
+    throw new CliError("give the secret once: --captcha-secret or --captcha-secret-stdin", EXIT.usage);
   const secret = flags.captchaSecretStdin ? await io.prompt("") : flags.captchaSecret;
-  if (!secret?.trim()) throw new CliError(`--captcha ${flags.captcha} needs the provider's secret key: --captcha-secret SECRET or --captcha-secret-stdin`, EXIT.usage);
+  if (!secret?.trim())
+    throw new CliError(`--captcha ${flags.captcha} needs the provider's secret key: --captcha-secret SECRET or --captcha-secret-stdin`, EXIT.usage);
   return { ...body, captcha: { provider: flags.captcha, secret: secret.trim() } };
 }
 
@@ -105,7 +107,10 @@ export async function runFormsCreate(flags: FormFlags, globals: ConnectionOption
 export async function runFormsUpdate(ref: string, flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
   const body = await withCaptcha(formBody(flags), flags, io);
   if (Object.keys(body).length === 0) {
-    throw new CliError("nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha", EXIT.usage);
+    throw new CliError(
+      "nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha",
+      EXIT.usage,
+    );
   }
   const form = await withBackend(globals, io.env, (backend) => backend.forms.update(ref, body)).catch(rethrowWithFlag);
   printForm(io, form, globals.json);
@@ -192,7 +197,10 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha or turnstile; none to remove it")
     .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
     .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")
-    .addHelpText("after", "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update contact --captcha hcaptcha --captcha-secret-stdin < hcaptcha-secret.txt\n  formsvc forms update contact --captcha none\n")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update contact --captcha hcaptcha --captcha-secret-stdin < hcaptcha-secret.txt\n  formsvc forms update contact --captcha none\n",
+    )
     .action((ref: string, flags: FormFlags, command: Command) => runFormsUpdate(ref, flags, command.optsWithGlobals(), io));
 
   forms

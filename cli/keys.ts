@@ -12,7 +12,11 @@ const COLUMNS = (io: Io): Column<ApiKey>[] => [
   { header: "form", value: (k) => k.formId ?? "" },
   { header: "name", value: (k) => k.name ?? "" },
   { header: "created", value: (k) => k.createdAt },
-  { header: "status", value: (k) => (k.revokedAt ? `revoked ${k.revokedAt}` : "active"), style: (text, k) => (k.revokedAt ? io.chalk.red(text) : io.chalk.green(text)) },
+  {
+    header: "status",
+    value: (k) => (k.revokedAt ? `revoked ${k.revokedAt}` : "active"),
+    style: (text, k) => (k.revokedAt ? io.chalk.red(text) : io.chalk.green(text)),
+  },
 ];
 
 export function keysCommand(program: Command, io: Io): void {

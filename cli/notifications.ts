@@ -38,7 +38,10 @@ export async function runNotificationsList(ref: string, flags: NotificationListF
   const page = await withBackend(globals, io.env, (backend) =>
     backend.notifications.list(ref, { limit: flags.limit, offset: flags.offset }).catch((error) => Promise.reject(withFlagName(error, FLAGS))),
   );
-  printList(io, page.notifications, COLUMNS(io), { json: globals.json, empty: "No notifications: the form has no notificationEmail, or nothing was submitted since it got one." });
+  printList(io, page.notifications, COLUMNS(io), {
+    json: globals.json,
+    empty: "No notifications: the form has no notificationEmail, or nothing was submitted since it got one.",
+  });
   const { offset, hasMore } = page.pagination;
   if (!globals.json && io.isTTY && hasMore) io.err(`More with --offset ${offset + page.notifications.length}.\n`);
 }
@@ -74,7 +77,12 @@ export function notificationsCommand(program: Command, io: Io): void {
       const result = await withBackend(globals, io.env, (backend) => backend.notifications.retry(ref, { pending }));
       if (globals.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
       const plural = result.retried === 1 ? "" : "s";
-      if (pending) io.err(result.retried === 0 ? "No pending or failed notifications to send.\n" : `Queued ${result.retried} pending or failed notification${plural} to be sent now.\n`);
+      if (pending)
+        io.err(
+          result.retried === 0
+            ? "No pending or failed notifications to send.\n"
+            : `Queued ${result.retried} pending or failed notification${plural} to be sent now.\n`,
+        );
       else io.err(result.retried === 0 ? "No failed notifications to retry.\n" : `Queued ${result.retried} failed notification${plural} to be sent again.\n`);
     });
 }

@@ -13,7 +13,10 @@ export interface SelectionFlags {
 export function whenToIso(flag: string, value: string, now = Date.now()): string {
   const ms = parseWhen(value, now);
   if (ms === null) {
-    throw new CliError(`${flag} must be an ISO 8601 date or date-time (2026-11-22, 2026-11-22T12:00:00Z) or a span back from now (90s, 15m, 24h, 7d), not "${value}"`, EXIT.usage);
+    throw new CliError(
+      `${flag} must be an ISO 8601 date or date-time (2026-11-22, 2026-11-22T12:00:00Z) or a span back from now (90s, 15m, 24h, 7d), not "${value}"`,
+      EXIT.usage,
+    );
   }
   return iso(ms);
 }

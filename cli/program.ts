@@ -51,7 +51,13 @@ export function buildProgram(io: Io): Command {
       writeOut: (text) => io.out(text),
       writeErr: (text) => io.err(text),
       // One line, as every other error: commander's "(Did you mean forms?)" joins the sentence.
-      outputError: (text, write) => write(`formsvc: ${text.replace(/^error: /, "").trim().replace(/\s*\n\s*/g, " ")} (see --help)\n`),
+      outputError: (text, write) =>
+        write(
+          `formsvc: ${text
+            .replace(/^error: /, "")
+            .trim()
+            .replace(/\s*\n\s*/g, " ")} (see --help)\n`,
+        ),
     });
   serveCommand(program, io);
   accountsCommand(program, io);

@@ -46,14 +46,24 @@ function checkBackup(path: string): { schema: number; forms: number; submissions
       throw new CliError(`${path} is not a usable SQLite database: ${(error as Error).message}`);
     }
     if (rows.length !== 1 || rows[0]?.integrity_check !== "ok") {
-      throw new CliError(`${path} fails SQLite's integrity check (${rows.slice(0, 3).map((r) => r.integrity_check).join("; ")}): pick another backup`);
+      throw new CliError(
+        `${path} fails SQLite's integrity check (${rows
+          .slice(0, 3)
+          .map((r) => r.integrity_check)
+          .join("; ")}): pick another backup`,
+      );
     }
     const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
     const missing = FORMSVC_TABLES.filter((t) => !tables.has(t));
     if (missing.length > 0) throw new CliError(`${path} is not a formsvc database (it has no ${missing.join(", ")} table)`);
-    const { applied, last } = db.prepare(`SELECT count(*) AS applied, max(created_at) AS last FROM "__drizzle_migrations"`).get() as { applied: number; last: number | null };
+    const { applied, last } = db.prepare(`SELECT count(*) AS applied, max(created_at) AS last FROM "__drizzle_migrations"`).get() as {
+      applied: number;
+      last: number | null;
+    };
     if (applied > SCHEMA_VERSION || (last !== null && last > migrations[migrations.length - 1]!.when)) {
-      throw new CliError(`${path} has schema version ${applied}, newer than this formsvc's ${SCHEMA_VERSION}: restore it with the formsvc that wrote it, or a newer one`);
+      throw new CliError(
+        `${path} has schema version ${applied}, newer than this formsvc's ${SCHEMA_VERSION}: restore it with the formsvc that wrote it, or a newer one`,
+      );
     }
     const count = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     return { schema: applied, forms: count("forms"), submissions: count("submissions") };
@@ -100,7 +110,11 @@ function syncDirectory(dir: string): void {
   }
 }
 
-const stamp = () => new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+const stamp = () =>
+  new Date()
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
 
 /**
  * Replaces the database with a checked copy of `backup`. The backup is copied beside the database first and

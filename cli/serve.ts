@@ -35,7 +35,9 @@ function ensureDatabaseDirectory(db: string, io: Io): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new CliError(`the directory of the database, ${dir}, does not exist and cannot be made (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): make it, owned by the user formsvc runs as`);
+    throw new CliError(
+      `the directory of the database, ${dir}, does not exist and cannot be made (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): make it, owned by the user formsvc runs as`,
+    );
   }
   io.err(`made the directory ${dir} for the database\n`);
 }
@@ -68,7 +70,9 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   // A database with no dashboard user gets a one-time link that makes the first one (a new link at each start).
   if ((await server.services.users.count()) === 0) {
     const token = await server.services.users.createLink("setup", null, SETUP_LINK_MS);
-    io.err(`No dashboard user yet. Open this link within an hour to create the first one (it works once):\n  ${config.baseUrl}/dashboard/setup?token=${token}\n`);
+    io.err(
+      `No dashboard user yet. Open this link within an hour to create the first one (it works once):\n  ${config.baseUrl}/dashboard/setup?token=${token}\n`,
+    );
   }
   if ((keys?.n ?? 0) === 0) {
     io.err(`No API keys yet. Make the first one with:\n  ${selfCommand()} keys create --db ${config.db} --name admin\n`);
@@ -104,9 +108,18 @@ export function serveCommand(program: Command, io: Io): void {
     .option("--metrics", "serve Prometheus metrics at /metrics on the main port (FORMSVC_METRICS)")
     .option("--metrics-listen <host:port>", "serve /metrics on this address only, such as 127.0.0.1:9090 (FORMSVC_METRICS_LISTEN)")
     .option("--log-format <format>", "text or json, one line per request (FORMSVC_LOG_FORMAT, default text)")
-    .option("--mail-from <address>", 'From of notification emails, "Forms <forms@example.com>" (FORMSVC_MAIL_FROM, default: formsvc <the SMTP login if an address, else formsvc@localhost>)')
-    .option("--webhooks-allow-private", "let webhooks reach loopback, private and link-local addresses (FORMSVC_WEBHOOKS_ALLOW_PRIVATE; for a receiver on this machine or an intranet)")
-    .option("--webhook-retry-scale <factor>", "multiply every webhook retry delay (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) by this (FORMSVC_WEBHOOK_RETRY_SCALE, default 1)")
+    .option(
+      "--mail-from <address>",
+      'From of notification emails, "Forms <forms@example.com>" (FORMSVC_MAIL_FROM, default: formsvc <the SMTP login if an address, else formsvc@localhost>)',
+    )
+    .option(
+      "--webhooks-allow-private",
+      "let webhooks reach loopback, private and link-local addresses (FORMSVC_WEBHOOKS_ALLOW_PRIVATE; for a receiver on this machine or an intranet)",
+    )
+    .option(
+      "--webhook-retry-scale <factor>",
+      "multiply every webhook retry delay (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) by this (FORMSVC_WEBHOOK_RETRY_SCALE, default 1)",
+    )
     .option(
       "--captcha-verify-url <provider=url>",
       "send a captcha provider's verifications to another address, e.g. turnstile=http://127.0.0.1:9000/verify (repeatable; FORMSVC_CAPTCHA_VERIFY_URLS, space-separated)",

@@ -148,7 +148,10 @@ export function submissionsCommand(program: Command, io: Io): void {
   submissions
     .command("get <form> <submission>")
     .description("show one submission")
-    .addHelpText("after", "\nExamples:\n  formsvc submissions get contact sub_01jd3k4m5n6p7q8r9s0t1v2w3x\n  formsvc submissions get contact sub_01jd3k4m5n6p7q8r9s0t1v2w3x --json | jq .data\n")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  formsvc submissions get contact sub_01jd3k4m5n6p7q8r9s0t1v2w3x\n  formsvc submissions get contact sub_01jd3k4m5n6p7q8r9s0t1v2w3x --json | jq .data\n",
+    )
     .action(async (ref: string, id: string, _flags, command: Command) => {
       const globals = command.optsWithGlobals();
       printSubmission(io, await withBackend(globals, io.env, (backend) => backend.submissions.get(ref, id)), globals.json);
@@ -163,12 +166,19 @@ export function submissionsCommand(program: Command, io: Io): void {
     .option("--unstar", "remove the star")
     .option("--spam", "mark as spam (it leaves the default list)")
     .option("--not-spam", "mark as not spam")
-    .addHelpText("after", "\nExamples:\n  formsvc submissions mark contact sub_01jd3k4m5n6p7q8r9s0t1v2w3x --read --star\n  formsvc submissions mark contact sub_01jd3k4m5n6p7q8r9s0t1v2w3x --not-spam\n")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  formsvc submissions mark contact sub_01jd3k4m5n6p7q8r9s0t1v2w3x --read --star\n  formsvc submissions mark contact sub_01jd3k4m5n6p7q8r9s0t1v2w3x --not-spam\n",
+    )
     .action(async (ref: string, id: string, flags: MarkFlags, command: Command) => {
       const globals = command.optsWithGlobals();
       const patch = markPatch(flags);
       const updated = await withBackend(globals, io.env, (backend) => backend.submissions.update(ref, id, patch));
-      io.err(`Marked ${updated.id} ${Object.entries(patch).map(([field, on]) => MARK_WORDS[field]![on ? 0 : 1]).join(", ")}.\n`);
+      io.err(
+        `Marked ${updated.id} ${Object.entries(patch)
+          .map(([field, on]) => MARK_WORDS[field]![on ? 0 : 1])
+          .join(", ")}.\n`,
+      );
       if (globals.json) printSubmission(io, updated, true);
     });
 

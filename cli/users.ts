@@ -64,13 +64,19 @@ export function usersCommand(program: Command, io: Io): void {
   const users = program
     .command("users")
     .description("manage the people who sign in to the dashboard (local mode only)")
-    .addHelpText("after", "\nExamples:\n  formsvc users create ada@example.com\n  printf '%s\\n' \"$PASSWORD\" | formsvc users create ada@example.com --password-stdin\n  formsvc users list\n");
+    .addHelpText(
+      "after",
+      "\nExamples:\n  formsvc users create ada@example.com\n  printf '%s\\n' \"$PASSWORD\" | formsvc users create ada@example.com --password-stdin\n  formsvc users list\n",
+    );
 
   users
     .command("create <email>")
     .description("make a dashboard user of the account (--account, else the default one)")
     .option("--password-stdin", "read the password from stdin (its first line) instead of asking")
-    .addHelpText("after", "\nExamples:\n  formsvc users create ada@example.com\n  printf '%s\\n' \"$PASSWORD\" | formsvc users create ada@example.com --password-stdin --account acc_01jd3k4m\n")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  formsvc users create ada@example.com\n  printf '%s\\n' \"$PASSWORD\" | formsvc users create ada@example.com --password-stdin --account acc_01jd3k4m\n",
+    )
     .action(async (email: string, options: { passwordStdin?: boolean }, command: Command) => {
       const password = await newPassword(io, Boolean(options.passwordStdin));
       const user = await withLocal(
@@ -110,15 +116,22 @@ export function usersCommand(program: Command, io: Io): void {
     .command("link")
     .description("print a one-time sign-in link, valid 15 minutes (with no user yet: a link that makes the first one)")
     .option("--email <email>", "the user to sign in as (needed when there are several)")
-    .addHelpText("after", "\nExamples:\n  formsvc dashboard link --email ada@example.com\n  xdg-open \"$(formsvc dashboard link)\"\n")
+    .addHelpText("after", '\nExamples:\n  formsvc dashboard link --email ada@example.com\n  xdg-open "$(formsvc dashboard link)"\n')
     .action(async (options: { email?: string }, command: Command) => {
       const { SIGNIN_LINK_MS } = await import("../src/services/users.ts");
       const { url, sentence } = await withLocal(command, io, "dashboard link", async (services) => {
         const all = await services.users.list();
         if (all.length === 0) {
-          if (options.email) throw new CliError(`no dashboard user ${options.email}: there are no users yet (open this command's link without --email to make the first)`, EXIT.notFound);
+          if (options.email)
+            throw new CliError(
+              `no dashboard user ${options.email}: there are no users yet (open this command's link without --email to make the first)`,
+              EXIT.notFound,
+            );
           const token = await services.users.createLink("setup", null, SIGNIN_LINK_MS);
-          return { url: `${baseUrl(services)}/dashboard/setup?token=${token}`, sentence: "No dashboard user yet: this link makes the first one. It works once, within 15 minutes." };
+          return {
+            url: `${baseUrl(services)}/dashboard/setup?token=${token}`,
+            sentence: "No dashboard user yet: this link makes the first one. It works once, within 15 minutes.",
+          };
         }
         let user: User | null | undefined;
         if (options.email) {
@@ -130,11 +143,13 @@ export function usersCommand(program: Command, io: Io): void {
           throw new CliError("there are several dashboard users: say which with --email", EXIT.usage);
         }
         const token = await services.users.createLink("signin", user!.id, SIGNIN_LINK_MS);
-        return { url: `${baseUrl(services)}/dashboard/link?token=${token}`, sentence: `Sign-in link for ${user!.email}. It works once, within 15 minutes; set a new password on the page it opens if you lost yours.` };
+        return {
+          url: `${baseUrl(services)}/dashboard/link?token=${token}`,
+          sentence: `Sign-in link for ${user!.email}. It works once, within 15 minutes; set a new password on the page it opens if you lost yours.`,
+        };
       });
       // Piped, the URL alone, so that `open "$(formsvc dashboard link)"` works.
       if (io.isTTY) io.err(`${sentence}\n`);
       io.out(`${url}\n`);
     });
 }
-

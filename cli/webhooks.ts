@@ -68,9 +68,14 @@ export interface DeliveryFlags {
 /** Lists a form's webhook deliveries (of one endpoint with --webhook), newest first. */
 export async function runWebhooksDeliveries(ref: string, flags: DeliveryFlags, globals: Globals, io: Io): Promise<void> {
   const page = await withBackend(globals, io.env, (backend) =>
-    backend.webhooks.deliveries(ref, { webhook: flags.webhook, limit: flags.limit, offset: flags.offset }).catch((error) => Promise.reject(withFlagName(error, FLAGS))),
+    backend.webhooks
+      .deliveries(ref, { webhook: flags.webhook, limit: flags.limit, offset: flags.offset })
+      .catch((error) => Promise.reject(withFlagName(error, FLAGS))),
   );
-  printList(io, page.deliveries, DELIVERY_COLUMNS(io), { json: globals.json, empty: "No deliveries yet: each submission that is not spam makes one per webhook." });
+  printList(io, page.deliveries, DELIVERY_COLUMNS(io), {
+    json: globals.json,
+    empty: "No deliveries yet: each submission that is not spam makes one per webhook.",
+  });
   const { offset, hasMore } = page.pagination;
   if (!globals.json && io.isTTY && hasMore) io.err(`More with --offset ${offset + page.deliveries.length}.\n`);
 }

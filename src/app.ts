@@ -23,7 +23,11 @@ const HOME = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>
 function clientIp(request: Request, info: ConnectionInfo, trustProxy: boolean): string {
   if (trustProxy) {
     // The right-most address is the one our proxy appended; the ones before it are the client's own claims.
-    const forwarded = request.headers.get("x-forwarded-for")?.split(",").map((a) => a.trim()).filter(Boolean);
+    const forwarded = request.headers
+      .get("x-forwarded-for")
+      ?.split(",")
+      .map((a) => a.trim())
+      .filter(Boolean);
     const last = forwarded?.[forwarded.length - 1];
     if (last) return last;
   }

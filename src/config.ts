@@ -75,7 +75,24 @@ const ENV: Record<Exclude<keyof ServeConfig, "derived">, string> = {
   captchaTimeoutMs: "FORMSVC_CAPTCHA_TIMEOUT_MS",
 };
 
-const DEFAULTS = { host: "0.0.0.0", port: "8080", db: "./formsvc.db", maxBody: "1048576", maxFileSize: "10485760", purgeIntervalMs: "3600000", rateLimit: "30", rateBurst: "10", trustProxy: "false", mailRetryBaseMs: "60000", metrics: "false", logFormat: "text", webhooksAllowPrivate: "false", webhookRetryScale: "1", webhookTimeoutMs: "10000", captchaTimeoutMs: "5000" };
+const DEFAULTS = {
+  host: "0.0.0.0",
+  port: "8080",
+  db: "./formsvc.db",
+  maxBody: "1048576",
+  maxFileSize: "10485760",
+  purgeIntervalMs: "3600000",
+  rateLimit: "30",
+  rateBurst: "10",
+  trustProxy: "false",
+  mailRetryBaseMs: "60000",
+  metrics: "false",
+  logFormat: "text",
+  webhooksAllowPrivate: "false",
+  webhookRetryScale: "1",
+  webhookTimeoutMs: "10000",
+  captchaTimeoutMs: "5000",
+};
 
 /** `provider=URL` pairs, separated by spaces (one per --captcha-verify-url), over the providers' own addresses. */
 function captchaVerifyUrls(value: string | undefined): Record<CaptchaProvider, string> {
@@ -84,7 +101,9 @@ function captchaVerifyUrls(value: string | undefined): Record<CaptchaProvider, s
     const at = pair.indexOf("=");
     const provider = pair.slice(0, at) as CaptchaProvider;
     if (at < 0 || !CAPTCHA_PROVIDERS.includes(provider)) {
-      throw new ApiError("invalid_parameter", `captcha-verify-url must be PROVIDER=URL with PROVIDER one of ${CAPTCHA_PROVIDERS.join(", ")}, not "${pair}"`, { field: "captcha-verify-url" });
+      throw new ApiError("invalid_parameter", `captcha-verify-url must be PROVIDER=URL with PROVIDER one of ${CAPTCHA_PROVIDERS.join(", ")}, not "${pair}"`, {
+        field: "captcha-verify-url",
+      });
     }
     urls[provider] = url("captcha-verify-url", pair.slice(at + 1));
   }
@@ -114,7 +133,9 @@ function url(name: string, value: string): string {
 function scale(value: string): number {
   const n = Number(value);
   if (!/^\d*\.?\d+$/.test(value) || !(n > 0) || n > 1000) {
-    throw new ApiError("invalid_parameter", `webhook-retry-scale must be a number above 0 and at most 1000, such as 0.001, not "${value}"`, { field: "webhook-retry-scale" });
+    throw new ApiError("invalid_parameter", `webhook-retry-scale must be a number above 0 and at most 1000, such as 0.001, not "${value}"`, {
+      field: "webhook-retry-scale",
+    });
   }
   return n;
 }
@@ -186,7 +207,9 @@ export function loadServeConfig(flags: ServeFlags, env: Record<string, string | 
   const from = pick("mailFrom");
   const mailFrom = from === undefined ? defaultMailFrom(smtp === undefined ? null : smtpUrl(smtp)) : parseMailbox(from);
   if (!mailFrom) {
-    throw new ApiError("invalid_parameter", `mail-from must be an address such as you@example.com or "Forms <forms@example.com>", not "${from}"`, { field: "mail-from" });
+    throw new ApiError("invalid_parameter", `mail-from must be an address such as you@example.com or "Forms <forms@example.com>", not "${from}"`, {
+      field: "mail-from",
+    });
   }
   return {
     host,

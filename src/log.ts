@@ -11,7 +11,6 @@ export function accessLine(entry: AccessEntry): string {
   return `${entry.method} ${entry.path} ${status} ${entry.ms.toFixed(1)}ms ${entry.ip} ${agent}`;
 }
 
-
 /** The server's log: text lines for people, or one JSON object a line for log shippers (`--log-format json`). */
 export function serverLog(format: "text" | "json", out: (line: string) => void = console.log, err: (line: string) => void = console.error): AppOptions["log"] {
   const now = () => new Date().toISOString();
@@ -19,7 +18,8 @@ export function serverLog(format: "text" | "json", out: (line: string) => void =
     return {
       request: (message) => out(JSON.stringify({ time: now(), level: "info", msg: message })),
       access: (entry: AccessEntry) => out(JSON.stringify({ time: now(), level: "info", msg: "request", ...entry, ms: Number(entry.ms.toFixed(1)) })),
-      error: (message, error) => err(JSON.stringify({ time: now(), level: "error", msg: message, error: error instanceof Error ? (error.stack ?? error.message) : String(error) })),
+      error: (message, error) =>
+        err(JSON.stringify({ time: now(), level: "error", msg: message, error: error instanceof Error ? (error.stack ?? error.message) : String(error) })),
     };
   }
   return {

@@ -1,8 +1,5 @@
 import type { RetentionService } from "./services/retention.ts";
 
-/** An hour: how often forms' retention is applied (contract §13). */
-export const PURGE_INTERVAL_MS = 60 * 60 * 1000;
-
 export interface PurgerOptions {
   /** Time between purges; an hour unless a test says otherwise. */
   intervalMs: number;

@@ -50,16 +50,32 @@ function headersFor(delivery: OutgoingDelivery, userAgent: string): Record<strin
 }
 
 /** A line of text fit for the log and the delivery list: no control characters, bounded. */
-const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f]+/g, " ").trim().slice(0, SNIPPET);
+const oneLine = (text: string) =>
+  text
+    .replace(/[\u0000-\u001f\u007f]+/g, " ")
+    .trim()
+    .slice(0, SNIPPET);
 
 /**
  * POSTs the body once, to the very addresses that were checked: the connection's own look-up is replaced by
  * one that resolves, refuses any special address and hands over what it checked, so that a name cannot
  * resolve to a public address for the check and a private one for the connection. Redirects are not followed.
  */
-export function postOnce(url: URL, body: string, headers: Record<string, string>, options: { allowPrivate: boolean; resolve: Resolver; timeoutMs: number; signal: AbortSignal }): Promise<AttemptResult> {
+export function postOnce(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  options: { allowPrivate: boolean; resolve: Resolver; timeoutMs: number; signal: AbortSignal },
+): Promise<AttemptResult> {
   const started = performance.now();
-  const result = (partial: Partial<AttemptResult>): AttemptResult => ({ ok: false, responseStatus: null, responseSnippet: null, error: null, durationMs: performance.now() - started, ...partial });
+  const result = (partial: Partial<AttemptResult>): AttemptResult => ({
+    ok: false,
+    responseStatus: null,
+    responseSnippet: null,
+    error: null,
+    durationMs: performance.now() - started,
+    ...partial,
+  });
   return new Promise<AttemptResult>((done) => {
     const lookup = (host: string, lookupOptions: { all?: boolean }, callback: (...args: unknown[]) => void) => {
       const found = options.allowPrivate ? options.resolve(host) : checkedAddresses(host, options.resolve);
@@ -74,26 +90,39 @@ export function postOnce(url: URL, body: string, headers: Record<string, string>
     precheck.then(
       () => {
         const client = url.protocol === "https:" ? https : http;
-        const request = client.request(url, { method: "POST", headers, lookup: lookup as never, signal: options.signal, timeout: options.timeoutMs }, (response) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          response.on("data", (chunk: Buffer) => {
-            if (size < SNIPPET * 4) chunks.push(chunk);
-            size += chunk.length;
-            if (size >= SNIPPET * 4) response.destroy();
-          });
-          const finish = () => {
-            const status = response.statusCode ?? 0;
-            done(result({ ok: status >= 200 && status < 300, responseStatus: status, responseSnippet: oneLine(Buffer.concat(chunks).toString("utf8")) || null, error: status >= 200 && status < 300 ? null : `answered ${status}` }));
-          };
-          response.on("end", finish);
-          response.on("close", finish);
-          response.on("error", finish);
-        });
+        const request = client.request(
+          url,
+          { method: "POST", headers, lookup: lookup as never, signal: options.signal, timeout: options.timeoutMs },
+          (response) => {
+            const chunks: Buffer[] = [];
+            let size = 0;
+            response.on("data", (chunk: Buffer) => {
+              if (size < SNIPPET * 4) chunks.push(chunk);
+              size += chunk.length;
+              if (size >= SNIPPET * 4) response.destroy();
+            });
+            const finish = () => {
+              const status = response.statusCode ?? 0;
+              done(
+                result({
+                  ok: status >= 200 && status < 300,
+                  responseStatus: status,
+                  responseSnippet: oneLine(Buffer.concat(chunks).toString("utf8")) || null,
+                  error: status >= 200 && status < 300 ? null : `answered ${status}`,
+                }),
+              );
+            };
+            response.on("end", finish);
+            response.on("close", finish);
+            response.on("error", finish);
+          },
+        );
         const timer = setTimeout(() => request.destroy(new Error(`no answer within ${options.timeoutMs / 1000} s`)), options.timeoutMs);
         request.on("close", () => clearTimeout(timer));
         request.on("timeout", () => request.destroy(new Error(`no answer within ${options.timeoutMs / 1000} s`)));
-        request.on("error", (error: Error) => done(result({ error: oneLine(error instanceof BlockedAddress ? `refused: ${error.message}` : error.message || String(error)) })));
+        request.on("error", (error: Error) =>
+          done(result({ error: oneLine(error instanceof BlockedAddress ? `refused: ${error.message}` : error.message || String(error)) })),
+        );
         request.end(body);
       },
       (error: Error) => done(result({ error: oneLine(`refused: ${error.message}`) })),

@@ -48,7 +48,11 @@ export function authRoutes(router: Router<Handler>): void {
     // The decoy hash is made while the person types, so that even the first wrong email is not the slow one.
     warmDecoy();
     const pre = presession(ctx);
-    return render(200, <SignInPage presession={pre.token} next={localPath(ctx.url.searchParams.get("next"), "") || undefined} notice={noticeOf(ctx)} />, pre.headers);
+    return render(
+      200,
+      <SignInPage presession={pre.token} next={localPath(ctx.url.searchParams.get("next"), "") || undefined} notice={noticeOf(ctx)} />,
+      pre.headers,
+    );
   });
 
   router.on("POST", "/dashboard/signin", async (ctx) => {
@@ -90,7 +94,8 @@ export function authRoutes(router: Router<Handler>): void {
     const token = form.get("token") ?? "";
     const email = form.get("email") ?? "";
     const password = form.get("password") ?? "";
-    const again = (errors: Record<string, string>) => render(400, <SetupPage presession={pre.token} token={token} email={email} errors={errors} />, pre.headers);
+    const again = (errors: Record<string, string>) =>
+      render(400, <SetupPage presession={pre.token} token={token} email={email} errors={errors} />, pre.headers);
     if (!presessionMatches(ctx, form)) return again({ form: "This form has expired. Try again." });
     if (password !== (form.get("confirm") ?? "")) return again({ confirm: "The two passwords differ." });
     try {
@@ -110,7 +115,11 @@ export function authRoutes(router: Router<Handler>): void {
     return signInAs(ctx, user.id, "/dashboard/account", true);
   });
 
-  router.on("GET", "/dashboard/account", signedIn(async (ctx, session) => render(200, <AccountPage session={session} notice={noticeOf(ctx)} />)));
+  router.on(
+    "GET",
+    "/dashboard/account",
+    signedIn(async (ctx, session) => render(200, <AccountPage session={session} notice={noticeOf(ctx)} />)),
+  );
 
   router.on(
     "POST",

@@ -18,7 +18,11 @@ const render = (status: number, element: unknown) => page(status, String(element
 async function summaries(ctx: RequestContext, session: Session): Promise<FormSummary[]> {
   const rows = [...(await ctx.services.forms.listRows(ownerOf(session, "live"))), ...(await ctx.services.forms.listRows(ownerOf(session, "test")))];
   rows.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
-  return rows.map((row) => ({ form: ctx.services.forms.toForm(row), unread: row.unreadCount, lastSubmissionAt: row.lastSubmissionAt ? iso(row.lastSubmissionAt) : null }));
+  return rows.map((row) => ({
+    form: ctx.services.forms.toForm(row),
+    unread: row.unreadCount,
+    lastSubmissionAt: row.lastSubmissionAt ? iso(row.lastSubmissionAt) : null,
+  }));
 }
 
 /** The inbox's view from its URL; a bad value falls back to the default, and a bad `since` is reported. */
@@ -49,13 +53,22 @@ const ACTIONS: Record<string, Record<string, boolean> | "delete"> = {
 
 /** Forms list and creation, a form's inbox, one submission, actions, export, settings, test, delete, deliveries. */
 export function formPageRoutes(router: Router<Handler>): void {
-  router.on("GET", "/dashboard/forms", signedIn(async (ctx, session) => render(200, <FormsPage session={session} forms={await summaries(ctx, session)} notice={noticeOf(ctx)} />)));
+  router.on(
+    "GET",
+    "/dashboard/forms",
+    signedIn(async (ctx, session) => render(200, <FormsPage session={session} forms={await summaries(ctx, session)} notice={noticeOf(ctx)} />)),
+  );
 
   router.on(
     "POST",
     "/dashboard/forms",
     action(async (ctx, session, body) => {
-      const input: NewFormInput = { name: body.get("name") ?? "", slug: (body.get("slug") ?? "").trim(), mode: body.get("mode") ?? "live", notificationEmail: (body.get("notificationEmail") ?? "").trim() };
+      const input: NewFormInput = {
+        name: body.get("name") ?? "",
+        slug: (body.get("slug") ?? "").trim(),
+        mode: body.get("mode") ?? "live",
+        notificationEmail: (body.get("notificationEmail") ?? "").trim(),
+      };
       try {
         const form = await ctx.services.forms.create(ownerOf(session, input.mode === "test" ? "test" : "live"), {
           name: input.name,
@@ -69,7 +82,11 @@ export function formPageRoutes(router: Router<Handler>): void {
     }),
   );
 
-  router.on("GET", "/dashboard/forms/:id", signedIn(async (ctx) => redirect(`/dashboard/forms/${encodeURIComponent(ctx.params.id!)}/submissions`)));
+  router.on(
+    "GET",
+    "/dashboard/forms/:id",
+    signedIn(async (ctx) => redirect(`/dashboard/forms/${encodeURIComponent(ctx.params.id!)}/submissions`)),
+  );
 
   router.on(
     "GET",
@@ -77,9 +94,30 @@ export function formPageRoutes(router: Router<Handler>): void {
     signedIn(async (ctx, session) => {
       const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
       const { query, since, sinceError } = inboxQuery(ctx.url);
-      const list = await ctx.services.submissions.list(principal, row.id, { filter: query.filter, search: query.q || null, since, order: "desc", limit: PAGE_SIZE, offset: (query.page - 1) * PAGE_SIZE, after: null });
+      const list = await ctx.services.submissions.list(principal, row.id, {
+        filter: query.filter,
+        search: query.q || null,
+        since,
+        order: "desc",
+        limit: PAGE_SIZE,
+        offset: (query.page - 1) * PAGE_SIZE,
+        after: null,
+      });
       const form = ctx.services.forms.toForm(row);
-      return render(200, <InboxPage session={session} form={form} query={query} submissions={list.submissions} fields={list.fields} total={list.pagination.total} hasMore={list.pagination.hasMore} sinceError={sinceError} notice={noticeOf(ctx)} />);
+      return render(
+        200,
+        <InboxPage
+          session={session}
+          form={form}
+          query={query}
+          submissions={list.submissions}
+          fields={list.fields}
+          total={list.pagination.total}
+          hasMore={list.pagination.hasMore}
+          sinceError={sinceError}
+          notice={noticeOf(ctx)}
+        />,
+      );
     }),
   );
 
@@ -93,7 +131,12 @@ export function formPageRoutes(router: Router<Handler>): void {
       const selection: SubmissionQuery = { filter: query.filter, search: query.q || null, since, order: "desc" };
       const exported = await ctx.services.submissions.export(principal, row.id, selection);
       return new Response(exportStream(exportChunks(format as ExportFormat, exported.fields, exported.submissions)), {
-        headers: { "content-type": CONTENT_TYPES[format], "content-disposition": `attachment; filename="${row.slug}-submissions.${format}"`, "cache-control": "no-store", ...SECURITY_HEADERS },
+        headers: {
+          "content-type": CONTENT_TYPES[format],
+          "content-disposition": `attachment; filename="${row.slug}-submissions.${format}"`,
+          "cache-control": "no-store",
+          ...SECURITY_HEADERS,
+        },
       });
     }),
   );
@@ -177,7 +220,11 @@ export function formPageRoutes(router: Router<Handler>): void {
     "/dashboard/forms/:id/test",
     action(async (ctx, session) => {
       const { row } = await ownForm(ctx, session, ctx.params.id!);
-      await ctx.services.submissions.receive(row.id, { email: session.user.email, message: "A test submission sent from the dashboard." }, { isSpam: false, notification: { subject: `Test submission to ${row.name}` } });
+      await ctx.services.submissions.receive(
+        row.id,
+        { email: session.user.email, message: "A test submission sent from the dashboard." },
+        { isSpam: false, notification: { subject: `Test submission to ${row.name}` } },
+      );
       return redirect(`/dashboard/forms/${row.id}/submissions?notice=tested`);
     }),
   );
@@ -189,7 +236,15 @@ export function formPageRoutes(router: Router<Handler>): void {
       const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
       if ((body.get("confirm") ?? "").trim() !== row.name) {
         const form = ctx.services.forms.toForm(row);
-        return render(400, <SettingsPage session={session} form={form} input={settingsInput(form)} errors={{ confirm: "Type the form's name exactly as shown to delete it." }} />);
+        return render(
+          400,
+          <SettingsPage
+            session={session}
+            form={form}
+            input={settingsInput(form)}
+            errors={{ confirm: "Type the form's name exactly as shown to delete it." }}
+          />,
+        );
       }
       await ctx.services.forms.remove(principal, row.id);
       return redirect("/dashboard/forms?notice=deleted");

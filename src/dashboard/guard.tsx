@@ -44,7 +44,10 @@ export function signedIn(handler: PageHandler): Handler {
 
 /** The answer to a request refused before anything changed. */
 export const refused = (message: string, session: Session | null = null) =>
-  page(403, String(<MessagePage title="Request refused" message={message} session={session} link={{ href: "/dashboard/forms", text: "Back to the dashboard" }} />));
+  page(
+    403,
+    String(<MessagePage title="Request refused" message={message} session={session} link={{ href: "/dashboard/forms", text: "Back to the dashboard" }} />),
+  );
 
 /**
  * A state-changing request: from a dashboard page of this server (Origin), by a signed-in user, carrying

@@ -28,7 +28,11 @@ async function errorPage(ctx: RequestContext, error: unknown): Promise<Response>
   const title = status === 404 ? "Not found" : status === 405 ? "Not allowed" : status >= 500 ? "Something went wrong" : "Not possible";
   const message = known?.message ?? "Something went wrong on our side. Try again; if it goes on, the server log says more.";
   const session = await currentSession(ctx).catch(() => null);
-  return page(status, String(<MessagePage title={title} message={message} session={session} link={{ href: "/dashboard/forms", text: "Back to the dashboard" }} />), known?.headers ?? {});
+  return page(
+    status,
+    String(<MessagePage title={title} message={message} session={session} link={{ href: "/dashboard/forms", text: "Back to the dashboard" }} />),
+    known?.headers ?? {},
+  );
 }
 
 /** The owner's web interface under /dashboard: its own router, every answer with the dashboard's security headers. */

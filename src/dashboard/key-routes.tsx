@@ -20,16 +20,28 @@ async function keysAndForms(ctx: RequestContext, session: Session): Promise<{ ke
 
 /** /dashboard/keys: list, create (shown once), revoke. */
 export function keyPageRoutes(router: Router<Handler>): void {
-  router.on("GET", "/dashboard/keys", signedIn(async (ctx, session) => render(200, <KeysPage session={session} {...await keysAndForms(ctx, session)} notice={noticeOf(ctx)} />)));
+  router.on(
+    "GET",
+    "/dashboard/keys",
+    signedIn(async (ctx, session) => render(200, <KeysPage session={session} {...(await keysAndForms(ctx, session))} notice={noticeOf(ctx)} />)),
+  );
 
   router.on(
     "POST",
     "/dashboard/keys",
     action(async (ctx, session, body) => {
-      const input: KeyInput = { name: body.get("name") ?? "", type: body.get("type") ?? "live", formId: body.get("formId") ?? "", permissions: body.getAll("permissions") };
+      const input: KeyInput = {
+        name: body.get("name") ?? "",
+        type: body.get("type") ?? "live",
+        formId: body.get("formId") ?? "",
+        permissions: body.getAll("permissions"),
+      };
       try {
         // A form key takes its form's mode; a live or test key, its own.
-        const principal = input.type === "form" && input.formId ? (await ownForm(ctx, session, input.formId)).principal : ownerOf(session, input.type === "test" ? "test" : "live");
+        const principal =
+          input.type === "form" && input.formId
+            ? (await ownForm(ctx, session, input.formId)).principal
+            : ownerOf(session, input.type === "test" ? "test" : "live");
         const created = await ctx.services.keys.create(principal, {
           type: input.type,
           ...(input.name ? { name: input.name } : {}),
@@ -37,10 +49,10 @@ export function keyPageRoutes(router: Router<Handler>): void {
           ...(input.permissions!.length > 0 ? { permissions: input.permissions } : {}),
         });
         // The page that answers the POST is the only place the key is ever shown.
-        return render(201, <KeysPage session={session} {...await keysAndForms(ctx, session)} created={created} />);
+        return render(201, <KeysPage session={session} {...(await keysAndForms(ctx, session))} created={created} />);
       } catch (error) {
         const errors = error instanceof ApiError && error.code === "form_not_found" ? { formId: "Choose one of your forms." } : fieldErrors(error);
-        return render(400, <KeysPage session={session} {...await keysAndForms(ctx, session)} input={input} errors={errors} />);
+        return render(400, <KeysPage session={session} {...(await keysAndForms(ctx, session))} input={input} errors={errors} />);
       }
     }),
   );

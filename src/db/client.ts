@@ -46,8 +46,6 @@ export interface SchemaChange {
 /** The schema version this build of formsvc writes. */
 export const SCHEMA_VERSION = migrations.length;
 
-export { isLibsqlUrl } from "./location.ts";
-
 /** A queue that runs one task at a time, in order. */
 function serial() {
   let tail: Promise<unknown> = Promise.resolve();
@@ -67,7 +65,10 @@ function pendingMigrations(lastApplied: number | null) {
     .map((m) => ({
       when: m.when,
       hash: new Bun.CryptoHasher("sha256").update(m.sql).digest("hex"),
-      statements: m.sql.split("--> statement-breakpoint").map((s) => s.trim()).filter(Boolean),
+      statements: m.sql
+        .split("--> statement-breakpoint")
+        .map((s) => s.trim())
+        .filter(Boolean),
     }));
 }
 
@@ -181,9 +182,13 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db): Store["write"] {
   let draining = false;
 
   // Prepared once: exec() would compile each of these again for every write.
-  const [begin, savepoint, release, rollbackTo, commit] = ["BEGIN IMMEDIATE", "SAVEPOINT write_task", "RELEASE write_task", "ROLLBACK TO write_task", "COMMIT"].map(
-    (text) => writer.prepare(text),
-  ) as [Statement, Statement, Statement, Statement, Statement];
+  const [begin, savepoint, release, rollbackTo, commit] = [
+    "BEGIN IMMEDIATE",
+    "SAVEPOINT write_task",
+    "RELEASE write_task",
+    "ROLLBACK TO write_task",
+    "COMMIT",
+  ].map((text) => writer.prepare(text)) as [Statement, Statement, Statement, Statement, Statement];
 
   async function drain(): Promise<void> {
     while (pending.length > 0) {

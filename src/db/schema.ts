@@ -97,12 +97,8 @@ export const submissions = sqliteTable(
   (t) => [
     // One index per list filter, each ending in the list's order, so that no list sorts or scans other forms.
     index("submissions_form_spam").on(t.formId, t.isSpam, t.createdAt, t.id),
-    index("submissions_form_unread")
-      .on(t.formId, t.createdAt, t.id)
-      .where(sql`${t.isSpam} = 0 AND ${t.isRead} = 0`),
-    index("submissions_form_starred")
-      .on(t.formId, t.createdAt, t.id)
-      .where(sql`${t.isSpam} = 0 AND ${t.isStarred} = 1`),
+    index("submissions_form_unread").on(t.formId, t.createdAt, t.id).where(sql`${t.isSpam} = 0 AND ${t.isRead} = 0`),
+    index("submissions_form_starred").on(t.formId, t.createdAt, t.id).where(sql`${t.isSpam} = 0 AND ${t.isStarred} = 1`),
   ],
 );
 

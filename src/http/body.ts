@@ -2,7 +2,8 @@ import { ApiError, ClientClosedRequest } from "../errors.ts";
 import { MAX_JSON_DEPTH, scanJson } from "../lib/json-scan.ts";
 
 // The rest of the body is never read: the connection is closed after the answer rather than kept for another request.
-const tooLarge = (limit: number) => new ApiError("payload_too_large", `The body is larger than the limit of ${limit} bytes.`, { headers: { Connection: "close" } });
+const tooLarge = (limit: number) =>
+  new ApiError("payload_too_large", `The body is larger than the limit of ${limit} bytes.`, { headers: { Connection: "close" } });
 
 /** The request's body as bytes, refused with 413 as soon as it passes `limit` (by Content-Length, or while reading). */
 export async function readBytes(request: Request, limit: number): Promise<Uint8Array> {

@@ -74,7 +74,8 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
       else fields[name] = value;
     };
     const admit = () => {
-      if (!limits.filesAccepted) return fail(new ApiError("files_not_accepted", "This form does not accept files. Its owner can turn file uploads on.", { field: name }));
+      if (!limits.filesAccepted)
+        return fail(new ApiError("files_not_accepted", "This form does not accept files. Its owner can turn file uploads on.", { field: name }));
       files += 1;
       if (files > limits.maxFiles) fail(new ApiError("invalid_body", `A submission may carry at most ${limits.maxFiles} files.`, { field: name }));
     };
@@ -88,7 +89,9 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
       size += chunk.byteLength;
       chunks.push(chunk);
     });
-    stream.on("limit", () => fail(new ApiError("payload_too_large", `The file "${fileName.slice(0, 100)}" is larger than the limit of ${limits.maxFileSize} bytes.`, { field: name })));
+    stream.on("limit", () =>
+      fail(new ApiError("payload_too_large", `The file "${fileName.slice(0, 100)}" is larger than the limit of ${limits.maxFileSize} bytes.`, { field: name })),
+    );
     stream.on("end", () => {
       if (failure) return;
       put(fileName === "" && size === 0 ? "" : new UploadedFile(fileName, fileType(type), Buffer.concat(chunks)));

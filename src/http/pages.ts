@@ -36,10 +36,16 @@ export function thanksPage(referer: string | null): string {
 
 /** What a browser sees when its submission fails: what went wrong, and the way back. */
 export function errorPage(status: number, message: string, referer: string | null): string {
-  return page("Submission not sent", `<h1>Your submission was not sent</h1>\n<p>${escapeHtml(message)}</p>\n<p><small>Error ${status}</small></p>\n${backLink(referer)}`);
+  return page(
+    "Submission not sent",
+    `<h1>Your submission was not sent</h1>\n<p>${escapeHtml(message)}</p>\n<p><small>Error ${status}</small></p>\n${backLink(referer)}`,
+  );
 }
 
 /** What a browser sees when it opens a form's submission address instead of posting to it. */
 export function endpointPage(): string {
-  return page("Form endpoint", "<h1>This is a form's submission address</h1>\n<p>It takes submissions posted by a form or a script (POST); there is nothing to see here.</p>");
+  return page(
+    "Form endpoint",
+    "<h1>This is a form's submission address</h1>\n<p>It takes submissions posted by a form or a script (POST); there is nothing to see here.</p>",
+  );
 }

@@ -30,7 +30,13 @@ export const defaultCaptchaOptions: CaptchaOptions = { verifyUrls: CAPTCHA_VERIF
 export type CaptchaVerdict = "passed" | "refused" | "unverified";
 
 /** Asks the provider's siteverify whether `token` was solved, from `remoteip`, with the form's secret. */
-export async function verifyCaptcha(provider: CaptchaProvider, secret: string, token: string, remoteip: string, options: CaptchaOptions): Promise<CaptchaVerdict> {
+export async function verifyCaptcha(
+  provider: CaptchaProvider,
+  secret: string,
+  token: string,
+  remoteip: string,
+  options: CaptchaOptions,
+): Promise<CaptchaVerdict> {
   const body = new URLSearchParams({ secret, response: token });
   if (remoteip && remoteip !== "unknown") body.set("remoteip", remoteip);
   try {

@@ -35,7 +35,8 @@ export function csvCell(value: unknown): string {
   let text: string;
   if (value === null || value === undefined) text = "";
   else if (isFileRef(value)) text = fileCell(value);
-  else if (Array.isArray(value)) text = value.map((v) => (isFileRef(v) ? fileCell(v) : typeof v === "object" && v !== null ? JSON.stringify(v) : String(v))).join(", ");
+  else if (Array.isArray(value))
+    text = value.map((v) => (isFileRef(v) ? fileCell(v) : typeof v === "object" && v !== null ? JSON.stringify(v) : String(v))).join(", ");
   else if (typeof value === "object") text = JSON.stringify(value);
   else text = String(value);
   return FORMULA_START.test(text) ? `'${text}` : text;
@@ -48,7 +49,12 @@ export function csvCell(value: unknown): string {
 export const fieldValue = (data: Record<string, unknown>, field: string): unknown => (Object.hasOwn(data, field) ? data[field] : undefined);
 
 /** The export as text chunks, one submission at a time: memory does not grow with the count. */
-export async function* exportChunks(format: ExportFormat, fields: readonly string[], submissions: AsyncIterable<Submission>, options: { spamReason?: boolean } = {}): AsyncGenerator<string> {
+export async function* exportChunks(
+  format: ExportFormat,
+  fields: readonly string[],
+  submissions: AsyncIterable<Submission>,
+  options: { spamReason?: boolean } = {},
+): AsyncGenerator<string> {
   if (format === "csv") {
     // An export of spam says why each one is spam; other exports hold no spam, so they have no such column.
     const reason = options.spamReason ? ["spamReason"] : [];
@@ -70,7 +76,6 @@ export async function* exportChunks(format: ExportFormat, fields: readonly strin
   }
   yield first ? "]\n" : "\n]\n";
 }
-
 
 /** The export as a byte stream for an HTTP answer, pulled as the client reads. */
 export function exportStream(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> {

@@ -59,7 +59,11 @@ export function safeFileName(name: string): string {
   if (chars.length > MAX_NAME) {
     const dot = safe.lastIndexOf(".");
     const extension = dot > 0 && safe.length - dot <= 16 ? Array.from(safe.slice(dot)) : [];
-    safe = chars.slice(0, MAX_NAME - extension.length).join("").trimEnd() + extension.join("");
+    safe =
+      chars
+        .slice(0, MAX_NAME - extension.length)
+        .join("")
+        .trimEnd() + extension.join("");
   }
   return safe === "" ? "file" : safe;
 }

@@ -1,4 +1,15 @@
-const PREFIXES = { form: "frm", submission: "sub", key: "key", account: "acc", notification: "ntf", user: "usr", file: "fil", webhook: "whk", delivery: "dlv", message: "msg" } as const;
+const PREFIXES = {
+  form: "frm",
+  submission: "sub",
+  key: "key",
+  account: "acc",
+  notification: "ntf",
+  user: "usr",
+  file: "fil",
+  webhook: "whk",
+  delivery: "dlv",
+  message: "msg",
+} as const;
 export type IdKind = keyof typeof PREFIXES;
 
 // Crockford base32 in lowercase: sorts in the same order as the numbers it encodes.
@@ -38,9 +49,4 @@ export function newId(kind: IdKind, now = Date.now()): string {
     lastRandom = randomBits60();
   }
   return `${PREFIXES[kind]}_${encode(BigInt(lastTime), TIME_CHARS)}${encode(lastRandom, RANDOM_CHARS)}`;
-}
-
-/** True when `value` looks like an id of this kind (used to tell a form id from a slug). */
-export function isId(kind: IdKind, value: string): boolean {
-  return value.startsWith(`${PREFIXES[kind]}_`);
 }

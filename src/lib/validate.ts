@@ -14,7 +14,7 @@ export function parseBody<T extends z.ZodType>(schema: T, input: unknown): z.out
     throw new ApiError("invalid_body", `Unknown field "${field}".`, { field });
   }
   const field = issue.path.map(String).join(".") || undefined;
-  const missing = field !== undefined && issue.path.length === 1 && !(issue.path[0] as string in input);
+  const missing = field !== undefined && issue.path.length === 1 && !((issue.path[0] as string) in input);
   const message = missing ? `${field} is required.` : issue.message;
   throw new ApiError("invalid_body", message, { field });
 }
@@ -70,7 +70,10 @@ export const allowedDomains = lazySchema(() =>
         .string({ error: "allowedDomains must be an array of host names." })
         .trim()
         .toLowerCase()
-        .refine((d) => DOMAIN.test(d) && portInRange(d), "allowedDomains entries are host names such as example.com, *.example.com or localhost:3000 (no scheme, no path)."),
+        .refine(
+          (d) => DOMAIN.test(d) && portInRange(d),
+          "allowedDomains entries are host names such as example.com, *.example.com or localhost:3000 (no scheme, no path).",
+        ),
       { error: "allowedDomains must be an array of host names." },
     )
     .max(100, "allowedDomains may list at most 100 host names.")
@@ -78,9 +81,7 @@ export const allowedDomains = lazySchema(() =>
 );
 
 export const slug = lazySchema(() =>
-  z
-    .string({ error: "slug must be a string." })
-    .regex(SLUG, "slug must be 3 to 64 lowercase letters, digits and dashes, starting with a letter or digit."),
+  z.string({ error: "slug must be a string." }).regex(SLUG, "slug must be 3 to 64 lowercase letters, digits and dashes, starting with a letter or digit."),
 );
 
 /** A number of days to keep submissions: a whole number from 1 to 3650 (null, for ever, is allowed by the caller). */

@@ -31,7 +31,11 @@ const CHAT_VALUE = 100;
 
 /** A field's value as one short line of plain text. */
 function shortValue(value: unknown): string {
-  const text = Array.isArray(value) ? value.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(", ") : typeof value === "string" ? value : JSON.stringify(value);
+  const text = Array.isArray(value)
+    ? value.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(", ")
+    : typeof value === "string"
+      ? value
+      : JSON.stringify(value);
   const line = (text ?? "").replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
   return line.length > CHAT_VALUE ? `${line.slice(0, CHAT_VALUE - 1)}…` : line;
 }

@@ -100,7 +100,9 @@ async function checkCaptcha(ctx: RequestContext, form: FormRow, special: Record<
   if (!form.captchaProvider || !form.captchaSecret) return null;
   const provider = form.captchaProvider as CaptchaProvider;
   const token = special[CAPTCHA_TOKEN_FIELDS[provider]];
-  const refused = new ApiError("captcha_failed", "The captcha was not solved. Go back, complete the captcha and send the form again.", { field: CAPTCHA_TOKEN_FIELDS[provider] });
+  const refused = new ApiError("captcha_failed", "The captcha was not solved. Go back, complete the captcha and send the form again.", {
+    field: CAPTCHA_TOKEN_FIELDS[provider],
+  });
   if (typeof token !== "string" || token.trim() === "" || token.length > 4096) throw refused;
   const verdict = await verifyCaptcha(provider, form.captchaSecret, token, ctx.ip, ctx.options.captcha ?? defaultCaptchaOptions);
   if (verdict === "refused") throw refused;
@@ -118,7 +120,9 @@ async function submit(ctx: RequestContext): Promise<Response> {
     checkForm(ctx, form);
     const retryAfter = ctx.options.rateLimiter.take(`${form.id}|${ctx.ip}`);
     if (retryAfter > 0) {
-      throw new ApiError("rate_limited", `Too many submissions from your address; try again in ${retryAfter} seconds.`, { headers: { "Retry-After": String(retryAfter) } });
+      throw new ApiError("rate_limited", `Too many submissions from your address; try again in ${retryAfter} seconds.`, {
+        headers: { "Retry-After": String(retryAfter) },
+      });
     }
     const fields = await readPost(ctx, form);
     // No prototype: a field named __proto__ is data to keep, not an object's prototype to set.
@@ -137,13 +141,21 @@ async function submit(ctx: RequestContext): Promise<Response> {
     const location = redirectTarget(ctx, form, special._next);
     // A honeypot catch is spam whatever its captcha says: the provider is not asked about it.
     const spamReason: SpamReason | null = honeypot ? "honeypot" : await checkCaptcha(ctx, form, special);
-    const stored = await ctx.services.submissions.receive(form.id, data, { isSpam: spamReason !== null, spamReason: spamReason ?? undefined, notification: { subject: special._subject, replyTo: special._replyto } });
+    const stored = await ctx.services.submissions.receive(form.id, data, {
+      isSpam: spamReason !== null,
+      spamReason: spamReason ?? undefined,
+      notification: { subject: special._subject, replyTo: special._replyto },
+    });
     ctx.options.metrics?.submission(spamReason !== null);
     const cors = corsHeaders(request, form);
     if (wantsJson(request)) return json(200, { success: true, message: SUCCESS_MESSAGE, id: stored.id }, cors);
     return new Response(null, { status: 303, headers: { Location: location, ...cors } });
   } catch (error) {
-    const answer = errorResponse(error, { html: !wantsJson(request), referer: request.headers.get("referer"), onInternal: (e) => ctx.options.log.error("submission failed", e) });
+    const answer = errorResponse(error, {
+      html: !wantsJson(request),
+      referer: request.headers.get("referer"),
+      onInternal: (e) => ctx.options.log.error("submission failed", e),
+    });
     for (const [name, value] of Object.entries(corsHeaders(request, form))) answer.headers.set(name, value);
     return answer;
   }

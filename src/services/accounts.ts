@@ -55,5 +55,3 @@ export function accountsService(store: Store) {
     },
   };
 }
-
-export type AccountsService = ReturnType<typeof accountsService>;

@@ -23,7 +23,15 @@ export function attachFiles(data: Record<string, unknown>, now: number): { data:
     // The name is untrusted and kept as sent, bounded and without NUL (which a libSQL text column would cut
     // it at); it is made safe wherever it becomes a file name.
     const name = Array.from(value.name.replaceAll("\u0000", "")).slice(0, MAX_STORED_NAME).join("");
-    const row: PendingFile = { id: newId("file", now), field, name, type: value.type, size: value.size, content: Buffer.from(value.content.buffer, value.content.byteOffset, value.content.byteLength), createdAt: now };
+    const row: PendingFile = {
+      id: newId("file", now),
+      field,
+      name,
+      type: value.type,
+      size: value.size,
+      content: Buffer.from(value.content.buffer, value.content.byteOffset, value.content.byteLength),
+      createdAt: now,
+    };
     pending.push(row);
     return { file: row.id, name, type: row.type, size: row.size } satisfies FileRef;
   };

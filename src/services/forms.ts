@@ -39,17 +39,17 @@ export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
 
 const captcha = () =>
   z.strictObject(
-  {
-    provider: z.enum(CAPTCHA_PROVIDERS, { error: `captcha.provider must be one of ${CAPTCHA_PROVIDERS.join(", ")}.` }),
-    secret: z
-      .string({ error: "captcha.secret must be the provider's secret key, a string." })
-      .trim()
-      .min(1, "captcha.secret must be the provider's secret key.")
-      .max(500, "captcha.secret must be at most 500 characters.")
-      .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "captcha.secret must not contain control characters."),
-  },
-  { error: "captcha must be {provider, secret} or null." },
-);
+    {
+      provider: z.enum(CAPTCHA_PROVIDERS, { error: `captcha.provider must be one of ${CAPTCHA_PROVIDERS.join(", ")}.` }),
+      secret: z
+        .string({ error: "captcha.secret must be the provider's secret key, a string." })
+        .trim()
+        .min(1, "captcha.secret must be the provider's secret key.")
+        .max(500, "captcha.secret must be at most 500 characters.")
+        .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "captcha.secret must not contain control characters."),
+    },
+    { error: "captcha must be {provider, secret} or null." },
+  );
 
 const createSchema = lazySchema(() =>
   z.strictObject({
@@ -68,9 +68,6 @@ const createSchema = lazySchema(() =>
 
 const updateSchema = lazySchema(() => createSchema().partial().extend({ name: formName().optional() }));
 
-export type CreateFormInput = z.input<ReturnType<typeof createSchema>>;
-export type UpdateFormInput = z.input<ReturnType<typeof updateSchema>>;
-
 const SLUG_LENGTH = 12;
 /** Slugs remembered at most (unknown ones too, so that a scan of made-up slugs reads each once per batch). */
 const SLUG_CACHE_SIZE = 1000;
@@ -85,7 +82,13 @@ export const DEFAULT_SPAM_RETENTION_DAYS = 30;
 export const domainsOf = (row: Pick<FormRow, "allowedDomains">): string[] => parseList(row.allowedDomains);
 export const fieldsOf = (row: Pick<FormRow, "fields">): string[] => parseList(row.fields);
 
-const bySlug = preparedOn((db) => db.select().from(forms).where(eq(forms.slug, sql.placeholder("slug"))).prepare());
+const bySlug = preparedOn((db) =>
+  db
+    .select()
+    .from(forms)
+    .where(eq(forms.slug, sql.placeholder("slug")))
+    .prepare(),
+);
 const byRef = preparedOn((db) =>
   db
     .select()
@@ -239,7 +242,11 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           Object.entries(wanted).filter(([column, value]) => value !== undefined && value !== row[column as keyof FormRow]),
         ) as Partial<FormRow>;
         if (Object.keys(changes).length === 0) return toForm(row);
-        const [updated] = await tx.update(forms).set({ ...changes, updatedAt: Date.now() }).where(eq(forms.id, row.id)).returning();
+        const [updated] = await tx
+          .update(forms)
+          .set({ ...changes, updatedAt: Date.now() })
+          .where(eq(forms.id, row.id))
+          .returning();
         return toForm(updated!);
       });
     },

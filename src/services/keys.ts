@@ -40,7 +40,7 @@ const createSchema = lazySchema(() =>
   z.strictObject({
     type: z.enum(["live", "test", "form"], { error: "type must be live, test or form." }).optional(),
     formId: z.string({ error: "formId must be a form's id or slug." }).optional(),
-    permissions: z.union([z.array(z.string()), z.string()], { error: "permissions must be an array such as [\"read\"]." }).optional(),
+    permissions: z.union([z.array(z.string()), z.string()], { error: 'permissions must be an array such as ["read"].' }).optional(),
     name: z.string({ error: "name must be a string." }).trim().max(200, "name must be at most 200 characters.").nullish(),
   }),
 );
@@ -80,7 +80,8 @@ export function keysService(store: Store, formsService: FormsService) {
       } else if (input.formId) {
         throw new ApiError("invalid_body", "formId goes only with type form.", { field: "formId" });
       }
-      const permissions = input.permissions === undefined ? (type === "form" ? (["read"] as Permission[]) : [...PERMISSIONS]) : parsePermissions(input.permissions);
+      const permissions =
+        input.permissions === undefined ? (type === "form" ? (["read"] as Permission[]) : [...PERMISSIONS]) : parsePermissions(input.permissions);
       const beyond = permissions.find((p) => !hasPermission(principal, p));
       if (beyond) throw new ApiError("forbidden", `This key cannot grant the ${beyond} permission, which it lacks itself.`, { field: "permissions" });
 
@@ -134,7 +135,10 @@ export function keysService(store: Store, formsService: FormsService) {
       const key = match[1]!;
       // A malformed key or a bad checksum is refused without a database look-up.
       if (!parseKey(key)) throw unauthorized("That API key is not valid.");
-      const [row] = await store.db.select().from(apiKeys).where(eq(apiKeys.hash, hashKey(key)));
+      const [row] = await store.db
+        .select()
+        .from(apiKeys)
+        .where(eq(apiKeys.hash, hashKey(key)));
       if (!row || row.revokedAt !== null) throw unauthorized("That API key is not valid or has been revoked.");
       const now = Date.now();
       if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_STEP_MS) {
@@ -150,5 +154,3 @@ export function keysService(store: Store, formsService: FormsService) {
     },
   };
 }
-
-export type KeysService = ReturnType<typeof keysService>;

@@ -43,8 +43,6 @@ export interface OutgoingNotification {
 
 /** Delays before the 2nd, 3rd, ... attempt, in units of the retry base (a minute by default): 1 min, 5 min, 30 min, 2 h, 6 h. */
 export const RETRY_STEPS = [1, 5, 30, 120, 360] as const;
-/** After this many failed attempts a notification is marked failed: about eight and a half hours of trying at the default base. */
-export const MAX_ATTEMPTS = RETRY_STEPS.length + 1;
 
 const MAX_ERROR = 500;
 
@@ -98,7 +96,20 @@ export function notificationRowFor(form: NotifiedForm, submission: { id: string;
   };
 }
 
-const COLUMN_NAMES = ["id", "formId", "submissionId", "to", "subject", "replyTo", "status", "attempts", "lastError", "createdAt", "sentAt", "nextAttemptAt"] as const;
+const COLUMN_NAMES = [
+  "id",
+  "formId",
+  "submissionId",
+  "to",
+  "subject",
+  "replyTo",
+  "status",
+  "attempts",
+  "lastError",
+  "createdAt",
+  "sentAt",
+  "nextAttemptAt",
+] as const;
 const insertNotification = preparedOn((db) =>
   db
     .insert(notifications)
@@ -244,10 +255,17 @@ export function notificationsService(store: Store, formsService: FormsService) {
     async retryOne(principal: Principal, formRef: string, id: string, now: number): Promise<Notification> {
       const form = await formsService.findRow(principal, formRef);
       const row = await store.write(async (tx) => {
-        const [found] = await tx.select().from(notifications).where(and(eq(notifications.formId, form.id), eq(notifications.id, id)));
+        const [found] = await tx
+          .select()
+          .from(notifications)
+          .where(and(eq(notifications.formId, form.id), eq(notifications.id, id)));
         if (!found) throw new ApiError("not_found", `No notification ${id} in this form.`);
         if (found.status === "recorded") throw new ApiError("invalid_parameter", "A test form's notifications are recorded, never sent.", { field: "id" });
-        const [updated] = await tx.update(notifications).set({ status: "pending", attempts: 0, nextAttemptAt: now }).where(eq(notifications.id, id)).returning();
+        const [updated] = await tx
+          .update(notifications)
+          .set({ status: "pending", attempts: 0, nextAttemptAt: now })
+          .where(eq(notifications.id, id))
+          .returning();
         return updated!;
       });
       announce();
@@ -267,7 +285,10 @@ export function notificationsService(store: Store, formsService: FormsService) {
     /** Counts a failed attempt: tried again after the next step of the backoff, or `failed` after the last. */
     async markAttemptFailed(id: string, error: string, now: number, retryBaseMs: number): Promise<NotificationStatus> {
       return store.write(async (tx) => {
-        const [row] = await tx.select({ attempts: notifications.attempts }).from(notifications).where(and(eq(notifications.id, id), PENDING));
+        const [row] = await tx
+          .select({ attempts: notifications.attempts })
+          .from(notifications)
+          .where(and(eq(notifications.id, id), PENDING));
         if (!row) return "failed";
         const attempts = row.attempts + 1;
         const step = RETRY_STEPS[attempts - 1];

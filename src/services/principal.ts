@@ -15,8 +15,7 @@ export interface Principal {
 }
 
 /** admin implies read, write and delete. */
-export const hasPermission = (principal: Principal, permission: Permission) =>
-  principal.permissions.has(permission) || principal.permissions.has("admin");
+export const hasPermission = (principal: Principal, permission: Permission) => principal.permissions.has(permission) || principal.permissions.has("admin");
 
 /** Throws 403 unless the principal holds `permission`. */
 export function requirePermission(principal: Principal, permission: Permission): void {

@@ -48,7 +48,13 @@ async function deleteSubmissions(tx: Db, ids: string[], still?: SQL): Promise<Co
   const gone = await tx
     .delete(submissions)
     .where(and(inArray(submissions.id, ids), still))
-    .returning({ formId: submissions.formId, createdAt: submissions.createdAt, isRead: submissions.isRead, isStarred: submissions.isStarred, isSpam: submissions.isSpam });
+    .returning({
+      formId: submissions.formId,
+      createdAt: submissions.createdAt,
+      isRead: submissions.isRead,
+      isStarred: submissions.isStarred,
+      isSpam: submissions.isSpam,
+    });
   const totals = new Map<string, { n: number; submissionCount: number; spamCount: number; unreadCount: number; starredCount: number }>();
   for (const row of gone) {
     const total = totals.get(row.formId) ?? { n: 0, submissionCount: 0, spamCount: 0, unreadCount: 0, starredCount: 0 };
@@ -102,7 +108,10 @@ export function retentionService(store: Store) {
   async function rebuildFieldLists(formIds: string[]): Promise<void> {
     for (const formId of formIds) {
       await store.write(async (tx) => {
-        await tx.update(forms).set({ fields: await rebuiltFields(tx, formId) }).where(eq(forms.id, formId));
+        await tx
+          .update(forms)
+          .set({ fields: await rebuiltFields(tx, formId) })
+          .where(eq(forms.id, formId));
       });
     }
   }
@@ -122,7 +131,16 @@ export function retentionService(store: Store) {
         .limit(DELETE_BATCH);
       if (due.length === 0) break;
       // Checked again in the write: a row the owner moved out of spam meanwhile is no longer due.
-      const n = await store.write(async (tx) => (await deleteSubmissions(tx, due.map((row) => row.id), older))[formId] ?? 0);
+      const n = await store.write(
+        async (tx) =>
+          (
+            await deleteSubmissions(
+              tx,
+              due.map((row) => row.id),
+              older,
+            )
+          )[formId] ?? 0,
+      );
       deleted += n;
       if (due.length < DELETE_BATCH) break;
       await yieldToOthers();
@@ -149,7 +167,8 @@ export function retentionService(store: Store) {
         let n = 0;
         // Literal flags (not bound parameters), as the list queries use them, so the (form, is_spam, created_at) index serves.
         if (days !== null) n += await purgeWhere(form.id, and(sql`${submissions.isSpam} = 0`, lt(submissions.createdAt, now - days * DAY))!, stopped);
-        if (Number.isFinite(spamDays)) n += await purgeWhere(form.id, and(sql`${submissions.isSpam} = 1`, lt(submissions.createdAt, now - spamDays * DAY))!, stopped);
+        if (Number.isFinite(spamDays))
+          n += await purgeWhere(form.id, and(sql`${submissions.isSpam} = 1`, lt(submissions.createdAt, now - spamDays * DAY))!, stopped);
         if (n > 0) {
           counts[form.id] = n;
           await rebuildFieldLists([form.id]);
@@ -177,7 +196,9 @@ export function retentionService(store: Store) {
       for (const form of owned) {
         let after: { createdAt: number; id: string } | null = null;
         for (;;) {
-          const cursor: SQL | undefined = after ? or(gt(submissions.createdAt, after.createdAt), and(eq(submissions.createdAt, after.createdAt), gt(submissions.id, after.id))) : undefined;
+          const cursor: SQL | undefined = after
+            ? or(gt(submissions.createdAt, after.createdAt), and(eq(submissions.createdAt, after.createdAt), gt(submissions.id, after.id)))
+            : undefined;
           const batch: { id: string; data: string; createdAt: number }[] = await store.db
             .select({ id: submissions.id, data: submissions.data, createdAt: submissions.createdAt })
             .from(submissions)

@@ -30,7 +30,10 @@ export function settingsService(store: Store) {
 
     /** The addresses the last server recorded, or null when no server has run on this database. */
     async servedUrls(): Promise<ServedUrls | null> {
-      const rows = await store.db.select().from(settings).where(inArray(settings.key, Object.values(KEYS)));
+      const rows = await store.db
+        .select()
+        .from(settings)
+        .where(inArray(settings.key, Object.values(KEYS)));
       const value = (key: string) => rows.find((row) => row.key === key)?.value;
       const baseUrl = value(KEYS.baseUrl);
       const submitUrl = value(KEYS.submitUrl);

@@ -86,7 +86,13 @@ export async function countInDay(tx: Db, formId: string, createdAt: number, shar
 
 const daysOf = preparedOn((db) =>
   db
-    .select({ day: submissionDays.day, submissionCount: submissionDays.submissionCount, spamCount: submissionDays.spamCount, unreadCount: submissionDays.unreadCount, starredCount: submissionDays.starredCount })
+    .select({
+      day: submissionDays.day,
+      submissionCount: submissionDays.submissionCount,
+      spamCount: submissionDays.spamCount,
+      unreadCount: submissionDays.unreadCount,
+      starredCount: submissionDays.starredCount,
+    })
     .from(submissionDays)
     .where(eq(submissionDays.formId, sql.placeholder("formId")))
     .orderBy(asc(submissionDays.day))
@@ -197,7 +203,9 @@ export async function readPage(db: Db, form: FormRow, query: PageQuery): Promise
   const since = query.since ?? -1;
   let days: { day: number; count: number }[] | null = null;
   const loadDays = async (firstDayPart: number | null) => {
-    const all: { day: number; submissionCount: number; spamCount: number; unreadCount: number; starredCount: number }[] = await daysOf(db).all({ formId: form.id });
+    const all: { day: number; submissionCount: number; spamCount: number; unreadCount: number; starredCount: number }[] = await daysOf(db).all({
+      formId: form.id,
+    });
     const sinceDay = query.since === null ? -Infinity : dayOf(query.since);
     const kept = all.filter((d) => d.day > sinceDay && d[counter] > 0).map((d) => ({ day: d.day, count: d[counter] }));
     if (firstDayPart !== null && firstDayPart > 0) kept.unshift({ day: sinceDay, count: firstDayPart });
@@ -206,7 +214,11 @@ export async function readPage(db: Db, form: FormRow, query: PageQuery): Promise
 
   let total = form[counter];
   if (query.since !== null) {
-    const part: { n: number } | undefined = await countWindow(query.filter)(db).get({ formId: form.id, after: query.since, before: (dayOf(query.since) + 1) * DAY_MS });
+    const part: { n: number } | undefined = await countWindow(query.filter)(db).get({
+      formId: form.id,
+      after: query.since,
+      before: (dayOf(query.since) + 1) * DAY_MS,
+    });
     if (query.offset > 0 && query.after === null) {
       days = await loadDays(part?.n ?? 0);
       total = days.reduce((sum, d) => sum + d.count, 0);
@@ -221,7 +233,9 @@ export async function readPage(db: Db, form: FormRow, query: PageQuery): Promise
   if (query.after !== null) {
     const cursor: { createdAt: number } | undefined = await cursorOf(db).get({ id: query.after, formId: form.id });
     if (!cursor) {
-      throw new ApiError("invalid_parameter", `after must be the id of a submission of this form (the nextCursor of a page); ${query.after} is not one.`, { field: "after" });
+      throw new ApiError("invalid_parameter", `after must be the id of a submission of this form (the nextCursor of a page); ${query.after} is not one.`, {
+        field: "after",
+      });
     }
     Object.assign(params, { cursorAt: cursor.createdAt, cursorId: query.after, skip: 0 });
   } else if (query.offset > 0) {

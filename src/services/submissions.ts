@@ -38,7 +38,6 @@ export interface SubmissionPage {
   pagination: { limit: number; offset: number; total: number; hasMore: boolean; nextCursor: string | null };
 }
 
-
 /** What selects submissions: the export takes all but limit and offset. */
 export interface SubmissionQuery {
   since: number | null;
@@ -131,7 +130,15 @@ const EXPORT_BATCH = 500;
 // The statements of the public write, prepared once per connection: see preparedOn.
 const formForWrite = preparedOn((db) =>
   db
-    .select({ id: forms.id, name: forms.name, slug: forms.slug, mode: forms.mode, notificationEmail: forms.notificationEmail, fields: forms.fields, lastSubmissionAt: forms.lastSubmissionAt })
+    .select({
+      id: forms.id,
+      name: forms.name,
+      slug: forms.slug,
+      mode: forms.mode,
+      notificationEmail: forms.notificationEmail,
+      fields: forms.fields,
+      lastSubmissionAt: forms.lastSubmissionAt,
+    })
     .from(forms)
     .where(eq(forms.id, sql.placeholder("id")))
     .prepare(),
@@ -208,13 +215,21 @@ function withFilePaths(submission: Submission, formId: string, stored: Set<strin
 }
 
 /** Submissions: the owner's lists, export and flags, and the store behind the public endpoint. */
-export function submissionsService(store: Store, formsService: FormsService, notificationsService: NotificationsService, filesService: FilesService, webhooksService?: WebhooksService) {
+export function submissionsService(
+  store: Store,
+  formsService: FormsService,
+  notificationsService: NotificationsService,
+  filesService: FilesService,
+  webhooksService?: WebhooksService,
+) {
   const where = (formId: string, query: SubmissionQuery) =>
     and(
       eq(submissions.formId, formId),
       FILTER_SQL[query.filter],
       query.since === null ? undefined : gt(submissions.createdAt, query.since),
-      query.search ? sql`EXISTS (SELECT 1 FROM json_tree(${submissions.data}) j WHERE j.atom IS NOT NULL AND instr(lower(j.atom), lower(${query.search})) > 0)` : undefined,
+      query.search
+        ? sql`EXISTS (SELECT 1 FROM json_tree(${submissions.data}) j WHERE j.atom IS NOT NULL AND instr(lower(j.atom), lower(${query.search})) > 0)`
+        : undefined,
     );
 
   const ordering = (order: Order) =>
@@ -230,8 +245,14 @@ export function submissionsService(store: Store, formsService: FormsService, not
 
   /** The cursor a page's `after` names: a submission of this form, else the parameter is refused. */
   async function cursorAt(formId: string, id: string): Promise<{ createdAt: number; id: string }> {
-    const [row] = await store.db.select({ createdAt: submissions.createdAt }).from(submissions).where(and(eq(submissions.formId, formId), eq(submissions.id, id)));
-    if (!row) throw new ApiError("invalid_parameter", `after must be the id of a submission of this form (the nextCursor of a page); ${id} is not one.`, { field: "after" });
+    const [row] = await store.db
+      .select({ createdAt: submissions.createdAt })
+      .from(submissions)
+      .where(and(eq(submissions.formId, formId), eq(submissions.id, id)));
+    if (!row)
+      throw new ApiError("invalid_parameter", `after must be the id of a submission of this form (the nextCursor of a page); ${id} is not one.`, {
+        field: "after",
+      });
     return { createdAt: row.createdAt, id };
   }
 
@@ -319,7 +340,10 @@ export function submissionsService(store: Store, formsService: FormsService, not
         // The owner's word is the reason once they mark it spam; a submission moved out of spam has none.
         if (patch.isSpam === true && !before.isSpam) after.spamReason = "owner";
         if (patch.isSpam === false) after.spamReason = null;
-        await tx.update(submissions).set({ ...patch, spamReason: after.spamReason }).where(eq(submissions.id, before.id));
+        await tx
+          .update(submissions)
+          .set({ ...patch, spamReason: after.spamReason })
+          .where(eq(submissions.id, before.id));
         await adjustCounters(tx, form.id, before, -1);
         await adjustCounters(tx, form.id, after, 1);
         return toSubmission(after);
@@ -343,7 +367,11 @@ export function submissionsService(store: Store, formsService: FormsService, not
      * field list up to date and, unless it is spam, writes its notification (`_subject`, `_replyto` in
      * `notification`), all in one transaction.
      */
-    async receive(formId: string, data: Record<string, unknown>, flags: { isSpam: boolean; spamReason?: SpamReason; notification?: NotificationRequest }): Promise<Submission> {
+    async receive(
+      formId: string,
+      data: Record<string, unknown>,
+      flags: { isSpam: boolean; spamReason?: SpamReason; notification?: NotificationRequest },
+    ): Promise<Submission> {
       const { submission, queued, events } = await store.write(async (tx) => {
         const form = await formForWrite(tx).get({ id: formId });
         if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
@@ -351,7 +379,16 @@ export function submissionsService(store: Store, formsService: FormsService, not
         // polling with since=<the last createdAt it saw> never misses one stored later in the same millisecond.
         const now = Math.max(Date.now(), form.lastSubmissionAt + 1);
         const attached = attachFiles(data, now);
-        const row: SubmissionRow = { id: newId("submission", now), formId, data: JSON.stringify(attached.data), createdAt: now, isRead: false, isStarred: false, isSpam: flags.isSpam, spamReason: flags.isSpam ? (flags.spamReason ?? "honeypot") : null };
+        const row: SubmissionRow = {
+          id: newId("submission", now),
+          formId,
+          data: JSON.stringify(attached.data),
+          createdAt: now,
+          isRead: false,
+          isStarred: false,
+          isSpam: flags.isSpam,
+          spamReason: flags.isSpam ? (flags.spamReason ?? "honeypot") : null,
+        };
         await insertSubmission(tx).run(row);
         await insertFiles(tx, formId, row.id, attached.files);
         const seen = knownFields(form.fields);
@@ -373,5 +410,3 @@ export function submissionsService(store: Store, formsService: FormsService, not
     },
   };
 }
-
-export type SubmissionsService = ReturnType<typeof submissionsService>;

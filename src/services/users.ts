@@ -45,8 +45,10 @@ export function userEmail(value: string): string {
 }
 
 function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD) throw new ApiError("invalid_parameter", `The password must be at least ${MIN_PASSWORD} characters.`, { field: "password" });
-  if (password.length > MAX_PASSWORD) throw new ApiError("invalid_parameter", `The password must be at most ${MAX_PASSWORD} characters.`, { field: "password" });
+  if (password.length < MIN_PASSWORD)
+    throw new ApiError("invalid_parameter", `The password must be at least ${MIN_PASSWORD} characters.`, { field: "password" });
+  if (password.length > MAX_PASSWORD)
+    throw new ApiError("invalid_parameter", `The password must be at most ${MAX_PASSWORD} characters.`, { field: "password" });
 }
 
 // Verified against when no user has the email, so that a wrong email costs the same time as a wrong password.
@@ -136,7 +138,9 @@ export function usersService(store: Store) {
     async createLink(kind: LinkKind, userId: string | null, validMs: number): Promise<string> {
       const token = randomBase62(43);
       const now = Date.now();
-      await store.write((tx) => tx.insert(signinLinks).values({ tokenHash: sha256(token), kind, userId, createdAt: now, expiresAt: now + validMs, usedAt: null }));
+      await store.write((tx) =>
+        tx.insert(signinLinks).values({ tokenHash: sha256(token), kind, userId, createdAt: now, expiresAt: now + validMs, usedAt: null }),
+      );
       return token;
     },
 
@@ -171,7 +175,10 @@ export function usersService(store: Store) {
         if (!link) return null;
         if (kind === "setup" && (await tx.select({ id: users.id }).from(users).limit(1)).length > 0) return null;
         if (kind === "signin") {
-          const [row] = await tx.select().from(users).where(eq(users.id, link.userId ?? ""));
+          const [row] = await tx
+            .select()
+            .from(users)
+            .where(eq(users.id, link.userId ?? ""));
           return row ? toUser(row) : null;
         }
         const [clash] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
@@ -214,5 +221,3 @@ export function usersService(store: Store) {
     },
   };
 }
-
-export type UsersService = ReturnType<typeof usersService>;

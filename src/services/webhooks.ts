@@ -157,7 +157,10 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
   }
 
   async function findWebhook(db: Db, formId: string, webhookId: string): Promise<WebhookRow> {
-    const [row] = await db.select().from(webhooks).where(and(eq(webhooks.formId, formId), eq(webhooks.id, webhookId)));
+    const [row] = await db
+      .select()
+      .from(webhooks)
+      .where(and(eq(webhooks.formId, formId), eq(webhooks.id, webhookId)));
     if (!row) throw new ApiError("not_found", `No webhook ${webhookId} on this form.`);
     return row;
   }
@@ -184,7 +187,11 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
       const form = await formsService.findRow(principal, formRef);
       input.url = input.url.trim();
       if (input.url.length > 2048 || !isHttpUrl(input.url)) {
-        throw new ApiError("invalid_parameter", "url must be an absolute http(s) address of at most 2048 characters, such as https://example.com/hooks/formsvc.", { field: "url" });
+        throw new ApiError(
+          "invalid_parameter",
+          "url must be an absolute http(s) address of at most 2048 characters, such as https://example.com/hooks/formsvc.",
+          { field: "url" },
+        );
       }
       await checkAddress(input.url);
       const [{ n } = { n: 0 }] = await store.db.select({ n: count() }).from(webhooks).where(eq(webhooks.formId, form.id));
@@ -241,7 +248,10 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
         .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
         .limit(page.limit + 1)
         .offset(page.offset);
-      return { deliveries: rows.slice(0, page.limit).map(toDelivery), pagination: { limit: page.limit, offset: page.offset, hasMore: rows.length > page.limit } };
+      return {
+        deliveries: rows.slice(0, page.limit).map(toDelivery),
+        pagination: { limit: page.limit, offset: page.offset, hasMore: rows.length > page.limit },
+      };
     },
 
     /**
@@ -255,7 +265,13 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
         const [row] = await tx
           .update(webhookDeliveries)
           .set({ status: "pending", attempts: 0, nextAttemptAt: now, claimedBy: null, claimedUntil: null })
-          .where(and(eq(webhookDeliveries.formId, form.id), eq(webhookDeliveries.id, deliveryId), webhookId === null ? undefined : eq(webhookDeliveries.webhookId, webhookId)))
+          .where(
+            and(
+              eq(webhookDeliveries.formId, form.id),
+              eq(webhookDeliveries.id, deliveryId),
+              webhookId === null ? undefined : eq(webhookDeliveries.webhookId, webhookId),
+            ),
+          )
           .returning();
         if (!row) throw new ApiError("not_found", `No delivery ${deliveryId} on this form.`);
         return toDelivery(row);
@@ -310,7 +326,14 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
           .select({ id: webhookDeliveries.id })
           .from(webhookDeliveries)
           .innerJoin(submissions, eq(submissions.id, webhookDeliveries.submissionId))
-          .where(and(PENDING, NOT_SPAM, lte(webhookDeliveries.nextAttemptAt, now), or(isNull(webhookDeliveries.claimedUntil), lt(webhookDeliveries.claimedUntil, now))))
+          .where(
+            and(
+              PENDING,
+              NOT_SPAM,
+              lte(webhookDeliveries.nextAttemptAt, now),
+              or(isNull(webhookDeliveries.claimedUntil), lt(webhookDeliveries.claimedUntil, now)),
+            ),
+          )
           .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.id))
           .limit(limit);
       // A read first: an idle server that polls never takes the writer's lock for nothing.
@@ -321,14 +344,35 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
           .update(webhookDeliveries)
           .set({ claimedBy: worker, claimedUntil: now + leaseMs })
           .where(and(inArray(webhookDeliveries.id, due), PENDING))
-          .returning({ id: webhookDeliveries.id, webhookId: webhookDeliveries.webhookId, messageId: webhookDeliveries.messageId, payload: webhookDeliveries.payload, attempts: webhookDeliveries.attempts });
+          .returning({
+            id: webhookDeliveries.id,
+            webhookId: webhookDeliveries.webhookId,
+            messageId: webhookDeliveries.messageId,
+            payload: webhookDeliveries.payload,
+            attempts: webhookDeliveries.attempts,
+          });
       });
       if (claimed.length === 0) return [];
-      const endpoints = await store.db.select().from(webhooks).where(inArray(webhooks.id, [...new Set(claimed.map((c) => c.webhookId))]));
+      const endpoints = await store.db
+        .select()
+        .from(webhooks)
+        .where(inArray(webhooks.id, [...new Set(claimed.map((c) => c.webhookId))]));
       const byId = new Map(endpoints.map((e) => [e.id, e]));
       return claimed.flatMap((c) => {
         const endpoint = byId.get(c.webhookId);
-        return endpoint ? [{ id: c.id, messageId: c.messageId, payload: c.payload, attempts: c.attempts, url: endpoint.url, secret: endpoint.secret, format: endpoint.format as WebhookFormat }] : [];
+        return endpoint
+          ? [
+              {
+                id: c.id,
+                messageId: c.messageId,
+                payload: c.payload,
+                attempts: c.attempts,
+                url: endpoint.url,
+                secret: endpoint.secret,
+                format: endpoint.format as WebhookFormat,
+              },
+            ]
+          : [];
       });
     },
 

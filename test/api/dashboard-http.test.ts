@@ -28,7 +28,13 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const post = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-  t.app.fetch(new Request(`${BASE}${path}`, { method: "POST", headers: { cookie, "content-type": "application/x-www-form-urlencoded", ...headers }, body: new URLSearchParams(fields) }));
+  t.app.fetch(
+    new Request(`${BASE}${path}`, {
+      method: "POST",
+      headers: { cookie, "content-type": "application/x-www-form-urlencoded", ...headers },
+      body: new URLSearchParams(fields),
+    }),
+  );
 const get = (path: string, base = BASE) => t.app.fetch(new Request(`${base}${path}`, { headers: { cookie } }));
 
 describe("cookies", () => {
@@ -46,14 +52,25 @@ describe("state-changing requests", () => {
     expect(answer.status).toBe(403);
     expect(answer.headers.get("content-security-policy")).toBe("default-src 'self'; frame-ancestors 'none'");
     expect(await answer.text()).toContain("did not come from a page of this dashboard");
-    expect((await t.services.forms.findBySlug("renamed-form"))).toBeNull();
+    expect(await t.services.forms.findBySlug("renamed-form")).toBeNull();
   });
 
   test("a same-origin Referer stands in for a missing Origin; a wrong CSRF token is still refused", async () => {
-    const refused = await post(`/dashboard/forms/${ownForm.id}/settings`, { _csrf: "nope", name: "Renamed", slug: "renamed-form" }, { referer: `${BASE}/dashboard/forms` });
+    const refused = await post(
+      `/dashboard/forms/${ownForm.id}/settings`,
+      { _csrf: "nope", name: "Renamed", slug: "renamed-form" },
+      { referer: `${BASE}/dashboard/forms` },
+    );
     expect(refused.status).toBe(403);
-    const saved = await post(`/dashboard/forms/${ownForm.id}/settings`, { _csrf: csrf, name: "Renamed", slug: "renamed-form" }, { referer: `${BASE}/dashboard/forms/${ownForm.id}/settings` });
-    expect({ status: saved.status, location: saved.headers.get("location") }).toEqual({ status: 303, location: `/dashboard/forms/${ownForm.id}/settings?notice=saved` });
+    const saved = await post(
+      `/dashboard/forms/${ownForm.id}/settings`,
+      { _csrf: csrf, name: "Renamed", slug: "renamed-form" },
+      { referer: `${BASE}/dashboard/forms/${ownForm.id}/settings` },
+    );
+    expect({ status: saved.status, location: saved.headers.get("location") }).toEqual({
+      status: 303,
+      location: `/dashboard/forms/${ownForm.id}/settings?notice=saved`,
+    });
     expect((await t.services.forms.findBySlug("renamed-form"))?.name).toBe("Renamed");
   });
 
@@ -78,7 +95,12 @@ describe("accounts stay apart", () => {
 
   test("an unknown method is 405 with Allow, as a page with the security headers", async () => {
     const answer = await t.app.fetch(new Request(`${BASE}/dashboard/forms`, { method: "PUT", headers: { cookie } }));
-    expect({ status: answer.status, allow: answer.headers.get("allow"), nosniff: answer.headers.get("x-content-type-options"), type: answer.headers.get("content-type") }).toEqual({
+    expect({
+      status: answer.status,
+      allow: answer.headers.get("allow"),
+      nosniff: answer.headers.get("x-content-type-options"),
+      type: answer.headers.get("content-type"),
+    }).toEqual({
       status: 405,
       allow: "GET, POST, HEAD",
       nosniff: "nosniff",

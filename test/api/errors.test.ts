@@ -78,7 +78,14 @@ function bodyErrors(method: string, label: string, url: (w: World) => string): A
   return [
     { ...at, name: `${method} ${label}: no Content-Type is 415`, body: "{}", expectedStatus: 415, expectedBody: apiError("unsupported_media_type") },
     { ...at, name: `${method} ${label}: a multipart body is 415`, body: new FormData(), expectedStatus: 415, expectedBody: apiError("unsupported_media_type") },
-    { ...at, name: `${method} ${label}: a JSON string, not an object, is invalid_body`, headers: json, body: '"name"', expectedStatus: 400, expectedBody: apiError("invalid_body") },
+    {
+      ...at,
+      name: `${method} ${label}: a JSON string, not an object, is invalid_body`,
+      headers: json,
+      body: '"name"',
+      expectedStatus: 400,
+      expectedBody: apiError("invalid_body"),
+    },
     { ...at, name: `${method} ${label}: an empty body is invalid_json`, headers: json, body: "", expectedStatus: 400, expectedBody: apiError("invalid_json") },
   ];
 }

@@ -13,7 +13,7 @@ interface Exported extends World {
   spam: string;
 }
 
-const BAIT = { email: "=HYPERLINK(\"http://evil.example\")", message: "+1 call me", name: "-2", phone: "@SUM(A1)" };
+const BAIT = { email: '=HYPERLINK("http://evil.example")', message: "+1 call me", name: "-2", phone: "@SUM(A1)" };
 
 async function exportWorld(t: TestApp): Promise<Exported> {
   const w = await makeWorld(t);
@@ -64,8 +64,24 @@ runScenarios<Exported>("GET /api/forms/{id}/submissions/export", exportWorld, [
   exported("since cuts the CSV strictly after the time", "?since=2026-05-01T08:00:00Z", CSV, (w) => `${HEADER}\n${baitRow(w)}\n`),
   exported("NDJSON: one submission object per line, values as stored", "?format=ndjson&order=asc", NDJSON, (w) =>
     [
-      { id: w.plain, data: { email: "ann@example.com", message: 'She said "hi", then left\nfor good', tags: ["a", "b"] }, createdAt: "2026-05-01T08:00:00.000Z", isRead: false, isStarred: false, isSpam: false, spamReason: null },
-      { id: w.bait, data: { ...BAIT, tags: { nested: true } }, createdAt: "2026-05-02T08:00:00.000Z", isRead: false, isStarred: false, isSpam: false, spamReason: null },
+      {
+        id: w.plain,
+        data: { email: "ann@example.com", message: 'She said "hi", then left\nfor good', tags: ["a", "b"] },
+        createdAt: "2026-05-01T08:00:00.000Z",
+        isRead: false,
+        isStarred: false,
+        isSpam: false,
+        spamReason: null,
+      },
+      {
+        id: w.bait,
+        data: { ...BAIT, tags: { nested: true } },
+        createdAt: "2026-05-02T08:00:00.000Z",
+        isRead: false,
+        isStarred: false,
+        isSpam: false,
+        spamReason: null,
+      },
     ]
       .map((s) => `${JSON.stringify(s)}\n`)
       .join(""),
@@ -143,7 +159,10 @@ runScenarios<Exported>("GET /api/forms/{id}/submissions/export", exportWorld, [
     },
     expectedStatus: 200,
     after: async (_w, _response, body) => {
-      const lines = (body as string).trimEnd().split("\n").map((line) => JSON.parse(line) as { data: { n?: number } });
+      const lines = (body as string)
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { data: { n?: number } });
       // The fixture's own submission is older than all of them.
       expect(lines.slice(1).map((s) => s.data.n)).toEqual(Array.from({ length: 1050 }, (_, i) => i));
     },

@@ -103,7 +103,9 @@ describe("uploads", () => {
     const body = new FormData();
     body.append("cv", new Blob(["abc"]), "cv.txt");
     const first = ((await (await post(form.slug, body)).json()) as { id: string }).id;
-    const second = ((await (await t.request("POST", `/f/${form.slug}`, { body: { name: "Bob" }, headers: { accept: "application/json" } })).json()) as { id: string }).id;
+    const second = (
+      (await (await t.request("POST", `/f/${form.slug}`, { body: { name: "Bob" }, headers: { accept: "application/json" } })).json()) as { id: string }
+    ).id;
     const fileId = (await submissionOf(key, form.id, first)).data.cv.file as string;
     const formKey = await account.key({ type: "form", formId: form.id });
     expect((await t.request("GET", `/api/forms/${form.slug}/submissions/${first}/files/${fileId}`, { key: formKey })).status).toBe(200);
@@ -132,7 +134,7 @@ describe("uploads", () => {
       headers.push(download.headers.get("content-disposition")!);
     }
     for (const header of headers) {
-      expect(header).toStartWith("attachment; filename=\"");
+      expect(header).toStartWith('attachment; filename="');
       expect(header).not.toMatch(/[\u0000-\u001f\u007f\u202e]|\.\.\/|\/|\\/);
       // filename= carries one quoted value without a quote inside it.
       expect(header).toMatch(/^attachment; filename="[^"]*"; filename\*=UTF-8''[A-Za-z0-9%!._~-]+$/);
@@ -207,11 +209,17 @@ describe("uploads", () => {
     body.append("cv", new Blob(["pdf"], { type: "application/pdf" }), "=cv.pdf");
     const id = ((await (await post(form.slug, body)).json()) as { id: string }).id;
     // A JSON post may send any object, even one shaped like a file: it gets no path, as no file is behind it.
-    await t.request("POST", `/f/${form.slug}`, { body: { email: "eve@example.com", cv: { file: "fil_forged", name: "x.pdf", type: "application/pdf", size: 1 } }, headers: { accept: "application/json" } });
+    await t.request("POST", `/f/${form.slug}`, {
+      body: { email: "eve@example.com", cv: { file: "fil_forged", name: "x.pdf", type: "application/pdf", size: 1 } },
+      headers: { accept: "application/json" },
+    });
     const fileId = (await submissionOf(key, form.id, id)).data.cv.file as string;
     const path = `/api/forms/${form.id}/submissions/${id}/files/${fileId}`;
     const ndjson = await (await t.request("GET", `/api/forms/${form.id}/submissions/export?format=ndjson&order=asc`, { key })).text();
-    const [first, second] = ndjson.trim().split("\n").map((line) => JSON.parse(line) as { data: Record<string, any> });
+    const [first, second] = ndjson
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { data: Record<string, any> });
     expect(first!.data.cv).toEqual({ file: fileId, name: "=cv.pdf", type: "application/pdf", size: 3, path });
     expect(second!.data.cv).toEqual({ file: "fil_forged", name: "x.pdf", type: "application/pdf", size: 1 });
     const csv = await (await t.request("GET", `/api/forms/${form.id}/submissions/export?format=csv&order=asc`, { key })).text();

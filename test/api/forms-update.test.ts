@@ -7,7 +7,10 @@ import { submissions } from "../../src/db/schema.ts";
 const admin = (w: World) => w.admin;
 const formUrl = (w: World) => `/api/forms/${w.form.id}`;
 /** The fixture form as the API shows it, with `overrides`. */
-const theForm = (overrides: Record<string, unknown> = {}) => (w: World) => formObject({ id: w.form.id, slug: w.form.slug, submissionCount: 1, ...overrides });
+const theForm =
+  (overrides: Record<string, unknown> = {}) =>
+  (w: World) =>
+    formObject({ id: w.form.id, slug: w.form.slug, submissionCount: 1, ...overrides });
 
 /** A patch that must be refused with 400 invalid_body naming `field`, leaving the form as it was. */
 function refusedPatch(name: string, body: unknown, field: string): ApiScenario<World> {

@@ -92,7 +92,10 @@ async function walkByCursor(query: Record<string, string>, limit: number, expect
     const page = (await response.json()) as { submissions: { id: string }[]; pagination: { nextCursor: string | null } };
     const hasMore = seen.length + limit < expectedTotal;
     const nextCursor = hasMore ? page.submissions.at(-1)!.id : null;
-    expect({ seen: seen.length, pagination: page.pagination as unknown }).toEqual({ seen: seen.length, pagination: { limit, offset: 0, total: expectedTotal, hasMore, nextCursor } });
+    expect({ seen: seen.length, pagination: page.pagination as unknown }).toEqual({
+      seen: seen.length,
+      pagination: { limit, offset: 0, total: expectedTotal, hasMore, nextCursor },
+    });
     seen.push(...page.submissions.map((s) => s.id));
     if (!hasMore) return seen;
     after = page.pagination.nextCursor;
@@ -125,7 +128,9 @@ test("after and offset together, or an after that is no submission of this form,
   const both = await t.request("GET", `/api/forms/${formId}/submissions?after=${first}&offset=5`, { key });
   expect({ status: both.status, body: await both.json() }).toEqual({
     status: 400,
-    body: { error: { code: "invalid_parameter", field: "offset", message: "offset cannot be combined with after: a cursor already says where the page starts." } },
+    body: {
+      error: { code: "invalid_parameter", field: "offset", message: "offset cannot be combined with after: a cursor already says where the page starts." },
+    },
   });
   const garbage = await t.request("GET", `/api/forms/${formId}/submissions?after=x'--`, { key });
   expect(garbage.status).toBe(400);
@@ -153,7 +158,9 @@ test("the data set really exercises every case", () => {
     for (const since of SINCES) expect({ filter, since, many: expectedIds(filter, since, "asc").length > 7 }).toEqual({ filter, since, many: true });
   }
   // The midnight cut falls inside a run of three submissions stored in the same clock millisecond.
-  expect(known.filter((s) => Math.abs(s.createdAt - Date.parse("2026-06-02T00:00:00.000Z")) <= 2).map((s) => s.createdAt - Date.parse("2026-06-02T00:00:00.000Z"))).toEqual([0, 1, 2]);
+  expect(
+    known.filter((s) => Math.abs(s.createdAt - Date.parse("2026-06-02T00:00:00.000Z")) <= 2).map((s) => s.createdAt - Date.parse("2026-06-02T00:00:00.000Z")),
+  ).toEqual([0, 1, 2]);
   expect(new Set(known.map((s) => s.id)).size).toBe(COUNT);
 });
 

@@ -70,7 +70,13 @@ describe("retention settings", () => {
     expect([plain.retentionDays, plain.spamRetentionDays]).toEqual([null, 30]);
     const set = await make({ retentionDays: 90, spamRetentionDays: null });
     expect([set.retentionDays, set.spamRetentionDays]).toEqual([90, null]);
-    for (const [field, value] of [["retentionDays", 0], ["retentionDays", 3651], ["retentionDays", 1.5], ["retentionDays", "7"], ["spamRetentionDays", -1]] as const) {
+    for (const [field, value] of [
+      ["retentionDays", 0],
+      ["retentionDays", 3651],
+      ["retentionDays", 1.5],
+      ["retentionDays", "7"],
+      ["spamRetentionDays", -1],
+    ] as const) {
       const answer = await t.request("PATCH", `/api/forms/${plain.id}`, { key, body: { [field]: value } });
       expect({ field, value, status: answer.status, body: await answer.json() }).toEqual({ field, value, status: 400, body: apiError("invalid_body", field) });
     }
@@ -95,7 +101,10 @@ describe("purge", () => {
 
     const purged = await t.services.retention.purge(NOW);
     expect(purged).toEqual({ [kept30.id]: 2 });
-    const list = (await (await t.request("GET", `/api/forms/${kept30.id}/submissions?filter=all`, { key })).json()) as { submissions: { id: string }[]; fields: string[] };
+    const list = (await (await t.request("GET", `/api/forms/${kept30.id}/submissions?filter=all`, { key })).json()) as {
+      submissions: { id: string }[];
+      fields: string[];
+    };
     expect(list.submissions.map((s) => s.id)).toEqual([recent]);
     // "legacy" was only ever in the purged submission: it leaves the field list and the CSV columns.
     expect(list.fields).toEqual(["email", "cv"]);
@@ -160,12 +169,22 @@ describe("POST /api/submissions/erase", () => {
     await t.services.submissions.update(operator(account.id, "live"), contact.id, a, { isStarred: true });
 
     const dry = await t.request("POST", "/api/submissions/erase", { key, body: { email: "ann@EXAMPLE.com", dryRun: true } });
-    expect({ status: dry.status, body: await dry.json() }).toEqual({ status: 200, body: { erased: 3, forms: { [contact.id]: 1, [jobs.id]: 2 }, dryRun: true } });
+    expect({ status: dry.status, body: await dry.json() }).toEqual({
+      status: 200,
+      body: { erased: 3, forms: { [contact.id]: 1, [jobs.id]: 2 }, dryRun: true },
+    });
     expect(await fileCount()).toBe(1);
 
     const answer = await t.request("POST", "/api/submissions/erase", { key, body: { email: "  ann@example.com" } });
-    expect({ status: answer.status, body: await answer.json() }).toEqual({ status: 200, body: { erased: 3, forms: { [contact.id]: 1, [jobs.id]: 2 }, dryRun: false } });
-    for (const [form, id] of [[contact.id, a], [jobs.id, b], [jobs.id, c]] as const) {
+    expect({ status: answer.status, body: await answer.json() }).toEqual({
+      status: 200,
+      body: { erased: 3, forms: { [contact.id]: 1, [jobs.id]: 2 }, dryRun: false },
+    });
+    for (const [form, id] of [
+      [contact.id, a],
+      [jobs.id, b],
+      [jobs.id, c],
+    ] as const) {
       expect((await t.request("GET", `/api/forms/${form}/submissions/${id}`, { key })).status).toBe(404);
     }
     for (const id of [keep1, keep2]) expect((await t.request("GET", `/api/forms/${contact.id}/submissions/${id}`, { key })).status).toBe(200);
@@ -185,7 +204,13 @@ describe("POST /api/submissions/erase", () => {
 
   test("a missing or malformed address, or an unknown field, is 400 invalid_body", async () => {
     const { key } = await setup();
-    for (const [body, field] of [[{}, "email"], [{ email: "not an address" }, "email"], [{ email: 7 }, "email"], [{ email: "a@b.c", dryRun: "yes" }, "dryRun"], [{ email: "a@b.c", all: true }, "all"]] as const) {
+    for (const [body, field] of [
+      [{}, "email"],
+      [{ email: "not an address" }, "email"],
+      [{ email: 7 }, "email"],
+      [{ email: "a@b.c", dryRun: "yes" }, "dryRun"],
+      [{ email: "a@b.c", all: true }, "all"],
+    ] as const) {
       const answer = await t.request("POST", "/api/submissions/erase", { key, body });
       expect({ body, status: answer.status, answer: await answer.json() }).toEqual({ body, status: 400, answer: apiError("invalid_body", field) });
     }

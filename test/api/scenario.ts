@@ -32,8 +32,7 @@ export interface ApiScenario<W> {
   after?: (world: W, response: Response, body: unknown) => Promise<void>;
 }
 
-const resolve = <W, T>(value: Given<W, T>, world: W): T =>
-  typeof value === "function" ? (value as (world: W) => T)(world) : value;
+const resolve = <W, T>(value: Given<W, T>, world: W): T => (typeof value === "function" ? (value as (world: W) => T)(world) : value);
 
 /** Sends one scenario's request to a fresh world and checks everything it expects. */
 export async function runScenario<W extends { t: TestApp }>(scenario: ApiScenario<W>, world: W): Promise<void> {

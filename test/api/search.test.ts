@@ -31,7 +31,10 @@ test("q finds submissions with a value containing the text, ignoring case, insid
 
 test("the export takes the same q", async () => {
   const answer = await t.request("GET", `/api/forms/${w.form.id}/submissions/export?format=ndjson&q=lovelace`, { key: w.admin });
-  const lines = (await answer.text()).trim().split("\n").map((line) => JSON.parse(line).id);
+  const lines = (await answer.text())
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line).id);
   expect(lines).toEqual([ids.ada!]);
 });
 

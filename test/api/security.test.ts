@@ -58,7 +58,15 @@ test("every route the app registers is in the security table or named public", a
   const t = await testApp();
   try {
     // The app itself, with every optional route turned on, not a router rebuilt from a list of modules.
-    const app = createApp({ services: t.services, maxBody: 1024, trustProxy: false, rateLimiter: new RateLimiter(0, 1), log: { request() {}, error() {} }, metrics: new Metrics(), serveMetrics: true });
+    const app = createApp({
+      services: t.services,
+      maxBody: 1024,
+      trustProxy: false,
+      rateLimiter: new RateLimiter(0, 1),
+      log: { request() {}, error() {} },
+      metrics: new Metrics(),
+      serveMetrics: true,
+    });
     const registered = app.routes().map((r) => `${r.method} ${r.path}`);
     const protectedRoutes = ROUTES.map((r) => `${r.method} ${r.path}`);
     expect(registered.filter((r) => !(r in PUBLIC_ROUTES)).toSorted()).toEqual(protectedRoutes.toSorted());

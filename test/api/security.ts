@@ -29,7 +29,11 @@ interface Guarded extends World {
 
 /** Stores a submission carrying one file on `formId` and returns its id and the file's. */
 async function submissionWithFile(t: TestApp, formId: string): Promise<{ submission: string; file: string }> {
-  const stored = await t.services.submissions.receive(formId, { cv: new UploadedFile("cv.pdf", "application/pdf", new Uint8Array([37, 80, 68, 70])) }, { isSpam: false });
+  const stored = await t.services.submissions.receive(
+    formId,
+    { cv: new UploadedFile("cv.pdf", "application/pdf", new Uint8Array([37, 80, 68, 70])) },
+    { isSpam: false },
+  );
   return { submission: stored.id, file: (stored.data.cv as { file: string }).file };
 }
 

@@ -141,7 +141,8 @@ async function expectCountsTrue(t: TestApp, key: string, formId: string, submiss
   const form = (await (await t.request("GET", `/api/forms/${formId}`, { key })).json()) as { submissionCount: number };
   expect(form.submissionCount).toBe(submissionCount);
   for (const filter of ["all", "unread", "starred", "spam"]) {
-    const page = async (query: string) => (await (await t.request("GET", `/api/forms/${formId}/submissions?limit=100&filter=${filter}${query}`, { key })).json()) as any;
+    const page = async (query: string) =>
+      (await (await t.request("GET", `/api/forms/${formId}/submissions?limit=100&filter=${filter}${query}`, { key })).json()) as any;
     const kept = await page("");
     const counted = await page("&since=1970-01-01");
     expect({ filter, total: kept.pagination.total }).toEqual({ filter, total: counted.pagination.total });

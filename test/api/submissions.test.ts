@@ -5,7 +5,10 @@ import { flag, makeWorld, receive, submissionObject, type FormRef, type World } 
 afterEach(() => setSystemTime());
 
 const admin = (w: World) => w.admin;
-const listUrl = (query = "") => (w: World) => `/api/forms/${w.form.id}/submissions${query}`;
+const listUrl =
+  (query = "") =>
+  (w: World) =>
+    `/api/forms/${w.form.id}/submissions${query}`;
 
 /** A list call whose parameter is refused with 400 invalid_parameter naming it. */
 function refusedParameter(query: string, field: string): ApiScenario<World> {
@@ -73,7 +76,10 @@ runScenarios<World>("GET /api/forms/{id}/submissions: the envelope and its param
     },
     expectedStatus: 200,
     expectedBody: (w) => ({
-      submissions: [submissionObject(expect.stringMatching(/^sub_/), { name: "Bob", email: "bob@example.com" }), submissionObject(w.submission, { email: "ann@example.com", message: "Hello" })],
+      submissions: [
+        submissionObject(expect.stringMatching(/^sub_/), { name: "Bob", email: "bob@example.com" }),
+        submissionObject(w.submission, { email: "ann@example.com", message: "Hello" }),
+      ],
       fields: ["email", "message", "name"],
       pagination: { limit: 50, offset: 0, total: 2, hasMore: false, nextCursor: null },
     }),

@@ -148,7 +148,9 @@ describe("webhook addresses: SSRF guard at creation", () => {
     try {
       const w = await makeWorld(t);
       const response = await t.request("POST", hooks(w), { key: w.admin, body: { url: "http://rebind.example.com/x" } });
-      expect(((await response.json()) as any).error.message).toBe("url must be a public address: rebind.example.com resolves to 127.0.0.1, a loopback address.");
+      expect(((await response.json()) as any).error.message).toBe(
+        "url must be a public address: rebind.example.com resolves to 127.0.0.1, a loopback address.",
+      );
     } finally {
       t.close();
     }
@@ -178,7 +180,17 @@ describe("webhooks: list, rotate, remove", () => {
       const listed = await t.request("GET", hooks(w), { key: w.admin });
       const text = await listed.text();
       expect(JSON.parse(text)).toEqual({
-        webhooks: [{ id: made.id, formId: w.form.id, url: "https://hooks.example.com/formsvc", description: null, format: "standard", secretPrefix: made.secretPrefix, createdAt: isoTime() }],
+        webhooks: [
+          {
+            id: made.id,
+            formId: w.form.id,
+            url: "https://hooks.example.com/formsvc",
+            description: null,
+            format: "standard",
+            secretPrefix: made.secretPrefix,
+            createdAt: isoTime(),
+          },
+        ],
       });
       expect(text).not.toContain(made.secret.slice(10));
 
@@ -253,7 +265,10 @@ describe("webhook deliveries", () => {
       await t.services.submissions.receive(w.form.id, { email: "x@example.com" }, { isSpam: true, spamReason: "captcha_unverified" });
       expect(await deliveriesOf(w)).toEqual([]);
 
-      const testHook = await t.request("POST", `/api/forms/${w.testForm.id}/webhooks`, { key: w.testAdmin, body: { url: "https://hooks.example.com/staging" } });
+      const testHook = await t.request("POST", `/api/forms/${w.testForm.id}/webhooks`, {
+        key: w.testAdmin,
+        body: { url: "https://hooks.example.com/staging" },
+      });
       expect(testHook.status).toBe(201);
       await receive(t, w.testForm, { email: "staging@example.com" });
       expect(await deliveriesOf(w, w.testForm.id, w.testAdmin)).toHaveLength(1);
@@ -268,7 +283,10 @@ describe("webhook deliveries", () => {
       const w = await makeWorld(t);
       for (let i = 0; i < 20; i++) await addWebhook(w, { url: `https://hooks.example.com/${i}` });
       const one = await t.request("POST", hooks(w), { key: w.admin, body: { url: "https://hooks.example.com/21" } });
-      expect({ status: one.status, body: await one.json() }).toEqual({ status: 400, body: { error: { code: "invalid_body", message: "A form may have at most 20 webhooks; remove one first." } } });
+      expect({ status: one.status, body: await one.json() }).toEqual({
+        status: 400,
+        body: { error: { code: "invalid_body", message: "A form may have at most 20 webhooks; remove one first." } },
+      });
     } finally {
       t.close();
     }
@@ -308,9 +326,21 @@ describe("webhook deliveries", () => {
       const taken = await t.services.webhooks.claimDue("server-b", now + 10_001, 10_000, 10);
       expect(taken.map((d) => d.id)).toEqual(first.map((d) => d.id));
       // server-a's late answer no longer counts: the claim is server-b's.
-      await t.services.webhooks.recordAttempt(first[0]!, "server-a", { ok: true, responseStatus: 200, durationMs: 5, responseSnippet: "ok", error: null }, now + 10_002, 1);
+      await t.services.webhooks.recordAttempt(
+        first[0]!,
+        "server-a",
+        { ok: true, responseStatus: 200, durationMs: 5, responseSnippet: "ok", error: null },
+        now + 10_002,
+        1,
+      );
       expect((await deliveriesOf(w))[0]).toMatchObject({ status: "pending", attempts: 0 });
-      await t.services.webhooks.recordAttempt(taken[0]!, "server-b", { ok: true, responseStatus: 200, durationMs: 5, responseSnippet: "ok", error: null }, now + 10_003, 1);
+      await t.services.webhooks.recordAttempt(
+        taken[0]!,
+        "server-b",
+        { ok: true, responseStatus: 200, durationMs: 5, responseSnippet: "ok", error: null },
+        now + 10_003,
+        1,
+      );
       expect((await deliveriesOf(w))[0]).toMatchObject({ status: "succeeded", attempts: 1 });
     } finally {
       t.close();

@@ -85,7 +85,11 @@ export function formObject(overrides: Record<string, unknown> = {}) {
 }
 
 /** A submission object of contract §5. */
-export function submissionObject(id: unknown, data: Record<string, unknown>, flags: Partial<Record<"isRead" | "isStarred" | "isSpam", boolean>> & { spamReason?: string | null } = {}) {
+export function submissionObject(
+  id: unknown,
+  data: Record<string, unknown>,
+  flags: Partial<Record<"isRead" | "isStarred" | "isSpam", boolean>> & { spamReason?: string | null } = {},
+) {
   return { id, data, createdAt: isoTime(), isRead: false, isStarred: false, isSpam: false, spamReason: null, ...flags };
 }
 

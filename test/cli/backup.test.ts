@@ -52,7 +52,14 @@ test("backs up a consistent copy while the server keeps taking submissions", asy
   const report = JSON.parse(result.stdout);
   const inCopy = countIn(copy);
   expect(inCopy.integrity).toBe("ok");
-  expect(report).toEqual({ source: world.server.db, path: copy, bytes: readFileSync(copy).byteLength, forms: 1, submissions: inCopy.submissions, integrity: "ok" });
+  expect(report).toEqual({
+    source: world.server.db,
+    path: copy,
+    bytes: readFileSync(copy).byteLength,
+    forms: 1,
+    submissions: inCopy.submissions,
+    integrity: "ok",
+  });
   // Every submission answered before the backup began is in it; none answered after it ended can be.
   expect(inCopy.submissions).toBeGreaterThanOrEqual(before);
   expect(inCopy.submissions).toBeLessThanOrEqual(after + 1);
@@ -81,11 +88,19 @@ test("on a terminal it says what it wrote; piped it is quiet", async () => {
 test("never overwrites a file, and says when there is no database or nowhere to write", async () => {
   const taken = join(dir, "taken.db");
   writeFileSync(taken, "keep me");
-  expect(await world.run("local", ["backup", taken])).toEqual({ code: 1, stdout: "", stderr: `formsvc: ${taken} exists already: back up to a new file, so that no good copy is overwritten\n` });
+  expect(await world.run("local", ["backup", taken])).toEqual({
+    code: 1,
+    stdout: "",
+    stderr: `formsvc: ${taken} exists already: back up to a new file, so that no good copy is overwritten\n`,
+  });
   expect(readFileSync(taken, "utf8")).toBe("keep me");
 
   const missing = join(dir, "missing.db");
-  expect(await runCli(["backup", join(dir, "x.db"), "--db", missing])).toEqual({ code: 1, stdout: "", stderr: `formsvc: no database at ${missing}: pass --db PATH or set FORMSVC_DB\n` });
+  expect(await runCli(["backup", join(dir, "x.db"), "--db", missing])).toEqual({
+    code: 1,
+    stdout: "",
+    stderr: `formsvc: no database at ${missing}: pass --db PATH or set FORMSVC_DB\n`,
+  });
   expect(existsSync(missing)).toBe(false);
 
   const nowhere = join(dir, "no-such-dir", "copy.db");

@@ -39,7 +39,12 @@ test("dist/formsvc runs alone from an empty directory: serve, keys, forms, a pos
   expect(Bun.which("bun", { PATH: ENV().PATH })).toBeNull();
 
   // serve on a database that does not exist yet: it is made and migrated.
-  server = Bun.spawn(["./formsvc", "serve", "--host", "127.0.0.1", "--port", "0", "--rate-limit", "0"], { cwd: runDir, env: ENV(), stdout: "ignore", stderr: "pipe" });
+  server = Bun.spawn(["./formsvc", "serve", "--host", "127.0.0.1", "--port", "0", "--rate-limit", "0"], {
+    cwd: runDir,
+    env: ENV(),
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   const reader = (server.stderr as ReadableStream<Uint8Array>).getReader();
   let log = "";
   while (!log.includes("--name admin\n")) {
@@ -65,7 +70,11 @@ test("dist/formsvc runs alone from an empty directory: serve, keys, forms, a pos
   expect(created.code).toBe(0);
   expect(JSON.parse(created.stdout)).toMatchObject({ slug: "contact", submitUrl: `${url}/f/contact` });
 
-  const posted = await fetch(`${url}/f/contact`, { method: "POST", headers: { accept: "application/json" }, body: new URLSearchParams({ email: "ada@example.com", name: "Ada" }) });
+  const posted = await fetch(`${url}/f/contact`, {
+    method: "POST",
+    headers: { accept: "application/json" },
+    body: new URLSearchParams({ email: "ada@example.com", name: "Ada" }),
+  });
   expect(posted.status).toBe(200);
   const { id } = (await posted.json()) as { id: string };
 
@@ -99,5 +108,9 @@ test("the binary runs every other command too", async () => {
   await ok("submissions", "delete", "contact", sub);
   await ok("forms", "delete", "contact", "--yes");
   expect(await formsvc("forms", "get", "contact")).toEqual({ code: 5, stdout: "", stderr: "formsvc: No form contact.\n" });
-  expect(readdirSync(runDir).filter((name) => !name.startsWith("formsvc")).sort()).toEqual(["copy.db"]);
+  expect(
+    readdirSync(runDir)
+      .filter((name) => !name.startsWith("formsvc"))
+      .sort(),
+  ).toEqual(["copy.db"]);
 });

@@ -29,17 +29,33 @@ describe("keys, in both modes", () => {
 
       const asReader = { FORMSVC_URL: world.server.url, FORMSVC_KEY: key };
       expect((await runCli(["forms", "list"], { env: asReader })).code).toBe(0);
-      expect(await runCli(["forms", "delete", "contact", "--yes"], { env: asReader })).toEqual({ code: 4, stdout: "", stderr: "formsvc: This key lacks the delete permission.\n" });
+      expect(await runCli(["forms", "delete", "contact", "--yes"], { env: asReader })).toEqual({
+        code: 4,
+        stdout: "",
+        stderr: "formsvc: This key lacks the delete permission.\n",
+      });
 
       expect(await world.run(mode, ["keys", "revoke", id!])).toEqual({ code: 0, stdout: "", stderr: `Revoked ${id}.\n` });
-      expect(await runCli(["forms", "list"], { env: asReader })).toEqual({ code: 4, stdout: "", stderr: "formsvc: That API key is not valid or has been revoked.\n" });
+      expect(await runCli(["forms", "list"], { env: asReader })).toEqual({
+        code: 4,
+        stdout: "",
+        stderr: "formsvc: That API key is not valid or has been revoked.\n",
+      });
     });
   }
 
   test("a form-level key reads its form's submissions and nothing else", async () => {
     const created = await world.run("local", ["keys", "create", "--type", "form", "--form", "contact", "--json"]);
     const made = JSON.parse(created.stdout);
-    expect(made).toEqual({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^fk_/), type: "form", permissions: ["read"], formId: expect.stringMatching(/^frm_/), name: null, createdAt: expect.any(String) });
+    expect(made).toEqual({
+      id: expect.stringMatching(/^key_/),
+      key: expect.stringMatching(/^fk_/),
+      type: "form",
+      permissions: ["read"],
+      formId: expect.stringMatching(/^frm_/),
+      name: null,
+      createdAt: expect.any(String),
+    });
     const env = { FORMSVC_URL: world.server.url, FORMSVC_KEY: made.key };
     expect(await runCli(["submissions", "list", "contact"], { env })).toEqual({ code: 0, stdout: "", stderr: "" });
     const refused = await runCli(["forms", "list"], { env });
@@ -53,13 +69,22 @@ describe("accounts and backup work on the database file only", () => {
     const created = await world.run("local", ["accounts", "create", "Acme Ltd", "--json"]);
     expect(JSON.parse(created.stdout)).toEqual({ id: expect.stringMatching(/^acc_/), name: "Acme Ltd", isDefault: false, createdAt: expect.any(String) });
     const list = await world.run("local", ["accounts", "list"]);
-    expect(list.stdout.trimEnd().split("\n").map((line) => line.split("\t").slice(1, 3))).toEqual([
+    expect(
+      list.stdout
+        .trimEnd()
+        .split("\n")
+        .map((line) => line.split("\t").slice(1, 3)),
+    ).toEqual([
       ["default", "yes"],
       ["Acme Ltd", ""],
     ]);
     const acme = JSON.parse(created.stdout).id;
     expect((await world.run("local", ["forms", "list", "--account", acme])).stdout).toBe("");
-    expect(await world.run("local", ["forms", "list", "--account", "acc_nope"])).toEqual({ code: 5, stdout: "", stderr: "formsvc: No account acc_nope. See: formsvc accounts list\n" });
+    expect(await world.run("local", ["forms", "list", "--account", "acc_nope"])).toEqual({
+      code: 5,
+      stdout: "",
+      stderr: "formsvc: No account acc_nope. See: formsvc accounts list\n",
+    });
   });
 
   test("remote mode refuses them with exit 2", async () => {
@@ -76,10 +101,19 @@ describe("bad input and unreachable servers: one line on stderr, the contract's 
   test("remote mode without a key, or with a flag that only local mode has", async () => {
     const cases: [string[], string][] = [
       [["forms", "list", "--url", "http://127.0.0.1:9"], "formsvc: remote mode needs an API key: pass --key or set FORMSVC_KEY\n"],
-      [["forms", "list", "--url", "http://127.0.0.1:9", "--key", "k", "--account", "acc_x"], "formsvc: --account works only in local mode: in remote mode the key decides the account\n"],
-      [["forms", "list", "--url", "http://127.0.0.1:9", "--key", "k", "--test"], "formsvc: --test works only in local mode: in remote mode use a test key (sk_test_...)\n"],
+      [
+        ["forms", "list", "--url", "http://127.0.0.1:9", "--key", "k", "--account", "acc_x"],
+        "formsvc: --account works only in local mode: in remote mode the key decides the account\n",
+      ],
+      [
+        ["forms", "list", "--url", "http://127.0.0.1:9", "--key", "k", "--test"],
+        "formsvc: --test works only in local mode: in remote mode use a test key (sk_test_...)\n",
+      ],
       [["forms", "list", "--url", "http://127.0.0.1:9", "--db", "x.db"], "formsvc: --db and --url name two different places: give one of them\n"],
-      [["forms", "list", "--key", "sk_live_x"], "formsvc: --key goes with --url (or FORMSVC_URL): without a server address the command works on the database file\n"],
+      [
+        ["forms", "list", "--key", "sk_live_x"],
+        "formsvc: --key goes with --url (or FORMSVC_URL): without a server address the command works on the database file\n",
+      ],
       [["forms", "list", "--url", "not a url", "--key", "k"], 'formsvc: --url must be an address such as https://forms.example.com, not "not a url"\n'],
     ];
     for (const [args, stderr] of cases) expect({ args, ...(await runCli(args)) }).toEqual({ args, code: 2, stdout: "", stderr });
@@ -89,15 +123,27 @@ describe("bad input and unreachable servers: one line on stderr, the contract's 
     const gone = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
     const url = `http://127.0.0.1:${gone.port}`;
     gone.stop(true);
-    expect(await runCli(["forms", "list"], { env: { FORMSVC_URL: url, FORMSVC_KEY: world.key } })).toEqual({ code: 1, stdout: "", stderr: `formsvc: cannot reach the server at ${url} (ECONNREFUSED)\n` });
+    expect(await runCli(["forms", "list"], { env: { FORMSVC_URL: url, FORMSVC_KEY: world.key } })).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `formsvc: cannot reach the server at ${url} (ECONNREFUSED)\n`,
+    });
   });
 
   test("a wrong key is exit 4; something else on the port answering 404 is exit 5", async () => {
-    expect(await runCli(["forms", "list"], { env: { FORMSVC_URL: world.server.url, FORMSVC_KEY: "sk_live_nope" } })).toEqual({ code: 4, stdout: "", stderr: "formsvc: That API key is not valid.\n" });
+    expect(await runCli(["forms", "list"], { env: { FORMSVC_URL: world.server.url, FORMSVC_KEY: "sk_live_nope" } })).toEqual({
+      code: 4,
+      stdout: "",
+      stderr: "formsvc: That API key is not valid.\n",
+    });
     const other = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("<h1>Not here</h1>", { status: 404 }) });
     try {
       const url = `http://127.0.0.1:${other.port}`;
-      expect(await runCli(["forms", "get", "x", "--url", url, "--key", "k"])).toEqual({ code: 5, stdout: "", stderr: `formsvc: the server at ${url} answered 404 Not Found\n` });
+      expect(await runCli(["forms", "get", "x", "--url", url, "--key", "k"])).toEqual({
+        code: 5,
+        stdout: "",
+        stderr: `formsvc: the server at ${url} answered 404 Not Found\n`,
+      });
     } finally {
       other.stop(true);
     }
@@ -106,7 +152,12 @@ describe("bad input and unreachable servers: one line on stderr, the contract's 
   test("a mistyped --db is refused rather than read as an empty database; the commands that make things start one", async () => {
     const dir = mkdtempSync(join(tmpdir(), "formsvc-nodb-"));
     const missing = join(dir, "typo.db");
-    for (const args of [["forms", "list"], ["submissions", "list", "contact"], ["keys", "list"], ["accounts", "list"]]) {
+    for (const args of [
+      ["forms", "list"],
+      ["submissions", "list", "contact"],
+      ["keys", "list"],
+      ["accounts", "list"],
+    ]) {
       expect({ args, ...(await runCli([...args, "--db", missing])) }).toEqual({
         args,
         code: 1,
@@ -122,9 +173,17 @@ describe("bad input and unreachable servers: one line on stderr, the contract's 
 
   test("unknown commands and options, missing arguments: exit 2", async () => {
     expect(await runCli(["frobnicate"])).toEqual({ code: 2, stdout: "", stderr: "formsvc: unknown command 'frobnicate' (see --help)\n" });
-    expect(await runCli(["forms", "create", "--db", "/tmp/x.db"])).toEqual({ code: 2, stdout: "", stderr: "formsvc: required option '--name <name>' not specified (see --help)\n" });
+    expect(await runCli(["forms", "create", "--db", "/tmp/x.db"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "formsvc: required option '--name <name>' not specified (see --help)\n",
+    });
     expect(await runCli(["submissions", "list"])).toEqual({ code: 2, stdout: "", stderr: "formsvc: missing required argument 'form' (see --help)\n" });
-    expect(await runCli(["serve", "--port", "http"])).toEqual({ code: 2, stdout: "", stderr: 'formsvc: port must be a whole number from 0 to 65535, not "http"\n' });
+    expect(await runCli(["serve", "--port", "http"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: 'formsvc: port must be a whole number from 0 to 65535, not "http"\n',
+    });
   });
 });
 
@@ -173,14 +232,28 @@ describe("help and version", () => {
     const helps = await Promise.all(COMMANDS.map((command) => runCli([...command, "--help"])));
     COMMANDS.forEach((command, i) => {
       const { code, stdout, stderr } = helps[i]!;
-      expect({ command, code, stderr, example: /\nExamples?:\n/.test(stdout) && stdout.split(/\nExamples?:\n/)[1]!.includes(`formsvc ${command.join(" ")}`) }).toEqual({ command, code: 0, stderr: "", example: true });
+      expect({
+        command,
+        code,
+        stderr,
+        example: /\nExamples?:\n/.test(stdout) && stdout.split(/\nExamples?:\n/)[1]!.includes(`formsvc ${command.join(" ")}`),
+      }).toEqual({ command, code: 0, stderr: "", example: true });
     });
     // Thirty CLI processes at once: on a busy machine that takes more than the default 5 seconds.
   }, 30_000);
 
   test("version prints formsvc's version, the commit it was built from (dev from a checkout) and the runtime's", async () => {
-    expect(await runCli(["version"])).toEqual({ code: 0, stdout: `formsvc ${pkg.version} (commit dev, bun ${Bun.version}, ${process.platform}-${process.arch})\n`, stderr: "" });
-    expect(JSON.parse((await runCli(["version", "--json"])).stdout)).toEqual({ version: pkg.version, commit: "dev", bun: Bun.version, platform: `${process.platform}-${process.arch}` });
+    expect(await runCli(["version"])).toEqual({
+      code: 0,
+      stdout: `formsvc ${pkg.version} (commit dev, bun ${Bun.version}, ${process.platform}-${process.arch})\n`,
+      stderr: "",
+    });
+    expect(JSON.parse((await runCli(["version", "--json"])).stdout)).toEqual({
+      version: pkg.version,
+      commit: "dev",
+      bun: Bun.version,
+      platform: `${process.platform}-${process.arch}`,
+    });
     expect(await runCli(["--version"])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
   });
 });

@@ -14,7 +14,7 @@ beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), "formsvc-export-"));
   seedSubmissions(world.server.db, await makeForm(world, "Big", "big"), BIG);
   await makeForm(world, "Small", "small");
-  await world.post("small", { email: "ada@example.com", note: "=HYPERLINK(\"http://evil.example\")" });
+  await world.post("small", { email: "ada@example.com", note: '=HYPERLINK("http://evil.example")' });
   await world.post("small", { email: "bob@example.com", note: "line one\nline \x1b[31mtwo", extra: "+1" });
 });
 afterAll(async () => {
@@ -30,13 +30,19 @@ describe("export of every submission", () => {
       const lines = ndjson.stdout.trimEnd().split("\n");
       expect(lines).toHaveLength(BIG);
       expect(new Set(lines.map((line) => JSON.parse(line).id)).size).toBe(BIG);
-      expect(JSON.parse(lines[BIG - 1]!).data).toEqual({ email: `user${BIG - 1}@example.com`, name: `User ${BIG - 1}`, message: `Hello, this is message number ${BIG - 1}, with a comma and "quotes".` });
+      expect(JSON.parse(lines[BIG - 1]!).data).toEqual({
+        email: `user${BIG - 1}@example.com`,
+        name: `User ${BIG - 1}`,
+        message: `Hello, this is message number ${BIG - 1}, with a comma and "quotes".`,
+      });
 
       const csv = await world.run(mode, ["submissions", "export", "big"]);
       const rows = csv.stdout.trimEnd().split("\n");
       expect(rows[0]).toBe("id,createdAt,email,name,message");
       expect(rows).toHaveLength(BIG + 1);
-      expect(rows[1]).toMatch(new RegExp(`^sub_\\w+,[^,]+,user${BIG - 1}@example.com,User ${BIG - 1},"Hello, this is message number ${BIG - 1}, with a comma and ""quotes""."$`));
+      expect(rows[1]).toMatch(
+        new RegExp(`^sub_\\w+,[^,]+,user${BIG - 1}@example.com,User ${BIG - 1},"Hello, this is message number ${BIG - 1}, with a comma and ""quotes""."$`),
+      );
     });
   }
 
@@ -54,7 +60,11 @@ describe("export of every submission", () => {
     expect(piped.stdout).toBe(
       `id,createdAt,email,note,extra\n` +
         `${JSON.parse((await world.run("local", ["submissions", "list", "small", "--order", "asc", "--json"])).stdout)
-          .map((s: { id: string; createdAt: string }, i: number) => (i === 0 ? `${s.id},${s.createdAt},ada@example.com,"'=HYPERLINK(""http://evil.example"")",\n` : `${s.id},${s.createdAt},bob@example.com,"line one\nline \x1b[31mtwo",'+1\n`))
+          .map((s: { id: string; createdAt: string }, i: number) =>
+            i === 0
+              ? `${s.id},${s.createdAt},ada@example.com,"'=HYPERLINK(""http://evil.example"")",\n`
+              : `${s.id},${s.createdAt},bob@example.com,"line one\nline \x1b[31mtwo",'+1\n`,
+          )
           .join("")}`,
     );
     const terminal = await world.run("remote", ["submissions", "export", "small", "--order", "asc"], { env: { FORMSVC_TTY: "1" } });
@@ -92,7 +102,11 @@ describe("export --output", () => {
     const file = join(out, "never.csv");
     for (const mode of MODES) {
       expect(await world.run(mode, ["submissions", "export", "nope", "--output", file])).toEqual({ code: 5, stdout: "", stderr: "formsvc: No form nope.\n" });
-      expect(await world.run(mode, ["submissions", "export", "big", "--format", "xlsx", "--output", file])).toEqual({ code: 2, stdout: "", stderr: 'formsvc: --format must be one of csv, ndjson, json, not "xlsx"\n' });
+      expect(await world.run(mode, ["submissions", "export", "big", "--format", "xlsx", "--output", file])).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: 'formsvc: --format must be one of csv, ndjson, json, not "xlsx"\n',
+      });
       expect((await world.run(mode, ["submissions", "export", "big", "--since", "last week", "--output", file])).code).toBe(2);
     }
     expect(existsSync(file)).toBe(false);
@@ -111,7 +125,9 @@ test("remote export is one request to the streamed export endpoint, not a walk t
     },
   });
   try {
-    const result = await world.run("remote", ["submissions", "export", "big", "--format", "ndjson", "--since", "2020-01-01"], { env: { FORMSVC_URL: `http://127.0.0.1:${proxy.port}` } });
+    const result = await world.run("remote", ["submissions", "export", "big", "--format", "ndjson", "--since", "2020-01-01"], {
+      env: { FORMSVC_URL: `http://127.0.0.1:${proxy.port}` },
+    });
     expect(result.code).toBe(0);
     expect(result.stdout.trimEnd().split("\n")).toHaveLength(BIG);
     expect(seen).toEqual(["GET /api/forms/big/submissions/export?since=2020-01-01T00%3A00%3A00.000Z&format=ndjson"]);
@@ -125,7 +141,10 @@ test("an export stopped with Ctrl-C exits 130 and leaves no partial file", async
   const stalled = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch: () => new Response(new ReadableStream({ start: (controller) => controller.enqueue(new TextEncoder().encode("id,createdAt\n")) }), { headers: { "content-type": "text/csv" } }),
+    fetch: () =>
+      new Response(new ReadableStream({ start: (controller) => controller.enqueue(new TextEncoder().encode("id,createdAt\n")) }), {
+        headers: { "content-type": "text/csv" },
+      }),
   });
   const dir = mkdtempSync(join(tmpdir(), "formsvc-interrupted-"));
   try {

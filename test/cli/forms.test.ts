@@ -12,9 +12,25 @@ const ESC = "\x1b[";
 for (const mode of MODES) {
   describe(`forms, ${mode} mode`, () => {
     test("create prints the form, with its public address on stderr", async () => {
-      const result = await world.run(mode, ["forms", "create", "--name", "Contact", "--slug", `contact-${mode}`, "--email", "owner@example.com", "--domains", "Example.com,www.example.com"]);
+      const result = await world.run(mode, [
+        "forms",
+        "create",
+        "--name",
+        "Contact",
+        "--slug",
+        `contact-${mode}`,
+        "--email",
+        "owner@example.com",
+        "--domains",
+        "Example.com,www.example.com",
+      ]);
       expect(result.code).toBe(0);
-      const lines = Object.fromEntries(result.stdout.trimEnd().split("\n").map((line) => line.split("\t")));
+      const lines = Object.fromEntries(
+        result.stdout
+          .trimEnd()
+          .split("\n")
+          .map((line) => line.split("\t")),
+      );
       expect(lines).toEqual({
         id: expect.stringMatching(/^frm_/),
         name: "Contact",
@@ -40,23 +56,50 @@ for (const mode of MODES) {
       const json = await world.run(mode, ["forms", "get", `contact-${mode}`, "--json"]);
       expect(json.code).toBe(0);
       const form = JSON.parse(json.stdout);
-      expect(form).toMatchObject({ name: "Contact", slug: `contact-${mode}`, notificationEmail: "owner@example.com", allowedDomains: ["example.com", "www.example.com"] });
+      expect(form).toMatchObject({
+        name: "Contact",
+        slug: `contact-${mode}`,
+        notificationEmail: "owner@example.com",
+        allowedDomains: ["example.com", "www.example.com"],
+      });
       const byId = await world.run(mode, ["forms", "get", form.id, "--json"]);
       expect({ code: byId.code, form: JSON.parse(byId.stdout), stderr: byId.stderr }).toEqual({ code: 0, form, stderr: "" });
     });
 
     test("update changes what is given, and an empty value clears a setting", async () => {
-      const result = await world.run(mode, ["forms", "update", `contact-${mode}`, "--active", "false", "--email", "", "--redirect", "https://example.com/thanks", "--json"]);
+      const result = await world.run(mode, [
+        "forms",
+        "update",
+        `contact-${mode}`,
+        "--active",
+        "false",
+        "--email",
+        "",
+        "--redirect",
+        "https://example.com/thanks",
+        "--json",
+      ]);
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout)).toMatchObject({ isActive: false, notificationEmail: null, redirectUrl: "https://example.com/thanks", allowedDomains: ["example.com", "www.example.com"] });
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        isActive: false,
+        notificationEmail: null,
+        redirectUrl: "https://example.com/thanks",
+        allowedDomains: ["example.com", "www.example.com"],
+      });
     });
 
     test("bad values are one line naming the flag, exit 2", async () => {
       const cases: [string[], string][] = [
         [["forms", "create", "--name", "X", "--email", "not-an-address"], "formsvc: --email must be an email address such as you@example.com.\n"],
         [["forms", "update", `contact-${mode}`, "--active", "maybe"], 'formsvc: --active must be true or false, not "maybe"\n'],
-        [["forms", "update", `contact-${mode}`], "formsvc: nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha\n"],
-        [["forms", "create", "--name", "X", "--redirect", "ftp://example.com"], "formsvc: --redirect must be an absolute http(s) URL such as https://example.com/thanks.\n"],
+        [
+          ["forms", "update", `contact-${mode}`],
+          "formsvc: nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha\n",
+        ],
+        [
+          ["forms", "create", "--name", "X", "--redirect", "ftp://example.com"],
+          "formsvc: --redirect must be an absolute http(s) URL such as https://example.com/thanks.\n",
+        ],
       ];
       for (const [args, stderr] of cases) {
         expect({ args, ...(await world.run(mode, args)) }).toEqual({ args, code: 2, stdout: "", stderr });
@@ -75,7 +118,11 @@ for (const mode of MODES) {
     test("delete refuses without --yes when stdin is not a terminal, and deletes with it", async () => {
       await world.run(mode, ["forms", "create", "--name", "Doomed", "--slug", `doomed-${mode}`]);
       const refused = await world.run(mode, ["forms", "delete", `doomed-${mode}`], { stdin: "yes\n" });
-      expect(refused).toEqual({ code: 2, stdout: "", stderr: `formsvc: refusing to delete form doomed-${mode} without --yes: stdin is not a terminal to confirm on\n` });
+      expect(refused).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `formsvc: refusing to delete form doomed-${mode} without --yes: stdin is not a terminal to confirm on\n`,
+      });
       const deleted = await world.run(mode, ["forms", "delete", `doomed-${mode}`, "--yes"]);
       expect(deleted.code).toBe(0);
       expect(deleted.stderr).toMatch(/^Deleted form Doomed \(frm_\w+\) and its 0 submissions\.\n$/);
@@ -87,7 +134,11 @@ for (const mode of MODES) {
       const tty = { FORMSVC_TTY: "1" };
       const wrong = await world.run(mode, ["forms", "delete", `asked-${mode}`], { env: tty, stdin: "yes\n" });
       expect(wrong.code).toBe(1);
-      expect(wrong.stderr).toMatch(new RegExp(`^Delete form "Asked" \\(frm_\\w+\\) and its 0 submissions\\? This cannot be undone\\.\nType the slug asked-${mode} to confirm: formsvc: form asked-${mode} not deleted: the answer was not its slug\n$`));
+      expect(wrong.stderr).toMatch(
+        new RegExp(
+          `^Delete form "Asked" \\(frm_\\w+\\) and its 0 submissions\\? This cannot be undone\\.\nType the slug asked-${mode} to confirm: formsvc: form asked-${mode} not deleted: the answer was not its slug\n$`,
+        ),
+      );
       expect((await world.run(mode, ["forms", "get", `asked-${mode}`])).code).toBe(0);
       const right = await world.run(mode, ["forms", "delete", `asked-${mode}`], { env: tty, stdin: `asked-${mode}\n` });
       expect(right.code).toBe(0);
@@ -101,7 +152,10 @@ describe("forms list", () => {
   test("prints the same rows in both modes: tab-separated when piped, newest first", async () => {
     const [local, remote] = await world.both(["forms", "list"]);
     expect(local).toEqual(remote);
-    const rows = local.stdout.trimEnd().split("\n").map((line) => line.split("\t"));
+    const rows = local.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => line.split("\t"));
     expect(rows.map((row) => row.slice(1, 5))).toEqual([
       ["Contact", "contact-remote", "no", "0"],
       ["Contact", "contact-local", "no", "0"],

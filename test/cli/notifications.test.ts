@@ -15,7 +15,11 @@ beforeAll(async () => {
 });
 afterAll(() => world.stop());
 
-const rowsOf = (stdout: string) => stdout.replace(/\n$/, "").split("\n").map((line) => line.split("\t"));
+const rowsOf = (stdout: string) =>
+  stdout
+    .replace(/\n$/, "")
+    .split("\n")
+    .map((line) => line.split("\t"));
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
 test("piped: tab-separated rows, newest first, the same in both modes", async () => {

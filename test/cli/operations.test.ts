@@ -22,7 +22,12 @@ describe("fields named like JavaScript's own properties", () => {
     test(`${mode}: TSV, table and CSV show other rows' cells empty, never an inherited function`, async () => {
       const tsv = await world.run(mode, ["submissions", "list", "proto", "--order", "asc"]);
       expect(tsv.code).toBe(0);
-      expect(tsv.stdout.replace(/\n$/, "").split("\n").map((line) => line.split("\t").slice(3))).toEqual([
+      expect(
+        tsv.stdout
+          .replace(/\n$/, "")
+          .split("\n")
+          .map((line) => line.split("\t").slice(3)),
+      ).toEqual([
         ["Ann", "", "", ""],
         ["Bob", "t", "c", "p"],
         ["Cy", "", "", ""],
@@ -32,7 +37,12 @@ describe("fields named like JavaScript's own properties", () => {
       const csv = await world.run(mode, ["submissions", "list", "proto", "--order", "asc", "--format", "csv"]);
       const exported = await world.run(mode, ["submissions", "export", "proto", "--order", "asc"]);
       for (const text of [tsv.stdout, table.stdout, csv.stdout, exported.stdout]) expect(text).not.toContain("native code");
-      expect(exported.stdout.replace(/\n$/, "").split("\n").map((row) => row.split(",").slice(2))).toEqual([
+      expect(
+        exported.stdout
+          .replace(/\n$/, "")
+          .split("\n")
+          .map((row) => row.split(",").slice(2)),
+      ).toEqual([
         ["name", "toString", "constructor", "__proto__"],
         ["Ann", "", "", ""],
         ["Bob", "t", "c", "p"],
@@ -75,7 +85,9 @@ _formsvc; printf '%s\\n' "\${COMPREPLY[@]}"`;
   }
 
   test("bash: commands, subcommands and flags, from the program's own commands", async () => {
-    expect(await bashOffers(["formsvc", ""])).toEqual(expect.arrayContaining(["serve", "forms", "submissions", "restore", "backup", "completion", "version", "--db"]));
+    expect(await bashOffers(["formsvc", ""])).toEqual(
+      expect.arrayContaining(["serve", "forms", "submissions", "restore", "backup", "completion", "version", "--db"]),
+    );
     expect(await bashOffers(["formsvc", "su"])).toEqual(["submissions"]);
     expect(await bashOffers(["formsvc", "--db", "x.db", "forms", ""])).toEqual(expect.arrayContaining(["create", "list", "get", "update", "delete"]));
     expect(await bashOffers(["formsvc", "notifications", "retry", "--p"])).toEqual(["--pending"]);
@@ -89,7 +101,10 @@ _formsvc; printf '%s\\n' "\${COMPREPLY[@]}"`;
     const fish = await runCli(["completion", "fish"]);
     expect(fish.stdout).toContain("complete -c formsvc -n '__fish_use_subcommand' -a 'restore'");
     expect(fish.stdout).toContain("-l 'pending'");
-    for (const [shell, check] of [["zsh", ["zsh", "-n"]], ["fish", ["fish", "--no-execute"]]] as const) {
+    for (const [shell, check] of [
+      ["zsh", ["zsh", "-n"]],
+      ["fish", ["fish", "--no-execute"]],
+    ] as const) {
       if (!Bun.which(check[0])) continue; // the syntax check needs the shell itself
       const proc = Bun.spawn([...check, "-c", (shell === "zsh" ? zsh : fish).stdout], { stderr: "pipe" });
       expect({ shell, code: await proc.exited }).toEqual({ shell, code: 0 });

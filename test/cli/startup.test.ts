@@ -32,7 +32,9 @@ beforeAll(async () => {
     const chunkImports = (pattern: RegExp) => [...text.matchAll(pattern)].map((m) => m[1]!);
     chunks.set(name, {
       // Each module starts with a comment naming its file, relative to where the build ran.
-      modules: [...text.matchAll(/^\/\/ (\S+\.(?:[cm]?js|ts|json))$/gm)].map((m) => relative(ROOT, resolve(process.cwd(), m[1]!)).replace(/^.*?(node_modules\/)/, "$1")),
+      modules: [...text.matchAll(/^\/\/ (\S+\.(?:[cm]?js|ts|json))$/gm)].map((m) =>
+        relative(ROOT, resolve(process.cwd(), m[1]!)).replace(/^.*?(node_modules\/)/, "$1"),
+      ),
       builtins: chunkImports(/^import\b[^;]*?\bfrom\s*"((?:node:)?[a-z_]+[a-z_/]*)";?$/gm),
       staticImports: [...chunkImports(/\bfrom\s*"\.\/([\w.-]+\.js)"/g), ...chunkImports(/^import\s*"\.\/([\w.-]+\.js)";?$/gm)],
       dynamicImports: chunkImports(/\bimport\("\.\/([\w.-]+\.js)"\)/g),
@@ -80,7 +82,16 @@ test("every command (version, --help) loads the CLI and commander only: no datab
   expect(
     heavyLoadedWith(entry, {
       packages: ["drizzle-orm", "zod", "nodemailer", "@libsql", "csv-stringify", "undici"],
-      sources: ["src/db/client.ts", "src/db/schema.ts", "src/services/index.ts", "src/server.ts", "src/app.ts", "src/routes/", "src/sender.ts", "cli/client.ts"],
+      sources: [
+        "src/db/client.ts",
+        "src/db/schema.ts",
+        "src/services/index.ts",
+        "src/server.ts",
+        "src/app.ts",
+        "src/routes/",
+        "src/sender.ts",
+        "cli/client.ts",
+      ],
       // Node's streams and sockets take 10-15 ms to set up; undici is Bun's built-in HTTP client.
       builtins: ["net", "tls", "http", "https", "tty", "stream", "dns", "zlib", "undici"],
     }),
@@ -90,12 +101,26 @@ test("every command (version, --help) loads the CLI and commander only: no datab
 test("a local command on a SQLite file loads no libSQL client, HTTP client, mail or CSV code", () => {
   const services = chunkOf("src/services/index.ts");
   expect(chunks.get(entry)!.dynamicImports.length).toBeGreaterThan(0);
-  expect(heavyLoadedWith(chunkOf("src/db/client.ts"), { packages: ["@libsql", "nodemailer", "csv-stringify"], builtins: ["undici", "net", "tls", "http"] })).toEqual(NOTHING);
-  expect(heavyLoadedWith(services, { packages: ["@libsql", "nodemailer", "csv-stringify"], sources: ["cli/client.ts", "src/sender.ts"], builtins: ["undici", "net", "tls", "http"] })).toEqual(NOTHING);
+  expect(
+    heavyLoadedWith(chunkOf("src/db/client.ts"), { packages: ["@libsql", "nodemailer", "csv-stringify"], builtins: ["undici", "net", "tls", "http"] }),
+  ).toEqual(NOTHING);
+  expect(
+    heavyLoadedWith(services, {
+      packages: ["@libsql", "nodemailer", "csv-stringify"],
+      sources: ["cli/client.ts", "src/sender.ts"],
+      builtins: ["undici", "net", "tls", "http"],
+    }),
+  ).toEqual(NOTHING);
 });
 
 test("serve without an SMTP server loads no nodemailer, libSQL client or CSV code", () => {
   // The sender, loaded only with an SMTP URL, is where nodemailer's sockets come in.
   expect(loadedWith(chunkOf("src/sender.ts")).builtins).toEqual(expect.arrayContaining(["net", "tls"]));
-  expect(heavyLoadedWith(chunkOf("src/server.ts"), { packages: ["nodemailer", "@libsql", "csv-stringify"], sources: ["src/sender.ts"], builtins: ["net", "tls", "dns"] })).toEqual(NOTHING);
+  expect(
+    heavyLoadedWith(chunkOf("src/server.ts"), {
+      packages: ["nodemailer", "@libsql", "csv-stringify"],
+      sources: ["src/sender.ts"],
+      builtins: ["net", "tls", "dns"],
+    }),
+  ).toEqual(NOTHING);
 });

@@ -22,7 +22,11 @@ const TSV_ROWS = () => [
   [ids[1], expect.any(String), "unread", "grace@example.com", "", "cobol, navy"],
   [ids[0], expect.any(String), "unread", "ada@example.com", "Ada", ""],
 ];
-const rowsOf = (stdout: string) => stdout.replace(/\n$/, "").split("\n").map((line) => line.split("\t"));
+const rowsOf = (stdout: string) =>
+  stdout
+    .replace(/\n$/, "")
+    .split("\n")
+    .map((line) => line.split("\t"));
 
 describe("submissions list prints the same in both modes", () => {
   test("piped: tab-separated rows, one column per field, control characters made visible", async () => {
@@ -37,11 +41,14 @@ describe("submissions list prints the same in both modes", () => {
     const outputs = await Promise.all(
       MODES.map(async (mode) => {
         const modeArgs = mode === "local" ? `--db '${world.server.db}'` : `--url '${world.server.url}' --key '${world.key}'`;
-        const shell = Bun.spawn(["sh", "-c", `'${process.execPath}' '${CLI}' submissions list survey --since 24h --format ndjson ${modeArgs} | jq -r .data.email`], {
-          env: { PATH: process.env.PATH ?? "" },
-          stdout: "pipe",
-          stderr: "pipe",
-        });
+        const shell = Bun.spawn(
+          ["sh", "-c", `'${process.execPath}' '${CLI}' submissions list survey --since 24h --format ndjson ${modeArgs} | jq -r .data.email`],
+          {
+            env: { PATH: process.env.PATH ?? "" },
+            stdout: "pipe",
+            stderr: "pipe",
+          },
+        );
         return { stdout: await new Response(shell.stdout).text(), stderr: await new Response(shell.stderr).text(), code: await shell.exited };
       }),
     );
@@ -66,10 +73,22 @@ describe("submissions list prints the same in both modes", () => {
     const json = await world.run("remote", ["submissions", "list", "survey", "--json"]);
     const submissions = JSON.parse(json.stdout);
     expect(submissions.map((s: { id: string }) => s.id)).toEqual([...ids].reverse());
-    expect(submissions[1]).toEqual({ id: ids[1], data: { email: "grace@example.com", topics: ["cobol", "navy"] }, createdAt: expect.any(String), isRead: false, isStarred: false, isSpam: false, spamReason: null });
+    expect(submissions[1]).toEqual({
+      id: ids[1],
+      data: { email: "grace@example.com", topics: ["cobol", "navy"] },
+      createdAt: expect.any(String),
+      isRead: false,
+      isStarred: false,
+      isSpam: false,
+      spamReason: null,
+    });
     expect((await world.run("local", ["submissions", "list", "survey", "--format", "json"])).stdout).toBe(json.stdout);
     const csv = await world.run("local", ["submissions", "list", "survey", "--format", "csv", "--order", "asc"]);
-    expect(csv.stdout.split("\n").slice(0, 3)).toEqual(["id,createdAt,email,name,topics", expect.stringMatching(new RegExp(`^${ids[0]},.*,ada@example.com,Ada,$`)), expect.stringMatching(new RegExp(`^${ids[1]},.*,grace@example.com,,"cobol, navy"$`))]);
+    expect(csv.stdout.split("\n").slice(0, 3)).toEqual([
+      "id,createdAt,email,name,topics",
+      expect.stringMatching(new RegExp(`^${ids[0]},.*,ada@example.com,Ada,$`)),
+      expect.stringMatching(new RegExp(`^${ids[1]},.*,grace@example.com,,"cobol, navy"$`)),
+    ]);
   });
 
   test("--limit shows one page and says how to get more; --all walks every page", async () => {
@@ -78,14 +97,24 @@ describe("submissions list prints the same in both modes", () => {
     expect(page.stderr).toBe("Showing 1-2 of 3. More with --offset 2, or all with --all.\n");
     for (const mode of MODES) {
       const all = await world.run(mode, ["submissions", "list", "survey", "--all", "--limit", "1", "--order", "asc", "--format", "ndjson"]);
-      expect({ code: all.code, ids: all.stdout.trimEnd().split("\n").map((line) => JSON.parse(line).id) }).toEqual({ code: 0, ids });
+      expect({
+        code: all.code,
+        ids: all.stdout
+          .trimEnd()
+          .split("\n")
+          .map((line) => JSON.parse(line).id),
+      }).toEqual({ code: 0, ids });
     }
   });
 
   test("an empty list is exit 0: nothing on stdout, and a word on a terminal", async () => {
     const future = "2999-01-01T00:00:00Z";
     expect(await world.run("remote", ["submissions", "list", "survey", "--since", future])).toEqual({ code: 0, stdout: "", stderr: "" });
-    expect(await world.run("local", ["submissions", "list", "survey", "--since", future], { env: { FORMSVC_TTY: "1" } })).toEqual({ code: 0, stdout: "", stderr: "No submissions.\n" });
+    expect(await world.run("local", ["submissions", "list", "survey", "--since", future], { env: { FORMSVC_TTY: "1" } })).toEqual({
+      code: 0,
+      stdout: "",
+      stderr: "No submissions.\n",
+    });
   });
 });
 
@@ -114,24 +143,41 @@ for (const mode of MODES) {
       expect(JSON.parse(starred.stdout)).toEqual([expect.objectContaining({ id: sub, isRead: true, isStarred: true, isSpam: false })]);
       await world.run(mode, ["submissions", "mark", slug, sub, "--spam", "--unstar"]);
       expect((await world.run(mode, ["submissions", "list", slug])).stdout).toBe("");
-      expect(rowsOf((await world.run(mode, ["submissions", "list", slug, "--filter", "spam"])).stdout)).toEqual([[sub, expect.any(String), "spam:owner", "x@example.com", "=SUM(A1:A9)"]]);
+      expect(rowsOf((await world.run(mode, ["submissions", "list", slug, "--filter", "spam"])).stdout)).toEqual([
+        [sub, expect.any(String), "spam:owner", "x@example.com", "=SUM(A1:A9)"],
+      ]);
     });
 
     test("mark refuses no flag and contradicting flags, exit 2", async () => {
-      expect(await world.run(mode, ["submissions", "mark", slug, sub])).toEqual({ code: 2, stdout: "", stderr: "formsvc: nothing to mark: give --read, --unread, --star, --unstar, --spam or --not-spam\n" });
-      expect(await world.run(mode, ["submissions", "mark", slug, sub, "--spam", "--not-spam"])).toEqual({ code: 2, stdout: "", stderr: "formsvc: --spam and --not-spam contradict each other: give one\n" });
+      expect(await world.run(mode, ["submissions", "mark", slug, sub])).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: "formsvc: nothing to mark: give --read, --unread, --star, --unstar, --spam or --not-spam\n",
+      });
+      expect(await world.run(mode, ["submissions", "mark", slug, sub, "--spam", "--not-spam"])).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: "formsvc: --spam and --not-spam contradict each other: give one\n",
+      });
     });
 
     test("delete removes it; then it is not found, exit 5", async () => {
       expect(await world.run(mode, ["submissions", "delete", slug, sub])).toEqual({ code: 0, stdout: "", stderr: `Deleted submission ${sub}.\n` });
-      expect(await world.run(mode, ["submissions", "get", slug, sub])).toEqual({ code: 5, stdout: "", stderr: `formsvc: No submission ${sub} in this form.\n` });
+      expect(await world.run(mode, ["submissions", "get", slug, sub])).toEqual({
+        code: 5,
+        stdout: "",
+        stderr: `formsvc: No submission ${sub} in this form.\n`,
+      });
     });
   });
 }
 
 describe("bad list input is one line and exit 2, in both modes", () => {
   const cases: [string[], string][] = [
-    [["--since", "yesterday"], 'formsvc: --since must be an ISO 8601 date or date-time (2026-11-22, 2026-11-22T12:00:00Z) or a span back from now (90s, 15m, 24h, 7d), not "yesterday"\n'],
+    [
+      ["--since", "yesterday"],
+      'formsvc: --since must be an ISO 8601 date or date-time (2026-11-22, 2026-11-22T12:00:00Z) or a span back from now (90s, 15m, 24h, 7d), not "yesterday"\n',
+    ],
     [["--limit", "0"], 'formsvc: --limit must be an integer from 1 to 100, not "0".\n'],
     [["--limit", "101"], 'formsvc: --limit must be an integer from 1 to 100, not "101".\n'],
     [["--order", "up"], 'formsvc: --order must be asc or desc, not "up".\n'],

@@ -37,7 +37,9 @@ describe("formsvc dashboard link and formsvc users", () => {
     expect(listed.code).toBe(0);
     expect(listed.stdout.trim().split("\t").slice(1, 2)).toEqual(["ada@example.com"]);
     const json = JSON.parse((await runCli(["users", "list", "--json", ...db()])).stdout);
-    expect(json).toEqual([{ id: expect.stringMatching(/^usr_/), email: "ada@example.com", accountId: expect.stringMatching(/^acc_/), createdAt: expect.any(String) }]);
+    expect(json).toEqual([
+      { id: expect.stringMatching(/^usr_/), email: "ada@example.com", accountId: expect.stringMatching(/^acc_/), createdAt: expect.any(String) },
+    ]);
     // The sign-in form, as a browser fills it in: the pre-session cookie and its token, from this origin.
     const form = await fetch(`${server.url}/dashboard/signin`);
     const cookie = form.headers.get("set-cookie")!.split(";")[0]!;
@@ -50,24 +52,46 @@ describe("formsvc dashboard link and formsvc users", () => {
         body: new URLSearchParams({ _presession: presession, email: "ADA@example.com", password }),
       });
     const good = await signIn("a long enough password");
-    expect({ status: good.status, location: good.headers.get("location"), session: (good.headers.get("set-cookie") ?? "").includes("formsvc_session=") }).toEqual({ status: 303, location: "/dashboard/forms", session: true });
+    expect({
+      status: good.status,
+      location: good.headers.get("location"),
+      session: (good.headers.get("set-cookie") ?? "").includes("formsvc_session="),
+    }).toEqual({ status: 303, location: "/dashboard/forms", session: true });
     expect((await signIn("a wrong password")).status).toBe(401);
   });
 
   test("a short password, a bad email, or the same email twice are refused with the reason", async () => {
-    expect(await runCli(["users", "create", "bob@example.com", "--password-stdin", ...db()], { stdin: "short\n" })).toEqual({ code: 2, stdout: "", stderr: "formsvc: The password must be at least 8 characters.\n" });
-    expect(await runCli(["users", "create", "not-an-email", "--password-stdin", ...db()], { stdin: "a long enough password\n" })).toEqual({ code: 2, stdout: "", stderr: "formsvc: Enter an email address such as you@example.com.\n" });
-    expect(await runCli(["users", "create", "ada@example.com", "--password-stdin", ...db()], { stdin: "a long enough password\n" })).toEqual({ code: 2, stdout: "", stderr: "formsvc: There is already a user ada@example.com.\n" });
+    expect(await runCli(["users", "create", "bob@example.com", "--password-stdin", ...db()], { stdin: "short\n" })).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "formsvc: The password must be at least 8 characters.\n",
+    });
+    expect(await runCli(["users", "create", "not-an-email", "--password-stdin", ...db()], { stdin: "a long enough password\n" })).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "formsvc: Enter an email address such as you@example.com.\n",
+    });
+    expect(await runCli(["users", "create", "ada@example.com", "--password-stdin", ...db()], { stdin: "a long enough password\n" })).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "formsvc: There is already a user ada@example.com.\n",
+    });
   });
 
   test("without a terminal and without --password-stdin, users create says how to give the password", async () => {
-    expect(await runCli(["users", "create", "carol@example.com", ...db()])).toEqual({ code: 2, stdout: "", stderr: "formsvc: no terminal to ask the password on: pipe it in with --password-stdin\n" });
+    expect(await runCli(["users", "create", "carol@example.com", ...db()])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "formsvc: no terminal to ask the password on: pipe it in with --password-stdin\n",
+    });
   });
 
   test("dashboard link for a user signs in once, for 15 minutes; on a terminal it also says so", async () => {
     const made = await runCli(["dashboard", "link", ...db()], { env: { FORMSVC_TTY: "1" } });
     expect(made.code).toBe(0);
-    expect(made.stderr).toBe("Sign-in link for ada@example.com. It works once, within 15 minutes; set a new password on the page it opens if you lost yours.\n");
+    expect(made.stderr).toBe(
+      "Sign-in link for ada@example.com. It works once, within 15 minutes; set a new password on the page it opens if you lost yours.\n",
+    );
     const link = made.stdout.trim();
     expect(link).toMatch(new RegExp(`^${server.url}/dashboard/link\\?token=[0-9A-Za-z]{43}$`));
     expect(await open(link)).toEqual({ status: 303, location: "/dashboard/account", signedIn: true });
@@ -76,13 +100,25 @@ describe("formsvc dashboard link and formsvc users", () => {
 
   test("with several users, dashboard link needs --email; an unknown one is not found; remote mode is refused", async () => {
     expect((await runCli(["users", "create", "bob@example.com", "--password-stdin", ...db()], { stdin: "another long password" })).code).toBe(0);
-    expect(await runCli(["dashboard", "link", ...db()])).toEqual({ code: 2, stdout: "", stderr: "formsvc: there are several dashboard users: say which with --email\n" });
-    expect(await runCli(["dashboard", "link", "--email", "zed@example.com", ...db()])).toEqual({ code: 5, stdout: "", stderr: "formsvc: no dashboard user zed@example.com. See: formsvc users list\n" });
+    expect(await runCli(["dashboard", "link", ...db()])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "formsvc: there are several dashboard users: say which with --email\n",
+    });
+    expect(await runCli(["dashboard", "link", "--email", "zed@example.com", ...db()])).toEqual({
+      code: 5,
+      stdout: "",
+      stderr: "formsvc: no dashboard user zed@example.com. See: formsvc users list\n",
+    });
     const bob = await runCli(["dashboard", "link", "--email", "BOB@example.com", ...db()]);
     expect(bob.code).toBe(0);
     expect((await open(bob.stdout.trim())).signedIn).toBe(true);
     const remote = await runCli(["dashboard", "link"], { env: { FORMSVC_URL: server.url, FORMSVC_KEY: "sk_live_x" } });
-    expect(remote).toEqual({ code: 2, stdout: "", stderr: "formsvc: dashboard link works on the database file, on the server's machine: run it with --db, without --url or FORMSVC_URL\n" });
+    expect(remote).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "formsvc: dashboard link works on the database file, on the server's machine: run it with --db, without --url or FORMSVC_URL\n",
+    });
   });
 
   test("users delete removes the user and ends their sessions", async () => {

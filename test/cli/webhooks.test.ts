@@ -42,7 +42,11 @@ async function waitForDeliveries(count: number): Promise<string> {
 
 test("webhooks add prints the secret alone, list shows the same in both modes, a post arrives signed, redeliver sends it again", async () => {
   const added = await run("remote", ["webhooks", "add", SLUG, `${receiver.url}/crm`, "--description", "CRM"]);
-  expect(added).toEqual({ code: 0, stdout: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}\n$/), stderr: expect.stringMatching(/^Made webhook whk_\w+ for http:\/\/127\.0\.0\.1:\d+\/crm\. Its signing secret is shown only now: keep it safe\.\n$/) });
+  expect(added).toEqual({
+    code: 0,
+    stdout: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}\n$/),
+    stderr: expect.stringMatching(/^Made webhook whk_\w+ for http:\/\/127\.0\.0\.1:\d+\/crm\. Its signing secret is shown only now: keep it safe\.\n$/),
+  });
   const secret = added.stdout.trim();
   const webhookId = /(whk_\w+)/.exec(added.stderr)![1]!;
 
@@ -51,19 +55,42 @@ test("webhooks add prints the secret alone, list shows the same in both modes, a
   expect(local.stdout).toBe(`${webhookId}\t${receiver.url}/crm\tstandard\t${secret.slice(0, 10)}…\tCRM\t${local.stdout.split("\t")[5]}`);
   expect(local.stdout).not.toContain(secret);
   const json = JSON.parse((await run("local", ["webhooks", "list", SLUG, "--json"])).stdout);
-  expect(json).toEqual([{ id: webhookId, formId: expect.stringMatching(/^frm_/), url: `${receiver.url}/crm`, description: "CRM", format: "standard", secretPrefix: `${secret.slice(0, 10)}…`, createdAt: expect.any(String) }]);
+  expect(json).toEqual([
+    {
+      id: webhookId,
+      formId: expect.stringMatching(/^frm_/),
+      url: `${receiver.url}/crm`,
+      description: "CRM",
+      format: "standard",
+      secretPrefix: `${secret.slice(0, 10)}…`,
+      createdAt: expect.any(String),
+    },
+  ]);
 
-  const posted = await fetch(`${server.url}/f/${SLUG}`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ email: "ann@example.com" }) });
+  const posted = await fetch(`${server.url}/f/${SLUG}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify({ email: "ann@example.com" }),
+  });
   const { id: submissionId } = (await posted.json()) as { id: string };
   const [call] = await receiver.waitFor(1);
   expect((new Webhook(secret).verify(call!.body, call!.headers) as any).data.submission.id).toBe(submissionId);
 
   const listed = await waitForDeliveries(1);
   const [deliveryId, , hook, status, attempts, code, , submission, messageId] = listed.trim().split("\t");
-  expect({ hook, status, attempts, code, submission, messageId }).toEqual({ hook: webhookId, status: "succeeded", attempts: "1", code: "200", submission: submissionId, messageId: call!.headers["webhook-id"] });
+  expect({ hook, status, attempts, code, submission, messageId }).toEqual({
+    hook: webhookId,
+    status: "succeeded",
+    attempts: "1",
+    code: "200",
+    submission: submissionId,
+    messageId: call!.headers["webhook-id"],
+  });
   expect((await run("local", ["webhooks", "deliveries", SLUG])).stdout).toBe(listed);
   expect((await run("local", ["webhooks", "deliveries", SLUG, "--webhook", webhookId])).stdout).toBe(listed);
-  expect(JSON.parse((await run("remote", ["webhooks", "deliveries", SLUG, "--json"])).stdout)).toEqual([expect.objectContaining({ id: deliveryId, status: "succeeded", responseSnippet: "ok" })]);
+  expect(JSON.parse((await run("remote", ["webhooks", "deliveries", SLUG, "--json"])).stdout)).toEqual([
+    expect.objectContaining({ id: deliveryId, status: "succeeded", responseSnippet: "ok" }),
+  ]);
 
   // Redelivered from the database file: the server finds it within its polling interval and sends it.
   const redelivered = await run("local", ["webhooks", "redeliver", SLUG, deliveryId!]);
@@ -84,7 +111,11 @@ test("webhooks add prints the secret alone, list shows the same in both modes, a
 test("a refused address, a bad format or an unknown form: one line, the right exit code", async () => {
   const noPrivate = { FORMSVC_WEBHOOKS_ALLOW_PRIVATE: "" };
   const refused = await run("local", ["webhooks", "add", SLUG, "http://169.254.169.254/latest/meta-data"], noPrivate);
-  expect(refused).toEqual({ code: 2, stdout: "", stderr: "formsvc: URL must be a public address: 169.254.169.254 is a link-local (cloud metadata) address.\n" });
+  expect(refused).toEqual({
+    code: 2,
+    stdout: "",
+    stderr: "formsvc: URL must be a public address: 169.254.169.254 is a link-local (cloud metadata) address.\n",
+  });
   const format = await run("remote", ["webhooks", "add", SLUG, `${receiver.url}/x`, "--format", "teams"]);
   expect(format).toEqual({ code: 2, stdout: "", stderr: "formsvc: --format must be one of standard, slack, discord.\n" });
   const unknown = await run("remote", ["webhooks", "list", "no-such-form"]);

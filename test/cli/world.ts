@@ -75,7 +75,12 @@ export function seedSubmissions(dbPath: string, formId: string, count: number): 
       insert.run(newId("submission", start + i), formId, JSON.stringify(data), start + i);
     }
     const fields = JSON.stringify(["email", "name", "message"]);
-    db.prepare("UPDATE forms SET submission_count = submission_count + ?, unread_count = unread_count + ?, fields = ? WHERE id = ?").run(count, count, fields, formId);
+    db.prepare("UPDATE forms SET submission_count = submission_count + ?, unread_count = unread_count + ?, fields = ? WHERE id = ?").run(
+      count,
+      count,
+      fields,
+      formId,
+    );
     // The day counters the server keeps beside the form's, as it would have kept them.
     db.prepare(
       `INSERT INTO submission_days (form_id, day, submission_count, unread_count) SELECT form_id, created_at / 86400000, count(*), count(*) FROM submissions

@@ -98,7 +98,12 @@ test("a good token is verified with the secret, the token and the client address
 
 test("a bad or missing token is 400 captcha_failed, nothing stored; a browser gets a page that says so", async () => {
   const form = await formWith("hcaptcha");
-  for (const body of [{ email: "bot@example.com", "h-captcha-response": "forged" }, { email: "bot@example.com" }, { email: "bot@example.com", "h-captcha-response": "" }, { email: "bot@example.com", "cf-turnstile-response": GOOD }]) {
+  for (const body of [
+    { email: "bot@example.com", "h-captcha-response": "forged" },
+    { email: "bot@example.com" },
+    { email: "bot@example.com", "h-captcha-response": "" },
+    { email: "bot@example.com", "cf-turnstile-response": GOOD },
+  ]) {
     const response = await postJson(form.slug, body);
     expect({ body, status: response.status, answer: await response.json() }).toEqual({
       body,
@@ -121,7 +126,12 @@ test("a bad or missing token is 400 captcha_failed, nothing stored; a browser ge
   expect(await stored(form.id, "spam")).toEqual([]);
 
   // The right field with a good token from a browser: 303 to the thank-you page, stored.
-  const good = await fetch(`${server.url}/f/${form.slug}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `email=ok%40example.com&h-captcha-response=${GOOD}`, redirect: "manual" });
+  const good = await fetch(`${server.url}/f/${form.slug}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: `email=ok%40example.com&h-captcha-response=${GOOD}`,
+    redirect: "manual",
+  });
   expect(good.status).toBe(303);
   expect(await stored(form.id)).toHaveLength(1);
 }, 30_000);
@@ -149,15 +159,30 @@ test("a provider that is down (an error answer, or nothing listening) is an outa
   const closedPort = closed.port;
   closed.stop(true);
   const broken = await startServerProcess({
-    args: ["--rate-limit", "0", "--captcha-verify-url", `turnstile=http://127.0.0.1:${verifier.port}/broken`, "--captcha-verify-url", `hcaptcha=http://127.0.0.1:${closedPort}/`],
+    args: [
+      "--rate-limit",
+      "0",
+      "--captcha-verify-url",
+      `turnstile=http://127.0.0.1:${verifier.port}/broken`,
+      "--captcha-verify-url",
+      `hcaptcha=http://127.0.0.1:${closedPort}/`,
+    ],
   });
   try {
     const brokenKey = (await runCli(["keys", "create", "--db", broken.db])).stdout.trim();
     for (const provider of ["turnstile", "hcaptcha"]) {
-      const made = await fetch(`${broken.url}/api/forms`, { method: "POST", headers: { authorization: `Bearer ${brokenKey}`, "content-type": "application/json" }, body: JSON.stringify({ name: provider, captcha: { provider, secret: SECRET } }) });
+      const made = await fetch(`${broken.url}/api/forms`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${brokenKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: provider, captcha: { provider, secret: SECRET } }),
+      });
       const form = (await made.json()) as { id: string; slug: string };
       const field = provider === "turnstile" ? "cf-turnstile-response" : "h-captcha-response";
-      const answer = await fetch(`${broken.url}/f/${form.slug}`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ email: "x@example.com", [field]: GOOD }) });
+      const answer = await fetch(`${broken.url}/f/${form.slug}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({ email: "x@example.com", [field]: GOOD }),
+      });
       expect({ provider, status: answer.status }).toEqual({ provider, status: 200 });
       const spam = await fetch(`${broken.url}/api/forms/${form.id}/submissions?filter=spam`, { headers: { authorization: `Bearer ${brokenKey}` } });
       expect(((await spam.json()) as any).submissions).toEqual([expect.objectContaining({ spamReason: "captcha_unverified" })]);
@@ -185,7 +210,10 @@ test("the captcha is set, changed and removed through the API and the CLI; its s
   expect(shown[0]!.body.captcha).toEqual({ provider: "turnstile" });
 
   const env = { FORMSVC_URL: server.url, FORMSVC_KEY: key };
-  const changed = await runCli(["forms", "update", form.slug, "--captcha", "hcaptcha", "--captcha-secret-stdin", "--json"], { env, stdin: "another-secret-value\n" });
+  const changed = await runCli(["forms", "update", form.slug, "--captcha", "hcaptcha", "--captcha-secret-stdin", "--json"], {
+    env,
+    stdin: "another-secret-value\n",
+  });
   expect(changed.code).toBe(0);
   expect(JSON.parse(changed.stdout).captcha).toEqual({ provider: "hcaptcha" });
   expect(changed.stdout + changed.stderr).not.toContain("another-secret-value");
@@ -198,7 +226,11 @@ test("the captcha is set, changed and removed through the API and the CLI; its s
   expect(noCaptcha.status).toBe(200);
 
   const usage = await runCli(["forms", "update", form.slug, "--captcha", "turnstile"], { env });
-  expect(usage).toEqual({ code: 2, stdout: "", stderr: "formsvc: --captcha turnstile needs the provider's secret key: --captcha-secret SECRET or --captcha-secret-stdin\n" });
+  expect(usage).toEqual({
+    code: 2,
+    stdout: "",
+    stderr: "formsvc: --captcha turnstile needs the provider's secret key: --captcha-secret SECRET or --captcha-secret-stdin\n",
+  });
   const unknown = await runCli(["forms", "update", form.slug, "--captcha", "friendlycaptcha", "--captcha-secret", "s"], { env });
   expect(unknown.code).toBe(2);
   expect(unknown.stderr).toBe("formsvc: captcha.provider must be one of recaptcha, hcaptcha, turnstile.\n");

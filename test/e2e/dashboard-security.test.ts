@@ -54,13 +54,19 @@ const formCount = () => new Database(server.db, { readonly: true }).query("SELEC
 
 describe("submitted data is text", () => {
   test("a hostile submission shows its markup as text: no script runs, no element is made, no link is clickable", async () => {
-    const posted = await fetch(`${server.url}/f/${form.slug}`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(HOSTILE) });
+    const posted = await fetch(`${server.url}/f/${form.slug}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(HOSTILE),
+    });
     expect(posted.status).toBe(200);
     await page.goto(`${server.url}/dashboard/forms/${form.id}/submissions`);
     expect(await page.locator("ul.inbox .preview").first().textContent()).toBe(`${HOSTILE.name} · ${HOSTILE.photo} · ${HOSTILE.website}`);
     await page.locator("ul.inbox li a").first().click();
     await page.waitForURL(/\/submissions\/sub_/, WAIT);
-    const shown = await page.locator("dl.data > div").evaluateAll((rows) => rows.map((row) => [row.querySelector("dt")!.textContent, row.querySelector("dd")!.textContent]));
+    const shown = await page
+      .locator("dl.data > div")
+      .evaluateAll((rows) => rows.map((row) => [row.querySelector("dt")!.textContent, row.querySelector("dd")!.textContent]));
     expect(shown).toEqual(Object.entries(HOSTILE));
     expect(await page.locator("main img, main script, dl.data a, dl.data b").count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned ?? null)).toBeNull();
@@ -83,16 +89,32 @@ describe("requests from elsewhere", () => {
   });
 
   test("a same-origin POST without the session's CSRF token is refused, and nothing changes", async () => {
-    const answer = await browser.request.post(`${server.url}/dashboard/forms/${form.id}/delete`, { form: { confirm: "Contact", _csrf: "x".repeat(32) }, headers: { origin: server.url }, maxRedirects: 0 });
+    const answer = await browser.request.post(`${server.url}/dashboard/forms/${form.id}/delete`, {
+      form: { confirm: "Contact", _csrf: "x".repeat(32) },
+      headers: { origin: server.url },
+      maxRedirects: 0,
+    });
     expect(answer.status()).toBe(403);
     expect(await answer.text()).toContain("security token does not match");
-    const bare = await browser.request.post(`${server.url}/dashboard/forms/${form.id}/delete`, { form: { confirm: "Contact" }, headers: { origin: server.url }, maxRedirects: 0 });
+    const bare = await browser.request.post(`${server.url}/dashboard/forms/${form.id}/delete`, {
+      form: { confirm: "Contact" },
+      headers: { origin: server.url },
+      maxRedirects: 0,
+    });
     expect(bare.status()).toBe(403);
     expect(formCount()).toEqual({ n: 1 });
   });
 
   test("every answer carries the CSP, nosniff and Referrer-Policy headers, pages and assets and errors alike", async () => {
-    for (const path of ["/dashboard/signin", "/dashboard/forms", `/dashboard/forms/${form.id}/settings`, "/dashboard/assets/dashboard.css", "/dashboard/assets/dashboard.js", "/dashboard/nowhere", "/dashboard/forms/frm_nope/submissions"]) {
+    for (const path of [
+      "/dashboard/signin",
+      "/dashboard/forms",
+      `/dashboard/forms/${form.id}/settings`,
+      "/dashboard/assets/dashboard.css",
+      "/dashboard/assets/dashboard.js",
+      "/dashboard/nowhere",
+      "/dashboard/forms/frm_nope/submissions",
+    ]) {
       const answer = await browser.request.get(`${server.url}${path}`, { maxRedirects: 0 });
       const headers = answer.headers();
       expect({ path, csp: headers["content-security-policy"], nosniff: headers["x-content-type-options"], referrer: headers["referrer-policy"] }).toEqual({

@@ -26,7 +26,10 @@ beforeAll(async () => {
   site = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch: () => new Response(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title></head><body><h1>Contact us</h1>${snippet}</body></html>`, { headers: { "content-type": "text/html; charset=utf-8" } }),
+    fetch: () =>
+      new Response(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title></head><body><h1>Contact us</h1>${snippet}</body></html>`, {
+        headers: { "content-type": "text/html; charset=utf-8" },
+      }),
   });
   siteUrl = `http://127.0.0.1:${site.port}`;
   browser = await launchBrowser();
@@ -43,7 +46,11 @@ afterAll(async () => {
 
 /** Posts a submission as a site's fetch() would. */
 async function post(slug: string, data: Record<string, unknown>): Promise<string> {
-  const answer = await fetch(`${server.url}/f/${slug}`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json", origin: siteUrl }, body: JSON.stringify(data) });
+  const answer = await fetch(`${server.url}/f/${slug}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json", origin: siteUrl },
+    body: JSON.stringify(data),
+  });
   expect(answer.status).toBe(200);
   return ((await answer.json()) as { id: string }).id;
 }
@@ -67,7 +74,9 @@ describe("the dashboard, as a new owner uses it", () => {
     await page.getByLabel("Name", { exact: true }).fill("Contact");
     await page.getByLabel("Slug (optional)").fill("No Spaces Allowed");
     await page.getByRole("button", { name: "Create form" }).click();
-    expect(await page.locator("#f-slug-error").textContent()).toBe("slug must be 3 to 64 lowercase letters, digits and dashes, starting with a letter or digit.");
+    expect(await page.locator("#f-slug-error").textContent()).toBe(
+      "slug must be 3 to 64 lowercase letters, digits and dashes, starting with a letter or digit.",
+    );
     // What was typed is kept.
     expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("Contact");
     await page.getByLabel("Slug (optional)").fill("contact");
@@ -132,8 +141,14 @@ describe("the dashboard, as a new owner uses it", () => {
     await page.getByRole("link", { name: "← Back to the inbox" }).click();
 
     // A selection: two at once to spam.
-    await page.getByRole("checkbox", { name: /Select submission/ }).nth(1).check();
-    await page.getByRole("checkbox", { name: /Select submission/ }).nth(2).check();
+    await page
+      .getByRole("checkbox", { name: /Select submission/ })
+      .nth(1)
+      .check();
+    await page
+      .getByRole("checkbox", { name: /Select submission/ })
+      .nth(2)
+      .check();
     await page.getByRole("button", { name: "Spam", exact: true }).click();
     expect(await page.locator(".pages .muted").textContent()).toBe("1–25 of 29");
 
@@ -162,15 +177,26 @@ describe("the dashboard, as a new owner uses it", () => {
     const [csv] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "CSV" }).click()]);
     expect(csv.suggestedFilename()).toBe("contact-submissions.csv");
     const text = await Bun.file((await csv.path())!).text();
-    expect(text.trim().split("\n").map((line) => line.split(",").slice(2).join(","))).toEqual(["email,message", "person29@example.com,Message number 29", "person28@example.com,Message number 28"]);
+    expect(
+      text
+        .trim()
+        .split("\n")
+        .map((line) => line.split(",").slice(2).join(",")),
+    ).toEqual(["email,message", "person29@example.com,Message number 29", "person28@example.com,Message number 28"]);
     const [ndjson] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "NDJSON" }).click()]);
-    const lines = (await Bun.file((await ndjson.path())!).text()).trim().split("\n").map((line) => JSON.parse(line));
+    const lines = (await Bun.file((await ndjson.path())!).text())
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(lines.map((s) => [s.data.email, s.isSpam])).toEqual([
       ["person29@example.com", true],
       ["person28@example.com", true],
     ]);
     await page.goto(`${server.url}${formPath}/submissions?filter=spam`);
-    await page.getByRole("checkbox", { name: /Select submission/ }).first().check();
+    await page
+      .getByRole("checkbox", { name: /Select submission/ })
+      .first()
+      .check();
     await page.getByRole("button", { name: "Not spam" }).click();
     expect(await rowTexts()).toEqual(["person28@example.com · Message number 28"]);
   });
@@ -242,7 +268,9 @@ describe("the dashboard, as a new owner uses it", () => {
     await page.getByLabel(/Type the form's name/).fill("Contact");
     await Promise.all([page.waitForURL(/notice=deleted/, WAIT), page.getByRole("button", { name: "Delete form" }).click()]);
     expect(await page.locator(".empty").textContent()).toContain("No forms yet");
-    expect((await fetch(`${server.url}/f/contact`, { method: "POST", headers: { accept: "application/json" }, body: new URLSearchParams({ a: "b" }) })).status).toBe(404);
+    expect(
+      (await fetch(`${server.url}/f/contact`, { method: "POST", headers: { accept: "application/json" }, body: new URLSearchParams({ a: "b" }) })).status,
+    ).toBe(404);
   });
 
   test("changing the password ends the other sessions; the new one signs in", async () => {

@@ -12,7 +12,11 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const post = async (slug: string) => {
-  const answer = await fetch(`${server.url}/f/${slug}`, { method: "POST", headers: { accept: "application/json", "content-type": "application/json" }, body: '{"email":"ann@example.com"}' });
+  const answer = await fetch(`${server.url}/f/${slug}`, {
+    method: "POST",
+    headers: { accept: "application/json", "content-type": "application/json" },
+    body: '{"email":"ann@example.com"}',
+  });
   return { status: answer.status, code: ((await answer.json()) as { error?: { code: string } }).error?.code ?? "ok" };
 };
 

@@ -121,7 +121,14 @@ test("a live form's owner gets a plain-text mail: _subject as Subject, _replyto 
   );
   expect(mail!.headers).toContainEqual(["From", "formsvc <formsvc@localhost>"]);
   const [notification] = await until(me, form.id, (list) => list[0]?.status === "sent");
-  expect(notification).toMatchObject({ submissionId: stored!.id, to: "owner@example.com", subject: "Call-back request", replyTo: "ann@example.com", attempts: 1, lastError: null });
+  expect(notification).toMatchObject({
+    submissionId: stored!.id,
+    to: "owner@example.com",
+    subject: "Call-back request",
+    replyTo: "ann@example.com",
+    attempts: 1,
+    lastError: null,
+  });
   expect(notification.sentAt).not.toBeNull();
 });
 
@@ -133,7 +140,10 @@ test("spam is never mailed, and a test-mode form's notification is recorded, not
   const spamForm = await live.form({ name: "Spammed" });
   const testForm = await tester.form({ name: "Staging" });
   const lastForm = await live.form({ name: "Last" });
-  await submit(spamForm.submitUrl, [["name", "Bot"], ["_gotcha", "http://spam.example"]]);
+  await submit(spamForm.submitUrl, [
+    ["name", "Bot"],
+    ["_gotcha", "http://spam.example"],
+  ]);
   await submit(testForm.submitUrl, [["name", "Tess"]]);
   // Mail goes out in the order it was queued: once this one is in, the two before it had their chance.
   await submit(lastForm.submitUrl, [["name", "Last"]]);
@@ -195,8 +205,14 @@ test("without --smtp-url mail is off and notifications wait; after a crash, a se
   expect(await saidOnStderr(first, off)).toContain(off);
   const me = await owner(first);
   const form = await me.form({});
-  await submit(form.submitUrl, [["name", "Ann"], ["_subject", "One"]]);
-  await submit(form.submitUrl, [["name", "Bob"], ["_subject", "Two"]]);
+  await submit(form.submitUrl, [
+    ["name", "Ann"],
+    ["_subject", "One"],
+  ]);
+  await submit(form.submitUrl, [
+    ["name", "Bob"],
+    ["_subject", "Two"],
+  ]);
   expect((await me.notifications(form.id)).map((n) => [n.subject, n.status])).toEqual([
     ["Two", "pending"],
     ["One", "pending"],
@@ -224,7 +240,11 @@ test("notifications that failed every attempt are sent once `formsvc notificatio
 
   const smtp = await sink(port);
   const env = { FORMSVC_URL: server.url, FORMSVC_KEY: me.key };
-  expect(await runCli(["notifications", "retry", form.slug], { env })).toEqual({ code: 0, stdout: "", stderr: "Queued 1 failed notification to be sent again.\n" });
+  expect(await runCli(["notifications", "retry", form.slug], { env })).toEqual({
+    code: 0,
+    stdout: "",
+    stderr: "Queued 1 failed notification to be sent again.\n",
+  });
   const [mail] = await smtp.waitFor(1, 5_000);
   expect(mail!.text).toContain("name: Ann");
   const [sent] = await until(me, form.id, (list) => list[0]?.status === "sent");

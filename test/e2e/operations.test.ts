@@ -29,7 +29,14 @@ async function start(flags: Record<string, string> = {}): Promise<Started> {
   const out: string[] = [];
   const err: string[] = [];
   const config = loadServeConfig({ host: "127.0.0.1", port: "0", db: join(dir, "formsvc.db"), rateLimit: "0", ...flags }, {});
-  const server = await startServer(config, serverLog(config.logFormat, (line) => out.push(line), (line) => err.push(line)));
+  const server = await startServer(
+    config,
+    serverLog(
+      config.logFormat,
+      (line) => out.push(line),
+      (line) => err.push(line),
+    ),
+  );
   running.push(server);
   const account = await server.services.accounts.resolve(undefined);
   const key = (await server.services.keys.create(operator(account.id, "live"), { name: "ops" })).key;
@@ -69,7 +76,9 @@ describe("requests a client gives up on, and bodies over every limit", () => {
   test("a client that drops the connection mid-body is one short log line, no stack, and not a 500", async () => {
     const s = await start({ metrics: "true" });
     for (let i = 0; i < 20; i++) {
-      await raw(s.server.url, `POST /f/${s.slug} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"name":"An`, { closeAfterMs: 30 });
+      await raw(s.server.url, `POST /f/${s.slug} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"name":"An`, {
+        closeAfterMs: 30,
+      });
     }
     await until(() => s.out.filter((line) => line.includes(`/f/${s.slug}`)).length === 20);
     const lines = s.out.filter((line) => line.includes(`/f/${s.slug}`));
@@ -124,9 +133,15 @@ describe("health and metrics", () => {
 
   test("--metrics: requests by route pattern and status, submissions and spam, outbox depth, latency", async () => {
     const s = await start({ metrics: "true" });
-    await s.server.services.forms.update(operator((await s.server.services.accounts.resolve(undefined)).id, "live"), s.slug, { notificationEmail: "owner@example.com" });
+    await s.server.services.forms.update(operator((await s.server.services.accounts.resolve(undefined)).id, "live"), s.slug, {
+      notificationEmail: "owner@example.com",
+    });
     const post = (body: Record<string, string>) =>
-      fetch(`${s.server.url}/f/${s.slug}`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body) });
+      fetch(`${s.server.url}/f/${s.slug}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify(body),
+      });
     expect((await post({ name: "Ann" })).status).toBe(200);
     expect((await post({ name: "Bob" })).status).toBe(200);
     expect((await post({ name: "Bot", _gotcha: "x" })).status).toBe(200);
@@ -167,7 +182,11 @@ describe("request logs", () => {
   test("text: method, path without the query, status, ms, client address, user agent; never the key or body", async () => {
     const s = await start();
     await fetch(`${s.server.url}/api/forms?limit=5&token=hunter2`, { headers: { authorization: `Bearer ${s.key}`, "user-agent": 'curl/8.5 "x" \\' } });
-    await fetch(`${s.server.url}/f/${s.slug}`, { method: "POST", headers: { "content-type": "application/json", "user-agent": "fetch" }, body: '{"password":"s3cret"}' });
+    await fetch(`${s.server.url}/f/${s.slug}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "user-agent": "fetch" },
+      body: '{"password":"s3cret"}',
+    });
     expect(s.out[0]).toMatch(/^\d{4}-\d\d-\d\dT\S+Z GET \/api\/forms 200 \d+\.\dms 127\.0\.0\.1 "curl\/8\.5 \\x22x\\x22 \\x5c"$/);
     expect(s.out[1]).toMatch(new RegExp(`^\\S+Z POST /f/${s.slug} 303 \\d+\\.\\dms 127\\.0\\.0\\.1 "fetch"$`));
     const all = s.out.join("\n");

@@ -60,7 +60,11 @@ describe("serve at start", () => {
     }
     const result = await serveOnce(["--db", db], { asNobody: isRoot });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(new RegExp(`^formsvc: cannot write the database ${db} \\(.*readonly.*\\): the user formsvc runs as must be able to write the file and its directory, where SQLite keeps the -wal and -shm files beside it\\n$`));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^formsvc: cannot write the database ${db} \\(.*readonly.*\\): the user formsvc runs as must be able to write the file and its directory, where SQLite keeps the -wal and -shm files beside it\\n$`,
+      ),
+    );
   });
 
   test("a missing database directory is made, owner-only; the banner shows the address bound and the URL", async () => {
@@ -79,7 +83,11 @@ describe("serve at start", () => {
 
   test("on 0.0.0.0 the banner says so, and gives the URL this machine reaches", async () => {
     const dir = tempDir();
-    const proc = Bun.spawn([process.execPath, CLI, "serve", "--host", "0.0.0.0", "--port", "0", "--db", join(dir, "f.db")], { stderr: "pipe", stdout: "ignore", env: { PATH: process.env.PATH ?? "" } });
+    const proc = Bun.spawn([process.execPath, CLI, "serve", "--host", "0.0.0.0", "--port", "0", "--db", join(dir, "f.db")], {
+      stderr: "pipe",
+      stdout: "ignore",
+      env: { PATH: process.env.PATH ?? "" },
+    });
     const reader = (proc.stderr as ReadableStream<Uint8Array>).getReader();
     let text = "";
     while (!/listening on .*\n/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
@@ -92,7 +100,10 @@ describe("serve at start", () => {
     const file = join(tempDir(), "a-file");
     await Bun.write(file, "");
     const result = await serveOnce(["--db", join(file, "sub", "formsvc.db")]);
-    expect(result).toEqual({ code: 1, stderr: `formsvc: the directory of the database, ${join(file, "sub")}, does not exist and cannot be made (ENOTDIR): make it, owned by the user formsvc runs as\n` });
+    expect(result).toEqual({
+      code: 1,
+      stderr: `formsvc: the directory of the database, ${join(file, "sub")}, does not exist and cannot be made (ENOTDIR): make it, owned by the user formsvc runs as\n`,
+    });
   });
 });
 
@@ -147,12 +158,22 @@ describe("SIGTERM", () => {
         controller.close();
       },
     });
-    const posting = fetch(`${server.url}/f/contact`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body, duplex: "half" } as RequestInit);
+    const posting = fetch(`${server.url}/f/contact`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
     await Bun.sleep(100);
     server.proc.kill("SIGTERM");
     const deadline = Date.now() + 5000;
     while (!server.stderr().includes("no new connections") && Date.now() < deadline) await Bun.sleep(10);
-    expect(await fetch(`${server.url}/healthz`).then((r) => r.status, () => "refused")).toBe("refused");
+    expect(
+      await fetch(`${server.url}/healthz`).then(
+        (r) => r.status,
+        () => "refused",
+      ),
+    ).toBe("refused");
     sendRest();
     const answer = await posting;
     expect({ status: answer.status, success: ((await answer.json()) as { success: boolean }).success }).toEqual({ status: 200, success: true });

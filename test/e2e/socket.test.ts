@@ -40,7 +40,12 @@ describe("a browser-style form post over a socket", () => {
   test("urlencoded: 303 to the thank-you page, which is HTML", async () => {
     const form = await createForm();
     expect(form.submitUrl).toBe(`${server.url}/f/${form.slug}`);
-    const body = new URLSearchParams([["name", "Ann"], ["topic", "a"], ["topic", "b"], ["_gotcha", ""]]);
+    const body = new URLSearchParams([
+      ["name", "Ann"],
+      ["topic", "a"],
+      ["topic", "b"],
+      ["_gotcha", ""],
+    ]);
     const manual = await fetch(form.submitUrl, { method: "POST", body, redirect: "manual" });
     expect({ status: manual.status, location: manual.headers.get("location") }).toEqual({ status: 303, location: `${server.url}/thanks` });
     const followed = await fetch(form.submitUrl, { method: "POST", body, redirect: "follow" });
@@ -114,7 +119,10 @@ describe("--max-body over a socket", () => {
   test("a declared Content-Length over the limit is answered 413, and the server goes on", async () => {
     const form = await createForm();
     const answer = await fetch(form.submitUrl, { method: "POST", headers: json, body: JSON.stringify({ note: "x".repeat(8 * 1024 * 1024) }) });
-    expect({ status: answer.status, body: await answer.json() }).toEqual({ status: 413, body: { error: { code: "payload_too_large", message: expect.any(String) } } });
+    expect({ status: answer.status, body: await answer.json() }).toEqual({
+      status: 413,
+      body: { error: { code: "payload_too_large", message: expect.any(String) } },
+    });
     const after = await fetch(form.submitUrl, { method: "POST", headers: json, body: JSON.stringify({ note: "small" }) });
     expect(after.status).toBe(200);
     expect((await stored(form.id)).map((s) => s.data)).toEqual([{ note: "small" }]);
@@ -124,14 +132,19 @@ describe("--max-body over a socket", () => {
     const form = await createForm();
     const body = chunked(JSON.stringify({ note: "x".repeat(2 * 1024 * 1024) }), 64);
     const answer = await fetch(form.submitUrl, { method: "POST", headers: json, body, duplex: "half" } as RequestInit);
-    expect({ status: answer.status, body: await answer.json() }).toEqual({ status: 413, body: { error: { code: "payload_too_large", message: expect.any(String) } } });
+    expect({ status: answer.status, body: await answer.json() }).toEqual({
+      status: 413,
+      body: { error: { code: "payload_too_large", message: expect.any(String) } },
+    });
     expect(await stored(form.id)).toEqual([]);
   });
 });
 
 describe("the client address behind a proxy", () => {
   const post = (url: string, forwardedFor: string) =>
-    fetch(url, { method: "POST", headers: { accept: "application/json", "x-forwarded-for": forwardedFor }, body: new URLSearchParams({ a: "1" }) }).then((r) => r.status);
+    fetch(url, { method: "POST", headers: { accept: "application/json", "x-forwarded-for": forwardedFor }, body: new URLSearchParams({ a: "1" }) }).then(
+      (r) => r.status,
+    );
 
   test("by default X-Forwarded-For is ignored: the default burst of 10 holds whatever it claims", async () => {
     const form = await createForm();

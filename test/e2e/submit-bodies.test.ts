@@ -64,26 +64,48 @@ const BODIES: Scenario[] = [
   },
   {
     name: "multipart: fields are stored and a repeated key becomes an array",
-    request: () => ({ body: multipart([["name", "Ann"], ["topic", "sales"], ["topic", "support"]]) }),
+    request: () => ({
+      body: multipart([
+        ["name", "Ann"],
+        ["topic", "sales"],
+        ["topic", "support"],
+      ]),
+    }),
     status: 303,
     location: THANKS,
     stored: { data: { name: "Ann", topic: ["sales", "support"] } },
   },
   {
     name: "multipart: a file to a form without fileUploads is 400 files_not_accepted, naming the field",
-    request: () => ({ headers: JSON_ACCEPT, body: multipart([["name", "Ann"], ["cv", new Blob(["hello"], { type: "text/plain" }), "cv.txt"]]) }),
+    request: () => ({
+      headers: JSON_ACCEPT,
+      body: multipart([
+        ["name", "Ann"],
+        ["cv", new Blob(["hello"], { type: "text/plain" }), "cv.txt"],
+      ]),
+    }),
     status: 400,
     error: { code: "files_not_accepted", field: "cv" },
   },
   {
     name: "multipart: a file to a form without fileUploads, from a browser, is the 400 page",
-    request: () => ({ body: multipart([["name", "Ann"], ["cv", new Blob(["hello"], { type: "text/plain" }), "cv.txt"]]) }),
+    request: () => ({
+      body: multipart([
+        ["name", "Ann"],
+        ["cv", new Blob(["hello"], { type: "text/plain" }), "cv.txt"],
+      ]),
+    }),
     status: 400,
     error: { code: "files_not_accepted", html: true },
   },
   {
     name: "multipart: a file input left empty is no file: stored as an empty value, even without fileUploads",
-    request: () => ({ body: multipart([["name", "Ann"], ["cv", new Blob([], { type: "application/octet-stream" }), ""]]) }),
+    request: () => ({
+      body: multipart([
+        ["name", "Ann"],
+        ["cv", new Blob([], { type: "application/octet-stream" }), ""],
+      ]),
+    }),
     status: 303,
     location: THANKS,
     stored: { data: { name: "Ann", cv: "" } },
@@ -177,7 +199,12 @@ const BODIES: Scenario[] = [
     status: 415,
     error: { code: "unsupported_media_type" },
   },
-  { name: "a body without a content type is 415", request: { headers: JSON_ACCEPT, body: new Uint8Array([110, 61, 49]) }, status: 415, error: { code: "unsupported_media_type" } },
+  {
+    name: "a body without a content type is 415",
+    request: { headers: JSON_ACCEPT, body: new Uint8Array([110, 61, 49]) },
+    status: 415,
+    error: { code: "unsupported_media_type" },
+  },
   {
     name: "XML is 415, as a page for the browser",
     request: { headers: { "content-type": "application/xml" }, body: "<name>Ann</name>" },

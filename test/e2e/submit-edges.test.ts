@@ -54,9 +54,14 @@ test("a form patch that changes nothing leaves updatedAt alone; one that changes
   const form = await f.form({ name: "Contact" });
   const before = (await (await f.t.request("GET", `/api/forms/${form.id}`, { key: f.key })).json()) as { updatedAt: string };
   await Bun.sleep(5); // a later millisecond, so that a moved updatedAt can be seen
-  const same = (await (await f.t.request("PATCH", `/api/forms/${form.id}`, { key: f.key, body: { name: "Contact", isActive: true } })).json()) as { updatedAt: string };
+  const same = (await (await f.t.request("PATCH", `/api/forms/${form.id}`, { key: f.key, body: { name: "Contact", isActive: true } })).json()) as {
+    updatedAt: string;
+  };
   expect(same.updatedAt).toBe(before.updatedAt);
-  const renamed = (await (await f.t.request("PATCH", `/api/forms/${form.id}`, { key: f.key, body: { name: "Contact us" } })).json()) as { name: string; updatedAt: string };
+  const renamed = (await (await f.t.request("PATCH", `/api/forms/${form.id}`, { key: f.key, body: { name: "Contact us" } })).json()) as {
+    name: string;
+    updatedAt: string;
+  };
   expect(renamed.name).toBe("Contact us");
   expect(renamed.updatedAt > before.updatedAt).toBe(true);
 });

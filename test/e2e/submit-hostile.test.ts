@@ -35,7 +35,10 @@ describe("deeply nested JSON", () => {
     expect(JSON.stringify(stored!.data)).toBe(nested(32));
     const refused = await fx.post(form.slug, { body: nested(33), headers: JSON_POST });
     const body = await refused.json();
-    expect({ status: refused.status, body }).toEqual({ status: 400, body: { error: { code: "invalid_body", message: "The body nests objects or arrays more than 32 levels deep." } } });
+    expect({ status: refused.status, body }).toEqual({
+      status: 400,
+      body: { error: { code: "invalid_body", message: "The body nests objects or arrays more than 32 levels deep." } },
+    });
   });
 
   test("brackets inside strings do not count as nesting", async () => {
@@ -47,7 +50,11 @@ describe("deeply nested JSON", () => {
   });
 
   test("the management API refuses deep JSON the same way", async () => {
-    const answer = await fx.t.request("POST", "/api/forms", { key: fx.key, body: `{"name":"x","allowedDomains":${"[".repeat(5000)}${"]".repeat(5000)}}`, headers: { "content-type": "application/json" } });
+    const answer = await fx.t.request("POST", "/api/forms", {
+      key: fx.key,
+      body: `{"name":"x","allowedDomains":${"[".repeat(5000)}${"]".repeat(5000)}}`,
+      headers: { "content-type": "application/json" },
+    });
     await expectJsonError(answer, 400, "invalid_body");
   });
 });
@@ -70,7 +77,10 @@ describe("numbers a double cannot hold", () => {
 
   test("numbers that survive the round trip are kept as sent", async () => {
     const form = await fx.form();
-    const answer = await fx.post(form.slug, { body: '{"a":9007199254740992,"b":0.1,"c":1E2,"d":-1.5e-7,"e":100000000000000000000,"f":2.50}', headers: JSON_POST });
+    const answer = await fx.post(form.slug, {
+      body: '{"a":9007199254740992,"b":0.1,"c":1E2,"d":-1.5e-7,"e":100000000000000000000,"f":2.50}',
+      headers: JSON_POST,
+    });
     expect(answer.status).toBe(200);
     expect((await fx.stored(form.id))[0]!.data).toEqual({ a: 9007199254740992, b: 0.1, c: 100, d: -1.5e-7, e: 1e20, f: 2.5 });
   });
@@ -93,7 +103,10 @@ describe("fields named like JavaScript's own properties", () => {
     });
     await fx.post(form.slug, { body: { name: "Cy" }, headers: JSON_POST });
     const csv = await (await fx.t.request("GET", `/api/forms/${form.id}/submissions/export?format=csv&order=asc`, { key: fx.key })).text();
-    const rows = csv.trimEnd().split("\n").map((row) => row.split(",").slice(2));
+    const rows = csv
+      .trimEnd()
+      .split("\n")
+      .map((row) => row.split(",").slice(2));
     expect(rows).toEqual([
       ["name", "toString", "constructor", "hasOwnProperty", "__proto__", "valueOf"],
       ["Ann", "", "", "", "", ""],
@@ -102,7 +115,9 @@ describe("fields named like JavaScript's own properties", () => {
     ]);
     expect(csv).not.toContain("native code");
     const stored = await fx.stored(form.id);
-    expect(stored[1]!.data).toEqual(JSON.parse('{"name":"Bob","toString":"t","constructor":"c","hasOwnProperty":"h","__proto__":{"isAdmin":true},"valueOf":"v"}'));
+    expect(stored[1]!.data).toEqual(
+      JSON.parse('{"name":"Bob","toString":"t","constructor":"c","hasOwnProperty":"h","__proto__":{"isAdmin":true},"valueOf":"v"}'),
+    );
     expect(Object.hasOwn(stored[1]!.data, "__proto__")).toBe(true);
     expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
     const list = await (await fx.t.request("GET", `/api/forms/${form.id}/submissions`, { key: fx.key })).json();

@@ -33,7 +33,12 @@ async function postFrom(domains: string[], headers: Record<string, string>) {
   const form = await fx.form({ allowedDomains: domains });
   const answer = await fx.post(form.slug, { headers: { ...JSON_ACCEPT, ...headers }, body: { name: "Ann" } });
   const body = (await answer.json()) as { error?: { code: string } };
-  return { status: answer.status, code: body.error?.code ?? null, acao: answer.headers.get("access-control-allow-origin"), stored: (await fx.stored(form.id)).length };
+  return {
+    status: answer.status,
+    code: body.error?.code ?? null,
+    acao: answer.headers.get("access-control-allow-origin"),
+    stored: (await fx.stored(form.id)).length,
+  };
 }
 
 describe("allowedDomains patterns", () => {
@@ -53,7 +58,12 @@ describe("allowedDomains patterns", () => {
 describe("where the page's address comes from", () => {
   test("without Origin, the Referer decides (a browser's same-origin or older form post)", async () => {
     expect(await postFrom(["example.com"], { referer: "https://example.com/contact.html" })).toEqual({ status: 200, code: null, acao: null, stored: 1 });
-    expect(await postFrom(["example.com"], { referer: "https://evil.test/example.com" })).toEqual({ status: 403, code: "origin_not_allowed", acao: null, stored: 0 });
+    expect(await postFrom(["example.com"], { referer: "https://evil.test/example.com" })).toEqual({
+      status: 403,
+      code: "origin_not_allowed",
+      acao: null,
+      stored: 0,
+    });
   });
 
   test("Origin wins over Referer", async () => {
@@ -89,7 +99,12 @@ describe("CORS preflight", () => {
         methods: answer.headers.get("access-control-allow-methods"),
         headers: answer.headers.get("access-control-allow-headers")?.toLowerCase(),
         vary: answer.headers.get("vary"),
-      }).toEqual({ acao: "https://www.example.com", methods: expect.stringContaining("POST"), headers: expect.stringContaining("content-type"), vary: "Origin" });
+      }).toEqual({
+        acao: "https://www.example.com",
+        methods: expect.stringContaining("POST"),
+        headers: expect.stringContaining("content-type"),
+        vary: "Origin",
+      });
     }
   });
 

@@ -52,7 +52,9 @@ document.getElementById("apply").addEventListener("submit", async (event) => {
       };
       const body = pages[url.pathname];
       if (!body) return new Response("not found", { status: 404 });
-      return new Response(`<!doctype html><html><head><meta charset="utf-8"><title>Jobs</title></head><body>${body}</body></html>`, { headers: { "content-type": "text/html; charset=utf-8" } });
+      return new Response(`<!doctype html><html><head><meta charset="utf-8"><title>Jobs</title></head><body>${body}</body></html>`, {
+        headers: { "content-type": "text/html; charset=utf-8" },
+      });
     },
   });
   siteUrl = `http://127.0.0.1:${site.port}`;
@@ -91,7 +93,9 @@ function memory(pid: number): { rss: number; peak: number } {
 
 /** A multipart body of `size` bytes of file, streamed in 64 KiB chunks with no Content-Length (chunked). */
 function streamedUpload(boundary: string, size: number): ReadableStream<Uint8Array> {
-  const head = new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="cv"; filename="huge.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = new TextEncoder().encode(
+    `--${boundary}\r\nContent-Disposition: form-data; name="cv"; filename="huge.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
   const chunk = new Uint8Array(64 * 1024).fill(65);
   let sent = 0;
@@ -145,21 +149,26 @@ describe("uploads through a real server", () => {
       await browser?.close();
     }
     const [bob, ann] = await submissions(form.id);
-    expect(ann!.data).toEqual({ name: "Ann", cv: { file: expect.stringMatching(/^fil_/), name: "Ann's CV.pdf", type: "application/pdf", size: cv.byteLength } });
-    expect(bob!.data.cv.map((f: { name: string; size: number }) => [f.name, f.size])).toEqual([["a.txt", 5], ["b.txt", 6]]);
+    expect(ann!.data).toEqual({
+      name: "Ann",
+      cv: { file: expect.stringMatching(/^fil_/), name: "Ann's CV.pdf", type: "application/pdf", size: cv.byteLength },
+    });
+    expect(bob!.data.cv.map((f: { name: string; size: number }) => [f.name, f.size])).toEqual([
+      ["a.txt", 5],
+      ["b.txt", 6],
+    ]);
 
     const out = join(dir, "downloads");
     const remote = await runCli(["submissions", "files", form.slug, ann!.id, "--output", out], { env: { FORMSVC_URL: server.url, FORMSVC_KEY: key } });
     expect({ code: remote.code, stdout: remote.stdout }).toEqual({ code: 0, stdout: `${join(out, "Ann's CV.pdf")}\n` });
     expect(new Uint8Array(readFileSync(join(out, "Ann's CV.pdf")))).toEqual(cv);
     // The raw download, as any HTTP client sees it.
-    const raw = await fetch(`${server.url}/api/forms/${form.id}/submissions/${ann!.id}/files/${ann!.data.cv.file}`, { headers: { authorization: `Bearer ${key}` } });
-    expect([raw.status, raw.headers.get("content-disposition"), raw.headers.get("x-content-type-options"), raw.headers.get("content-security-policy")]).toEqual([
-      200,
-      `attachment; filename="Ann's CV.pdf"; filename*=UTF-8''Ann%27s%20CV.pdf`,
-      "nosniff",
-      "sandbox",
-    ]);
+    const raw = await fetch(`${server.url}/api/forms/${form.id}/submissions/${ann!.id}/files/${ann!.data.cv.file}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect([raw.status, raw.headers.get("content-disposition"), raw.headers.get("x-content-type-options"), raw.headers.get("content-security-policy")]).toEqual(
+      [200, `attachment; filename="Ann's CV.pdf"; filename*=UTF-8''Ann%27s%20CV.pdf`, "nosniff", "sandbox"],
+    );
     expect(new Uint8Array(await raw.arrayBuffer())).toEqual(cv);
   }, 60_000);
 
@@ -174,7 +183,10 @@ describe("uploads through a real server", () => {
         body: streamedUpload(boundary, size),
         duplex: "half",
       } as RequestInit);
-      expect({ status: answer.status, code: ((await answer.json()) as { error: { code: string } }).error.code }).toEqual({ status: 413, code: "payload_too_large" });
+      expect({ status: answer.status, code: ((await answer.json()) as { error: { code: string } }).error.code }).toEqual({
+        status: 413,
+        code: "payload_too_large",
+      });
     }
     const afterRefusals = memory(pid).peak;
     // Files under the limits still go through, and are kept whole.
@@ -206,7 +218,10 @@ describe("uploads through a real server", () => {
     one.append("name", "Ann");
     one.append("cv", new Blob(["x"]), "cv.pdf");
     const notAccepted = await fetch(`${server.url}/f/${without.slug}`, { method: "POST", headers: { accept: "application/json" }, body: one });
-    expect({ status: notAccepted.status, code: ((await notAccepted.json()) as { error: { code: string } }).error.code }).toEqual({ status: 400, code: "files_not_accepted" });
+    expect({ status: notAccepted.status, code: ((await notAccepted.json()) as { error: { code: string } }).error.code }).toEqual({
+      status: 400,
+      code: "files_not_accepted",
+    });
     expect(await submissions(withFiles.id)).toEqual([]);
     expect(await submissions(without.id)).toEqual([]);
   });
@@ -221,11 +236,19 @@ describe("retention in the server process", () => {
     const id = newId("submission", at);
     const fileId = newId("file", at);
     const data = JSON.stringify({ email: "old@example.com", cv: { file: fileId, name: "old.pdf", type: "application/pdf", size: 3 } });
-    sqlite.transaction(() => {
-      sqlite.prepare("INSERT INTO submissions (id, form_id, data, created_at) VALUES (?, ?, ?, ?)").run(id, formId, data, at);
-      sqlite.prepare("INSERT INTO files (id, submission_id, form_id, field, name, type, size, content, created_at) VALUES (?, ?, ?, 'cv', 'old.pdf', 'application/pdf', 3, ?, ?)").run(fileId, id, formId, new Uint8Array([1, 2, 3]), at);
-      sqlite.prepare("UPDATE forms SET submission_count = submission_count + 1, unread_count = unread_count + 1, fields = ? WHERE id = ?").run(JSON.stringify(["email", "cv"]), formId);
-    }).immediate();
+    sqlite
+      .transaction(() => {
+        sqlite.prepare("INSERT INTO submissions (id, form_id, data, created_at) VALUES (?, ?, ?, ?)").run(id, formId, data, at);
+        sqlite
+          .prepare(
+            "INSERT INTO files (id, submission_id, form_id, field, name, type, size, content, created_at) VALUES (?, ?, ?, 'cv', 'old.pdf', 'application/pdf', 3, ?, ?)",
+          )
+          .run(fileId, id, formId, new Uint8Array([1, 2, 3]), at);
+        sqlite
+          .prepare("UPDATE forms SET submission_count = submission_count + 1, unread_count = unread_count + 1, fields = ? WHERE id = ?")
+          .run(JSON.stringify(["email", "cv"]), formId);
+      })
+      .immediate();
     sqlite.close();
     return id;
   }

@@ -61,7 +61,11 @@ async function setup(server: ServerProcess): Promise<Setup> {
     form,
     api,
     async post(data) {
-      const response = await fetch(`${server.url}/f/${form.slug}`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(data) });
+      const response = await fetch(`${server.url}/f/${form.slug}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify(data),
+      });
       expect(response.status).toBe(200);
       return ((await response.json()) as { id: string }).id;
     },
@@ -85,7 +89,16 @@ test("a submission reaches the receiver as a submission.created event that the s
   const created = await s.api("POST", `/api/forms/${s.form.id}/webhooks`, { url: `${hook.url}/hooks/formsvc`, description: "CRM" });
   expect(created).toEqual({
     status: 201,
-    body: { id: expect.stringMatching(/^whk_/), formId: s.form.id, url: `${hook.url}/hooks/formsvc`, description: "CRM", format: "standard", secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/), secretPrefix: expect.stringMatching(/^whsec_.{4}…$/), createdAt: expect.any(String) },
+    body: {
+      id: expect.stringMatching(/^whk_/),
+      formId: s.form.id,
+      url: `${hook.url}/hooks/formsvc`,
+      description: "CRM",
+      format: "standard",
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
+      secretPrefix: expect.stringMatching(/^whsec_.{4}…$/),
+      createdAt: expect.any(String),
+    },
   });
   const submissionId = await s.post({ email: "ann@example.com", message: "Hello" });
   const [call] = await hook.waitFor(1);
@@ -97,7 +110,15 @@ test("a submission reaches the receiver as a submission.created event that the s
     timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     data: {
       form: { id: s.form.id, slug: s.form.slug, name: "Contact", mode: "live" },
-      submission: { id: submissionId, data: { email: "ann@example.com", message: "Hello" }, createdAt: event.timestamp, isRead: false, isStarred: false, isSpam: false, spamReason: null },
+      submission: {
+        id: submissionId,
+        data: { email: "ann@example.com", message: "Hello" },
+        createdAt: event.timestamp,
+        isRead: false,
+        isStarred: false,
+        isSpam: false,
+        spamReason: null,
+      },
     },
   });
   expect(call!.path).toBe("/hooks/formsvc");
@@ -113,7 +134,16 @@ test("a submission reaches the receiver as a submission.created event that the s
   expect(() => new Webhook(created.body.secret).verify(call!.body.replace("Hello", "Hullo"), call!.headers)).toThrow();
 
   const [delivery] = await deliveriesWhen(s, (list) => list[0]?.status === "succeeded");
-  expect(delivery).toMatchObject({ webhookId: created.body.id, submissionId, messageId: call!.headers["webhook-id"], status: "succeeded", attempts: 1, responseStatus: 200, responseSnippet: "ok", error: null });
+  expect(delivery).toMatchObject({
+    webhookId: created.body.id,
+    submissionId,
+    messageId: call!.headers["webhook-id"],
+    status: "succeeded",
+    attempts: 1,
+    responseStatus: 200,
+    responseSnippet: "ok",
+    error: null,
+  });
   expect(delivery.durationMs).toBeGreaterThanOrEqual(0);
 
   // The list never shows the secret; the log never holds it.
@@ -143,7 +173,13 @@ test("a failing receiver's answer and code are in the delivery log while it wait
   await s.api("POST", `/api/forms/${s.form.id}/webhooks`, { url: hook.url });
   await s.post({ email: "carol@example.com" });
   const [delivery] = await deliveriesWhen(s, (list) => list[0]?.attempts >= 2);
-  expect(delivery).toMatchObject({ status: "pending", responseStatus: 503, responseSnippet: "maintenance until noon", error: "answered 503", nextAttemptAt: expect.any(String) });
+  expect(delivery).toMatchObject({
+    status: "pending",
+    responseStatus: 503,
+    responseSnippet: "maintenance until noon",
+    error: "answered 503",
+    nextAttemptAt: expect.any(String),
+  });
 }, 30_000);
 
 test("a redirect is not followed: it counts as a failed attempt", async () => {
@@ -220,7 +256,11 @@ async function setupOn(server: ServerProcess, before: Setup): Promise<Setup> {
     ...before,
     server,
     async api(method, path, body) {
-      const response = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${before.key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${before.key}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await response.text();
       return { status: response.status, body: text ? JSON.parse(text) : null };
     },
@@ -237,7 +277,11 @@ test("two server processes on one database send each delivery once", async () =>
   const ids: string[] = [];
   for (let i = 0; i < 10; i++) {
     const server = i % 2 === 0 ? s : other;
-    const response = await fetch(`${server.server.url}/f/${s.form.slug}`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ n: i }) });
+    const response = await fetch(`${server.server.url}/f/${s.form.slug}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ n: i }),
+    });
     ids.push(((await response.json()) as { id: string }).id);
   }
   await deliveriesWhen(s, (list) => list.length === 10 && list.every((d) => d.status === "succeeded"));
@@ -255,7 +299,9 @@ test("a slack webhook gets a short message with the form name, the first fields 
   const [slackCall] = await slack.waitFor(1);
   const [discordCall] = await discord.waitFor(1);
   const link = `${s.server.url}/dashboard/forms/${s.form.id}/submissions/${id}`;
-  expect(JSON.parse(slackCall!.body)).toEqual({ text: `New submission to *Contact*\nemail: gina@example.com\nmessage: &lt;!channel&gt; @everyone *hi*\nextra1: a\n(1 more field)\n${link}` });
+  expect(JSON.parse(slackCall!.body)).toEqual({
+    text: `New submission to *Contact*\nemail: gina@example.com\nmessage: &lt;!channel&gt; @everyone *hi*\nextra1: a\n(1 more field)\n${link}`,
+  });
   expect(JSON.parse(discordCall!.body)).toEqual({
     content: `New submission to **Contact**\nemail: gina@example.com\nmessage: <!channel\\> @everyone \\*hi\\*\nextra1: a\n(1 more field)\n${link}`,
     allowed_mentions: { parse: [] },

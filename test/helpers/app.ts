@@ -40,13 +40,25 @@ export type Driver = "sqlite" | "libsql";
 const defaultDriver = (): Driver => (process.env.FORMSVC_TEST_DRIVER === "libsql" ? "libsql" : "sqlite");
 
 export async function testApp(
-  options: { rateLimit?: number; rateBurst?: number; maxBody?: number; maxFileSize?: number; driver?: Driver; webhooks?: WebhookOptions; captcha?: CaptchaOptions } = {},
+  options: {
+    rateLimit?: number;
+    rateBurst?: number;
+    maxBody?: number;
+    maxFileSize?: number;
+    driver?: Driver;
+    webhooks?: WebhookOptions;
+    captcha?: CaptchaOptions;
+  } = {},
 ): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), "formsvc-test-"));
   const file = join(dir, "formsvc.db");
   const store = await openStore((options.driver ?? defaultDriver()) === "libsql" ? `file:${file}` : file);
   // Webhook addresses are checked against a fixed table of names: the machine has no DNS to ask.
-  const services = createServices(store, { baseUrl: () => BASE, submitUrl: () => BASE }, { webhooks: options.webhooks ?? { allowPrivate: false, resolve: TEST_DNS } });
+  const services = createServices(
+    store,
+    { baseUrl: () => BASE, submitUrl: () => BASE },
+    { webhooks: options.webhooks ?? { allowPrivate: false, resolve: TEST_DNS } },
+  );
   const logs: string[] = [];
   const app = createApp({
     services,

@@ -5,7 +5,15 @@ import { chromium, type BrowserContext } from "playwright-core";
 
 // Flags for a headless Chromium on a machine with no network but loopback: no background connections,
 // no first-run work. Web security stays on: the tests check CORS and CSP as a visitor's browser applies them.
-const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 const ON_PATH = ["chromium", "chromium-browser", "google-chrome"];
 

@@ -15,9 +15,7 @@ for (const driver of ["sqlite", "libsql"] as Driver[]) {
       const created = await t.request("POST", "/api/forms", { key, body: { name: "Contact", slug: "contact" } });
       expect(created.status).toBe(201);
       const posts = await Promise.all(
-        ["a", "b", "c"].map((name) =>
-          t.request("POST", "/f/contact", { body: { name }, headers: { accept: "application/json" } }),
-        ),
+        ["a", "b", "c"].map((name) => t.request("POST", "/f/contact", { body: { name }, headers: { accept: "application/json" } })),
       );
       expect(posts.map((r) => r.status)).toEqual([200, 200, 200]);
       const ids = await Promise.all(posts.map(async (r) => ((await r.json()) as { id: string }).id));

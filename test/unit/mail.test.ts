@@ -100,7 +100,10 @@ describe("the From and the SMTP URL", () => {
       mailFrom: { name: "formsvc", address: "forms@example.com" },
     });
     // A flag beats the environment.
-    expect(loadServeConfig({ mailFrom: "Forms <f@example.com>" }, { FORMSVC_MAIL_FROM: "other@example.com" }).mailFrom).toEqual({ name: "Forms", address: "f@example.com" });
+    expect(loadServeConfig({ mailFrom: "Forms <f@example.com>" }, { FORMSVC_MAIL_FROM: "other@example.com" }).mailFrom).toEqual({
+      name: "Forms",
+      address: "f@example.com",
+    });
   });
 
   test("a bad SMTP URL is refused without repeating it (it may hold a password)", () => {
@@ -127,7 +130,7 @@ test("a field named like a JavaScript property is mailed as the data it is, and 
   const text = (data: string) =>
     notificationText({ formName: "Contact", formSlug: "contact", submissionId: "sub_1", receivedAt: "2026-11-23T12:00:00.000Z", data: JSON.parse(data) });
   const tricky = text('{"name":"Bob","toString":"t","constructor":"c","__proto__":{"isAdmin":true}}');
-  expect(tricky).toContain("name: Bob\ntoString: t\nconstructor: c\n__proto__: {\"isAdmin\":true}\n");
+  expect(tricky).toContain('name: Bob\ntoString: t\nconstructor: c\n__proto__: {"isAdmin":true}\n');
   const plain = text('{"name":"Ann"}');
   expect(plain).toContain("name: Ann\n\nSubmission: sub_1");
   expect(plain).not.toContain("native code");

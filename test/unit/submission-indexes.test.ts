@@ -117,7 +117,9 @@ describe("every list filter and order is served by an index, with no sort and no
           const name = `${analyzed ? "after ANALYZE: " : ""}filter=${filter} order=${order}${since ? " since" : ""}`;
           test(`${name}: list`, async () => {
             if (analyzed) await store.write(async (tx) => tx.run("ANALYZE" as never));
-            const statements = await statementsOf(() => services.submissions.list(owner, formId, { filter, order, since, limit: 50, offset: 100, after: null }));
+            const statements = await statementsOf(() =>
+              services.submissions.list(owner, formId, { filter, order, since, limit: 50, offset: 100, after: null }),
+            );
             // The page, and with since a count of what it matches.
             expect(statements).toHaveLength(since === null ? 1 : 2);
             for (const statement of statements) expectIndexedWithoutSort(statement, filter);

@@ -9,7 +9,12 @@ import pkg from "../../package.json" with { type: "json" };
 const dir = mkdtempSync(join(tmpdir(), "formsvc-timeout-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const bunTestRuns = Object.values(pkg.scripts).flatMap((script) => script.split("&&").map((part) => part.trim()).filter((part) => /\bbun test\b/.test(part)));
+const bunTestRuns = Object.values(pkg.scripts).flatMap((script) =>
+  script
+    .split("&&")
+    .map((part) => part.trim())
+    .filter((part) => /\bbun test\b/.test(part)),
+);
 
 test("every bun test that npm test runs sets a timeout of at least 30 s", () => {
   expect(bunTestRuns.length).toBeGreaterThanOrEqual(2);

@@ -79,7 +79,12 @@ test("a receiver that does not answer in time is a failed attempt, not a hang", 
   const receiver = startReceiver(() => "hang");
   receivers.push(receiver);
   const started = Date.now();
-  const result = await postOnce(new URL(`${receiver.url}/slow`), "{}", {}, { allowPrivate: true, resolve: tableResolver({}), timeoutMs: 300, signal: new AbortController().signal });
+  const result = await postOnce(
+    new URL(`${receiver.url}/slow`),
+    "{}",
+    {},
+    { allowPrivate: true, resolve: tableResolver({}), timeoutMs: 300, signal: new AbortController().signal },
+  );
   expect(result).toMatchObject({ ok: false, responseStatus: null, error: expect.stringContaining("no answer within") });
   expect(Date.now() - started).toBeLessThan(3_000);
 });

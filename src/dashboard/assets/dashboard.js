@@ -25,9 +25,11 @@ for (const button of document.querySelectorAll("[data-copy]")) {
 for (const all of document.querySelectorAll("[data-select-all]")) {
   const boxes = () => all.form.querySelectorAll(`input[type=checkbox][name="${all.dataset.selectAll}"]`);
   all.hidden = false;
-  all.addEventListener("change", () => boxes().forEach((box) => {
-    box.checked = all.checked;
-  }));
+  all.addEventListener("change", () =>
+    boxes().forEach((box) => {
+      box.checked = all.checked;
+    }),
+  );
 }
 
 for (const button of document.querySelectorAll("[data-confirm]")) {

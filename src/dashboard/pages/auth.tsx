@@ -48,7 +48,17 @@ export function SetupPage({ presession, token, email, errors = {} }: { presessio
 }
 
 /** A page that only says something (a used link, a refused request), with the way on. */
-export function MessagePage({ title, message, session, link = { href: "/dashboard/signin", text: "Go to sign-in" } }: { title: string; message: string; session?: Session | null; link?: { href: string; text: string } }) {
+export function MessagePage({
+  title,
+  message,
+  session,
+  link = { href: "/dashboard/signin", text: "Go to sign-in" },
+}: {
+  title: string;
+  message: string;
+  session?: Session | null;
+  link?: { href: string; text: string };
+}) {
   return (
     <Layout title={title} session={session}>
       <section class="card narrow">
@@ -81,7 +91,15 @@ export function AccountPage({ session, errors = {}, notice }: { session: Session
           ) : (
             <Field label="Current password" name="current" type="password" required autocomplete="current-password" error={errors.current} />
           )}
-          <Field label="New password" name="password" type="password" required autocomplete="new-password" hint="At least 8 characters. Every other session is signed out." error={errors.password} />
+          <Field
+            label="New password"
+            name="password"
+            type="password"
+            required
+            autocomplete="new-password"
+            hint="At least 8 characters. Every other session is signed out."
+            error={errors.password}
+          />
           <Field label="New password again" name="confirm" type="password" required autocomplete="new-password" error={errors.confirm} />
           <button type="submit">Change password</button>
         </form>

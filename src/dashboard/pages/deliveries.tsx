@@ -19,7 +19,19 @@ const STATE_TEXT: Record<string, string> = {
 };
 
 /** The form's notification emails with their state, newest first, each with a retry. */
-export function NotificationsSection({ session, form, notifications, page, hasMore }: { session: Session; form: Form; notifications: Notification[]; page: number; hasMore: boolean }): DeliverySection {
+export function NotificationsSection({
+  session,
+  form,
+  notifications,
+  page,
+  hasMore,
+}: {
+  session: Session;
+  form: Form;
+  notifications: Notification[];
+  page: number;
+  hasMore: boolean;
+}): DeliverySection {
   const base = `/dashboard/forms/${form.id}/deliveries`;
   return {
     id: "emails",
@@ -45,7 +57,9 @@ export function NotificationsSection({ session, form, notifications, page, hasMo
                   <th scope="col">To</th>
                   <th scope="col">Subject</th>
                   <th scope="col">State</th>
-                  <th scope="col" class="num">Attempts</th>
+                  <th scope="col" class="num">
+                    Attempts
+                  </th>
                   <th scope="col">Last error</th>
                   <th scope="col">
                     <span class="sr-only">Retry</span>

@@ -16,7 +16,19 @@ export interface NewFormInput {
 }
 
 /** Every form of the account, live and test, and the form to make a new one. */
-export function FormsPage({ session, forms, input = {}, errors = {}, notice }: { session: Session; forms: FormSummary[]; input?: NewFormInput; errors?: Record<string, string | undefined>; notice?: string }) {
+export function FormsPage({
+  session,
+  forms,
+  input = {},
+  errors = {},
+  notice,
+}: {
+  session: Session;
+  forms: FormSummary[];
+  input?: NewFormInput;
+  errors?: Record<string, string | undefined>;
+  notice?: string;
+}) {
   return (
     <Layout title="Forms" session={session} section="forms">
       <h1>Forms</h1>
@@ -34,8 +46,12 @@ export function FormsPage({ session, forms, input = {}, errors = {}, notice }: {
                   <th scope="col">Slug</th>
                   <th scope="col">Mode</th>
                   <th scope="col">Active</th>
-                  <th scope="col" class="num">Submissions</th>
-                  <th scope="col" class="num">Unread</th>
+                  <th scope="col" class="num">
+                    Submissions
+                  </th>
+                  <th scope="col" class="num">
+                    Unread
+                  </th>
                   <th scope="col">Last submission</th>
                 </tr>
               </thead>
@@ -70,7 +86,13 @@ export function FormsPage({ session, forms, input = {}, errors = {}, notice }: {
         <form method="post" action="/dashboard/forms" class="grid">
           <Csrf session={session} />
           <Field label="Name" name="name" value={input.name} required error={errors.name} />
-          <Field label="Slug (optional)" name="slug" value={input.slug} hint="Public address part; left empty, an unguessable one is chosen." error={errors.slug} />
+          <Field
+            label="Slug (optional)"
+            name="slug"
+            value={input.slug}
+            hint="Public address part; left empty, an unguessable one is chosen."
+            error={errors.slug}
+          />
           <Field label="Notification email (optional)" name="notificationEmail" type="email" value={input.notificationEmail} error={errors.notificationEmail} />
           <div class="field">
             <label for="f-mode">Mode</label>

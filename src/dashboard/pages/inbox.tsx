@@ -85,7 +85,14 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
         </div>
         <div class={`field${sinceError ? " has-error" : ""}`}>
           <label for="f-since">Since</label>
-          <input id="f-since" name="since" value={query.since} placeholder="2026-11-01, 24h or 7d" aria-invalid={sinceError ? "true" : undefined} aria-describedby={sinceError ? "f-since-error" : undefined} />
+          <input
+            id="f-since"
+            name="since"
+            value={query.since}
+            placeholder="2026-11-01, 24h or 7d"
+            aria-invalid={sinceError ? "true" : undefined}
+            aria-describedby={sinceError ? "f-since-error" : undefined}
+          />
           {sinceError ? (
             <p class="error" id="f-since-error">
               {sinceError}
@@ -99,7 +106,8 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
         </div>
       </form>
       <p class="downloads">
-        <span class="muted">Download this view:</span> <a href={inboxHref(form, query, { page: 1 }, "export", { format: "csv" })} download>
+        <span class="muted">Download this view:</span>{" "}
+        <a href={inboxHref(form, query, { page: 1 }, "export", { format: "csv" })} download>
           CSV
         </a>{" "}
         <a href={inboxHref(form, query, { page: 1 }, "export", { format: "ndjson" })} download>
@@ -108,7 +116,11 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
       </p>
       <section class="card flush">
         {submissions.length === 0 ? (
-          <p class="empty">{query.q || query.since || query.filter !== "all" ? "Nothing matches this view." : "No submissions yet. Send a test one from Settings, or post the form from your site."}</p>
+          <p class="empty">
+            {query.q || query.since || query.filter !== "all"
+              ? "Nothing matches this view."
+              : "No submissions yet. Send a test one from Settings, or post the form from your site."}
+          </p>
         ) : (
           <form method="post" action={`/dashboard/forms/${form.id}/submissions/actions`}>
             <Csrf session={session} />
@@ -146,7 +158,15 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
               {submissions.map((s) => (
                 <li class={s.isRead ? "read" : "unread"}>
                   <input type="checkbox" name="ids" value={s.id} id={`sel-${s.id}`} aria-label={`Select submission of ${s.createdAt}`} />
-                  <span class="star">{s.isStarred ? <span title="Starred">★<span class="sr-only"> starred</span></span> : ""}</span>
+                  <span class="star">
+                    {s.isStarred ? (
+                      <span title="Starred">
+                        ★<span class="sr-only"> starred</span>
+                      </span>
+                    ) : (
+                      ""
+                    )}
+                  </span>
                   <a href={`/dashboard/forms/${form.id}/submissions/${s.id}`}>
                     <span class="preview">{preview(s, fields)}</span>
                     {s.isRead ? null : <span class="sr-only"> (unread)</span>}

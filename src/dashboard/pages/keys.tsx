@@ -84,7 +84,12 @@ export function KeysPage({ session, keys, forms, created, input = {}, errors = {
                       ) : (
                         <form method="post" action={`/dashboard/keys/${key.id}/revoke`}>
                           <Csrf session={session} />
-                          <button type="submit" class="danger small" data-confirm="Revoke this key? Anything using it stops working at once." aria-label={`Revoke key ${key.prefix}`}>
+                          <button
+                            type="submit"
+                            class="danger small"
+                            data-confirm="Revoke this key? Anything using it stops working at once."
+                            aria-label={`Revoke key ${key.prefix}`}
+                          >
                             Revoke
                           </button>
                         </form>

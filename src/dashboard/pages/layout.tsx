@@ -127,7 +127,13 @@ export function Field({ label, name, value, error, hint, type = "text", required
   return (
     <div class={`field${error ? " has-error" : ""}`}>
       <label for={id}>{label}</label>
-      {multiline ? <textarea {...common} rows={3}>{value ?? ""}</textarea> : <input {...common} type={type} value={value ?? ""} autocomplete={autocomplete} />}
+      {multiline ? (
+        <textarea {...common} rows={3}>
+          {value ?? ""}
+        </textarea>
+      ) : (
+        <input {...common} type={type} value={value ?? ""} autocomplete={autocomplete} />
+      )}
       {hint ? (
         <p class="hint" id={`${id}-hint`}>
           {hint}

@@ -77,9 +77,30 @@ export function SettingsPage({ session, form, input, errors = {}, notice, extra 
           <Notice text={errors.form} kind="error" />
           <Field label="Name" name="name" value={input.name} required error={errors.name} />
           <Field label="Slug" name="slug" value={input.slug} required hint="The public part of the form's address." error={errors.slug} />
-          <Field label="Notification email" name="notificationEmail" type="email" value={input.notificationEmail} hint="Each submission is mailed here. Empty: no email." error={errors.notificationEmail} />
-          <Field label="Redirect URL" name="redirectUrl" type="url" value={input.redirectUrl} hint="Where a browser goes after submitting. Empty: the thank-you page." error={errors.redirectUrl} />
-          <Field label="Allowed domains" name="allowedDomains" value={input.allowedDomains} multiline hint="One per line: example.com, *.example.com, localhost:3000. Empty: any site." error={errors.allowedDomains} />
+          <Field
+            label="Notification email"
+            name="notificationEmail"
+            type="email"
+            value={input.notificationEmail}
+            hint="Each submission is mailed here. Empty: no email."
+            error={errors.notificationEmail}
+          />
+          <Field
+            label="Redirect URL"
+            name="redirectUrl"
+            type="url"
+            value={input.redirectUrl}
+            hint="Where a browser goes after submitting. Empty: the thank-you page."
+            error={errors.redirectUrl}
+          />
+          <Field
+            label="Allowed domains"
+            name="allowedDomains"
+            value={input.allowedDomains}
+            multiline
+            hint="One per line: example.com, *.example.com, localhost:3000. Empty: any site."
+            error={errors.allowedDomains}
+          />
           <div class="field check">
             <input type="checkbox" id="f-isActive" name="isActive" value="true" checked={input.isActive} />
             <label for="f-isActive">Active: the form takes submissions</label>
