@@ -1,4 +1,3 @@
-import { createDashboard } from "./dashboard/index.tsx";
 import { unavailableError } from "./errors.ts";
 import type { AccessEntry, AppOptions, Handler, RequestContext } from "./http/context.ts";
 import { metricsResponse } from "./http/metrics.ts";
@@ -59,13 +58,17 @@ export function createApp(options: AppOptions) {
   const metrics = options.metrics;
   if (metrics && options.serveMetrics) router.on("GET", "/metrics", async () => metricsResponse(metrics));
 
-  const dashboard = createDashboard();
+  // The dashboard (its pages, JSX runtime and assets) is loaded by its first request, not by every start of
+  // a server that may only ever take submissions.
+  let dashboard: Promise<ReturnType<typeof import("./dashboard/index.tsx").createDashboard>> | null = null;
+  const ownsDashboard = (path: string) => path === "/dashboard" || path.startsWith("/dashboard/");
 
   async function handle(request: Request, url: URL, ip: string, matched: { route: string }): Promise<Response> {
     try {
-      if (dashboard.owns(url.pathname)) {
+      if (ownsDashboard(url.pathname)) {
         matched.route = "/dashboard";
-        return await dashboard.handle({ request, url, params: {}, ip, services: options.services, options });
+        dashboard ??= import("./dashboard/index.tsx").then((module) => module.createDashboard());
+        return await (await dashboard).handle({ request, url, params: {}, ip, services: options.services, options });
       }
       const { handler, params, route } = router.match(request.method, url.pathname);
       matched.route = route;

@@ -1,5 +1,3 @@
-import http from "node:http";
-import https from "node:https";
 import { hostname } from "node:os";
 import { BlockedAddress, checkedAddresses, hostBlockedReason, type Resolver } from "./lib/address.ts";
 import { randomBase62 } from "./lib/random.ts";
@@ -86,10 +84,14 @@ export function postOnce(
     };
     // An address written in the URL, or a name such as localhost, is refused before any connection is tried.
     const blocked = options.allowPrivate ? null : hostBlockedReason(url.hostname);
-    const precheck = blocked ? Promise.reject(new BlockedAddress(blocked)) : Promise.resolve();
+    // Node's HTTP client is loaded by the first delivery, not by every start of the server.
+    const precheck: Promise<typeof import("node:http")> = blocked
+      ? Promise.reject(new BlockedAddress(blocked))
+      : url.protocol === "https:"
+        ? (import("node:https") as unknown as Promise<typeof import("node:http")>)
+        : import("node:http");
     precheck.then(
-      () => {
-        const client = url.protocol === "https:" ? https : http;
+      (client) => {
         const request = client.request(
           url,
           { method: "POST", headers, lookup: lookup as never, signal: options.signal, timeout: options.timeoutMs },

@@ -44,8 +44,6 @@ export function createDashboard() {
   formPageRoutes(router);
   keyPageRoutes(router);
   return {
-    /** True for the paths the dashboard answers. */
-    owns: (path: string) => path === "/dashboard" || path.startsWith("/dashboard/"),
     async handle(ctx: RequestContext): Promise<Response> {
       try {
         const { handler, params } = router.match(ctx.request.method, ctx.url.pathname);

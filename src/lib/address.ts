@@ -1,5 +1,3 @@
-import { lookup as dnsLookup } from "node:dns/promises";
-
 /** Resolves a host name to every address it has (the shape of node:dns/promises lookup with `all`). */
 export type Resolver = (host: string) => Promise<{ address: string; family: number }[]>;
 
@@ -19,7 +17,8 @@ export function isIP(text: string): 0 | 4 | 6 {
   }
 }
 
-export const systemResolver: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
+/** The system's resolver; node:dns is loaded by the first look-up, not by every start. */
+export const systemResolver: Resolver = async (host) => (await import("node:dns/promises")).lookup(host, { all: true, verbatim: true });
 
 /** IPv4 ranges no webhook may reach: this network, private, CGNAT, loopback, link-local (cloud metadata), documentation, benchmarking, multicast, reserved. */
 const V4_BLOCKED: [string, number, string][] = [

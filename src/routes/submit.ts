@@ -1,6 +1,5 @@
 import { ApiError } from "../errors.ts";
 import { mediaType, readSubmission } from "../http/body.ts";
-import { MAX_FILES, readMultipart } from "../http/multipart.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import { domainAllowed, requestOrigin } from "../http/origin.ts";
 import { endpointPage, thanksPage } from "../http/pages.ts";
@@ -81,8 +80,10 @@ function checkFieldNames(data: Record<string, unknown>): void {
 export const DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024;
 
 /** The post's fields: multipart is read as a stream, its files kept in their fields' places (§11). */
-function readPost(ctx: RequestContext, form: FormRow): Promise<Record<string, unknown>> {
+async function readPost(ctx: RequestContext, form: FormRow): Promise<Record<string, unknown>> {
   if (mediaType(ctx.request) !== "multipart/form-data") return readSubmission(ctx.request, ctx.options.maxBody);
+  // The streaming multipart parser (and Node's streams under it) loads with the first multipart post.
+  const { MAX_FILES, readMultipart } = await import("../http/multipart.ts");
   return readMultipart(ctx.request, {
     maxBody: ctx.options.maxBody,
     maxFileSize: ctx.options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE,
