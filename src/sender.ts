@@ -1,5 +1,6 @@
 import nodemailer from "nodemailer";
 import { headerSafe, type Mailbox } from "./lib/mail.ts";
+import { startOutboxLoop } from "./outbox.ts";
 import type { NotificationsService, OutgoingNotification } from "./services/notifications.ts";
 
 /** How many due notifications are read at a time; they are still sent one by one. */
@@ -8,8 +9,6 @@ const BATCH = 20;
 const POLL_MS = 60_000;
 /** How long a stop waits for a send under way (systemd's default stop timeout is 90 s). */
 const STOP_GRACE_MS = 20_000;
-/** The longest a timer may wait (setTimeout's own limit is about 24.8 days). */
-const MAX_WAIT = 2 ** 31 - 1;
 
 export interface SenderOptions {
   /** smtp:// or smtps:// with the credentials in it. */
@@ -53,10 +52,6 @@ export function startSender(notifications: NotificationsService, options: Sender
   });
   const secrets = secretsOf(options.smtpUrl);
   const abort = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let running: Promise<void> | null = null;
-  let again = false;
-  let stopped = false;
 
   /** An error as one line for lastError and the log: no control characters, no password. */
   function describe(error: unknown): string {
@@ -92,54 +87,22 @@ export function startSender(notifications: NotificationsService, options: Sender
     options.log.line(`notification ${notification.id} sent to ${notification.to}`);
   }
 
-  async function drain(): Promise<void> {
-    for (;;) {
-      again = false;
-      const due = await notifications.due(Date.now(), BATCH);
-      for (const notification of due) {
-        if (stopped) return;
-        await deliver(notification);
-      }
-      if (stopped) return;
-      if (due.length === 0 && !again) break;
-    }
-    const next = await notifications.nextDueAt();
-    if (next !== null && !stopped) timer = setTimeout(wake, Math.min(MAX_WAIT, Math.max(0, next - Date.now())));
-  }
-
-  function wake(): void {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    if (timer) clearTimeout(timer);
-    timer = null;
-    running = drain()
-      .catch((error: unknown) => {
-        // The database failed us, not the mail server: try again later rather than in a tight loop.
-        options.log.error("notification sender", error);
-        if (!stopped) timer = setTimeout(wake, options.retryBaseMs);
-      })
-      .finally(() => {
-        running = null;
-        if (again && !stopped) wake();
-      });
-  }
-
-  // Deferred, so that the submission's answer goes out before any work on its notification starts.
-  const unsubscribe = notifications.onQueued(() => setImmediate(wake));
-  // Another process (the local CLI's `notifications retry`) cannot wake this one: look again now and then.
-  const poll = setInterval(wake, Math.max(1_000, Math.min(POLL_MS, options.retryBaseMs)));
-  wake();
+  const loop = startOutboxLoop({
+    due: (now) => notifications.due(now, BATCH),
+    deliver,
+    nextDueAt: () => notifications.nextDueAt(),
+    onQueued: (listener) => notifications.onQueued(listener),
+    // Another process (the local CLI's `notifications retry`) cannot wake this one: look again now and then.
+    pollMs: Math.max(1_000, Math.min(POLL_MS, options.retryBaseMs)),
+    // The database failed us, not the mail server: try again later rather than in a tight loop.
+    errorRetryMs: options.retryBaseMs,
+    onError: (error) => options.log.error("notification sender", error),
+  });
 
   return {
-    wake,
+    wake: loop.wake,
     async stop(graceMs = STOP_GRACE_MS) {
-      stopped = true;
-      unsubscribe();
-      clearInterval(poll);
-      if (timer) clearTimeout(timer);
+      const running = loop.finish();
       if (running) {
         let graceTimer: ReturnType<typeof setTimeout> | undefined;
         const grace = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, graceMs)));

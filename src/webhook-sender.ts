@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { BlockedAddress, checkedAddresses, hostBlockedReason, type Resolver } from "./lib/address.ts";
 import { randomBase62 } from "./lib/random.ts";
 import { signWebhook } from "./lib/webhook-message.ts";
+import { startOutboxLoop } from "./outbox.ts";
 import type { AttemptResult, OutgoingDelivery, WebhooksService } from "./services/webhooks.ts";
 
 /** How many due deliveries are claimed at a time; they are sent one after another. */
@@ -10,8 +11,6 @@ const BATCH = 10;
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** How much of an answer the delivery log keeps. */
 const SNIPPET = 500;
-/** The longest a timer may wait (setTimeout's own limit is about 24.8 days). */
-const MAX_WAIT = 2 ** 31 - 1;
 
 export interface WebhookSenderOptions {
   /** Multiplies every delay of the schedule (tests run with 0.001). */
@@ -143,10 +142,6 @@ export function startWebhookSender(webhooksService: WebhooksService, options: We
   // Longer than any one send can take (its timeout), so that a claim outlives the attempt of a live process.
   const leaseMs = Math.round(timeoutMs * 1.5);
   const abort = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let running: Promise<void> | null = null;
-  let again = false;
-  let stopped = false;
 
   async function deliver(delivery: OutgoingDelivery): Promise<void> {
     const outcome = await postOnce(new URL(delivery.url), delivery.payload, headersFor(delivery, options.userAgent), {
@@ -156,59 +151,28 @@ export function startWebhookSender(webhooksService: WebhooksService, options: We
       signal: abort.signal,
     });
     // Cut short by stop(): not an attempt; released below, it goes out after the restart.
-    if (stopped) return;
+    if (loop.stopped) return;
     const status = await webhooksService.recordAttempt(delivery, worker, outcome, Date.now(), options.retryScale);
     const what = `webhook delivery ${delivery.id} (${delivery.messageId}) attempt ${delivery.attempts + 1}`;
     if (outcome.ok) options.log.line(`${what}: ${outcome.responseStatus} in ${Math.round(outcome.durationMs)}ms`);
     else options.log.line(`${what} failed, ${status === "failed" ? "gave up" : "will retry"}: ${outcome.error}`);
   }
 
-  async function drain(): Promise<void> {
-    for (;;) {
-      again = false;
-      const claimed = await webhooksService.claimDue(worker, Date.now(), leaseMs, BATCH);
-      for (const delivery of claimed) {
-        if (stopped) return;
-        await deliver(delivery);
-      }
-      if (stopped) return;
-      if (claimed.length === 0 && !again) break;
-    }
-    const next = await webhooksService.nextDueAt();
-    if (next !== null && !stopped) timer = setTimeout(wake, Math.min(MAX_WAIT, Math.max(0, next - Date.now())));
-  }
-
-  function wake(): void {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    if (timer) clearTimeout(timer);
-    timer = null;
-    running = drain()
-      .catch((error: unknown) => {
-        options.log.error("webhook sender", error);
-        if (!stopped) timer = setTimeout(wake, 1_000);
-      })
-      .finally(() => {
-        running = null;
-        if (again && !stopped) wake();
-      });
-  }
-
-  const unsubscribe = webhooksService.onQueued(() => setImmediate(wake));
-  // Another process (the local CLI's redeliver, a second server) cannot wake this one: look again now and then.
-  const poll = setInterval(wake, Math.max(250, Math.min(5_000, 5_000 * options.retryScale)));
-  wake();
+  const loop = startOutboxLoop({
+    due: (now) => webhooksService.claimDue(worker, now, leaseMs, BATCH),
+    deliver,
+    nextDueAt: () => webhooksService.nextDueAt(),
+    onQueued: (listener) => webhooksService.onQueued(listener),
+    // Another process (the local CLI's redeliver, a second server) cannot wake this one: look again now and then.
+    pollMs: Math.max(250, Math.min(5_000, 5_000 * options.retryScale)),
+    errorRetryMs: 1_000,
+    onError: (error) => options.log.error("webhook sender", error),
+  });
 
   return {
-    wake,
+    wake: loop.wake,
     async stop() {
-      stopped = true;
-      unsubscribe();
-      clearInterval(poll);
-      if (timer) clearTimeout(timer);
+      const running = loop.finish();
       abort.abort();
       await running;
       await webhooksService.release(worker);
