@@ -20,6 +20,8 @@ interface Histogram {
 export interface MetricsSource {
   /** Notifications by outbox status (pending, failed, ...). */
   outbox(): Promise<Record<string, number>>;
+  /** Webhook deliveries by outbox status. */
+  webhookOutbox(): Promise<Record<string, number>>;
 }
 
 /** Counters of requests and submissions, and the text a scrape gets. */
@@ -83,6 +85,10 @@ export class Metrics {
       lines.push("# HELP formsvc_notification_outbox Notification emails in the outbox, by status (pending: waiting to be sent).");
       lines.push("# TYPE formsvc_notification_outbox gauge");
       for (const status of ["pending", "failed"]) lines.push(`formsvc_notification_outbox{status="${status}"} ${outbox[status] ?? 0}`);
+      const webhooks = await this.source.webhookOutbox();
+      lines.push("# HELP formsvc_webhook_outbox Webhook deliveries in the outbox, by status (pending: waiting for an attempt or a retry).");
+      lines.push("# TYPE formsvc_webhook_outbox gauge");
+      for (const status of ["pending", "failed"]) lines.push(`formsvc_webhook_outbox{status="${status}"} ${webhooks[status] ?? 0}`);
     }
     return `${lines.join("\n")}\n`;
   }

@@ -407,6 +407,16 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
       await store.write((tx) => tx.update(webhookDeliveries).set({ claimedBy: null, claimedUntil: null }).where(eq(webhookDeliveries.claimedBy, worker)));
     },
 
+    /** How many deliveries wait in the outbox, by status (pending and failed), for /metrics. */
+    async outboxDepth(): Promise<Record<string, number>> {
+      const rows = await store.db
+        .select({ status: webhookDeliveries.status, n: sql<number>`count(*)` })
+        .from(webhookDeliveries)
+        .where(sql`${webhookDeliveries.status} IN ('pending', 'failed')`)
+        .groupBy(webhookDeliveries.status);
+      return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
+    },
+
     /** When the next pending delivery falls due (its claim's end, if claimed), or null when none is pending. */
     async nextDueAt(): Promise<number | null> {
       const [row] = await store.db

@@ -8,6 +8,7 @@ import { operator } from "../../src/services/principal.ts";
 import { serverLog } from "../../src/log.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { testApp } from "../helpers/app.ts";
+import { freePort } from "../helpers/smtp.ts";
 
 // The real server (src/server.ts: Bun.serve, its body guard, its log) on real sockets, in this process so that
 // its log lines can be read as they are written.
@@ -132,10 +133,11 @@ describe("health and metrics", () => {
   });
 
   test("--metrics: requests by route pattern and status, submissions and spam, outbox depth, latency", async () => {
-    const s = await start({ metrics: "true" });
-    await s.server.services.forms.update(operator((await s.server.services.accounts.resolve(undefined)).id, "live"), s.slug, {
-      notificationEmail: "owner@example.com",
-    });
+    const s = await start({ metrics: "true", webhooksAllowPrivate: "true" });
+    const owner = operator((await s.server.services.accounts.resolve(undefined)).id, "live");
+    await s.server.services.forms.update(owner, s.slug, { notificationEmail: "owner@example.com" });
+    // A receiver that is not there: each delivery stays pending, waiting for its retry.
+    await s.server.services.webhooks.create(owner, s.slug, { url: `http://127.0.0.1:${await freePort()}/hook` });
     const post = (body: Record<string, string>) =>
       fetch(`${s.server.url}/f/${s.slug}`, {
         method: "POST",
@@ -157,6 +159,7 @@ describe("health and metrics", () => {
       `formsvc_submissions_total{spam="false"} 2`,
       `formsvc_submissions_total{spam="true"} 1`,
       `formsvc_notification_outbox{status="pending"} 2`,
+      `formsvc_webhook_outbox{status="pending"} 2`,
       `formsvc_http_request_duration_seconds_count{method="POST",route="/f/:slug"} 3`,
       `formsvc_http_request_duration_seconds_bucket{method="POST",route="/f/:slug",le="+Inf"} 3`,
     ]) {
