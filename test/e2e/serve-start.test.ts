@@ -105,6 +105,27 @@ describe("serve at start", () => {
       stderr: `formsvc: the directory of the database, ${join(file, "sub")}, does not exist and cannot be made (ENOTDIR): make it, owned by the user formsvc runs as\n`,
     });
   });
+
+  test("forms that take files and a --max-body below --max-file-size: serve says which limit holds", async () => {
+    const db = join(tempDir(), "formsvc.db");
+    expect((await runCli(["forms", "create", "--name", "Jobs", "--file-uploads", "true", "--db", db])).code).toBe(0);
+    const said =
+      "forms that take files accept posts of at most 1048576 bytes, files included (--max-body); to take files up to 10485760 bytes (--max-file-size), raise --max-body\n";
+    for (const [args, warned] of [
+      [[], true],
+      [["--max-body", "20971520"], false],
+    ] as const) {
+      const server = await startServerProcess({ db, args: [...args] });
+      try {
+        // The last line serve prints at start, on a database with no key yet.
+        const deadline = Date.now() + 5_000;
+        while (!server.stderr().includes("No API keys yet") && Date.now() < deadline) await Bun.sleep(10);
+        expect({ args, warned: server.stderr().includes(said) }).toEqual({ args, warned });
+      } finally {
+        await server.stop();
+      }
+    }
+  });
 });
 
 describe("upgrades", () => {
