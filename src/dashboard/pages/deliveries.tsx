@@ -2,7 +2,7 @@ import type { Child } from "hono/jsx";
 import type { Form } from "../../services/forms.ts";
 import type { Notification } from "../../services/notifications.ts";
 import type { Session } from "../../services/users.ts";
-import { Csrf, FormHeader, Layout, Notice, Time } from "./layout.tsx";
+import { Csrf, FormHeader, Layout, Notice, ScrollTable, Time } from "./layout.tsx";
 
 /** One kind of delivery (notification emails; webhooks can be added as another section). */
 export interface DeliverySection {
@@ -48,60 +48,57 @@ export function NotificationsSection({
         {notifications.length === 0 ? (
           <p class="empty">No notification emails yet.</p>
         ) : (
-          <div class="table-wrap" tabindex={0} role="region" aria-label="Notification emails">
-            <table>
-              <caption class="sr-only">Notification emails</caption>
-              <thead>
+          <ScrollTable label="Notification emails">
+            <thead>
+              <tr>
+                <th scope="col">Created</th>
+                <th scope="col">To</th>
+                <th scope="col">Subject</th>
+                <th scope="col">State</th>
+                <th scope="col" class="num">
+                  Attempts
+                </th>
+                <th scope="col">Last error</th>
+                <th scope="col">
+                  <span class="sr-only">Retry</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {notifications.map((n) => (
                 <tr>
-                  <th scope="col">Created</th>
-                  <th scope="col">To</th>
-                  <th scope="col">Subject</th>
-                  <th scope="col">State</th>
-                  <th scope="col" class="num">
-                    Attempts
-                  </th>
-                  <th scope="col">Last error</th>
-                  <th scope="col">
-                    <span class="sr-only">Retry</span>
-                  </th>
+                  <td>
+                    <a href={`/dashboard/forms/${form.id}/submissions/${n.submissionId}`}>
+                      <Time iso={n.createdAt} />
+                    </a>
+                  </td>
+                  <td>{n.to}</td>
+                  <td class="clip">{n.subject}</td>
+                  <td>
+                    <span class={`state ${n.status}`}>{STATE_TEXT[n.status] ?? n.status}</span>
+                    {n.sentAt ? (
+                      <span class="muted">
+                        {" "}
+                        <Time iso={n.sentAt} />
+                      </span>
+                    ) : null}
+                  </td>
+                  <td class="num">{n.attempts}</td>
+                  <td class="clip">{n.lastError ?? ""}</td>
+                  <td>
+                    {n.status === "recorded" ? null : (
+                      <form method="post" action={`${base}/emails/${n.id}/retry`}>
+                        <Csrf session={session} />
+                        <button type="submit" class="secondary small">
+                          {n.status === "pending" ? "Send now" : "Retry"}
+                        </button>
+                      </form>
+                    )}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {notifications.map((n) => (
-                  <tr>
-                    <td>
-                      <a href={`/dashboard/forms/${form.id}/submissions/${n.submissionId}`}>
-                        <Time iso={n.createdAt} />
-                      </a>
-                    </td>
-                    <td>{n.to}</td>
-                    <td class="clip">{n.subject}</td>
-                    <td>
-                      <span class={`state ${n.status}`}>{STATE_TEXT[n.status] ?? n.status}</span>
-                      {n.sentAt ? (
-                        <span class="muted">
-                          {" "}
-                          <Time iso={n.sentAt} />
-                        </span>
-                      ) : null}
-                    </td>
-                    <td class="num">{n.attempts}</td>
-                    <td class="clip">{n.lastError ?? ""}</td>
-                    <td>
-                      {n.status === "recorded" ? null : (
-                        <form method="post" action={`${base}/emails/${n.id}/retry`}>
-                          <Csrf session={session} />
-                          <button type="submit" class="secondary small">
-                            {n.status === "pending" ? "Send now" : "Retry"}
-                          </button>
-                        </form>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </tbody>
+          </ScrollTable>
         )}
         <nav class="pages" aria-label="Pages of notification emails">
           {page > 1 ? <a href={`${base}?page=${page - 1}`}>← Newer</a> : null}

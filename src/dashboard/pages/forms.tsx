@@ -1,6 +1,6 @@
 import type { Form } from "../../services/forms.ts";
 import type { Session } from "../../services/users.ts";
-import { Csrf, Field, Layout, ModeBadge, Notice, Time } from "./layout.tsx";
+import { Csrf, Field, Layout, ModeBadge, Notice, ScrollTable, Time } from "./layout.tsx";
 
 export interface FormSummary {
   form: Form;
@@ -37,47 +37,44 @@ export function FormsPage({
         {forms.length === 0 ? (
           <p class="empty">No forms yet. Create the first one below, then paste its snippet into a page.</p>
         ) : (
-          <div class="table-wrap" tabindex={0} role="region" aria-label="Your forms">
-            <table>
-              <caption class="sr-only">Your forms</caption>
-              <thead>
+          <ScrollTable label="Your forms">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Slug</th>
+                <th scope="col">Mode</th>
+                <th scope="col">Active</th>
+                <th scope="col" class="num">
+                  Submissions
+                </th>
+                <th scope="col" class="num">
+                  Unread
+                </th>
+                <th scope="col">Last submission</th>
+              </tr>
+            </thead>
+            <tbody>
+              {forms.map(({ form, unread, lastSubmissionAt }) => (
                 <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Slug</th>
-                  <th scope="col">Mode</th>
-                  <th scope="col">Active</th>
-                  <th scope="col" class="num">
-                    Submissions
-                  </th>
-                  <th scope="col" class="num">
-                    Unread
-                  </th>
-                  <th scope="col">Last submission</th>
+                  <td>
+                    <a href={`/dashboard/forms/${form.id}/submissions`}>{form.name}</a>
+                  </td>
+                  <td>
+                    <code>{form.slug}</code>
+                  </td>
+                  <td>
+                    <ModeBadge mode={form.mode} />
+                  </td>
+                  <td>{form.isActive ? "yes" : <span class="badge off">inactive</span>}</td>
+                  <td class="num">{form.submissionCount}</td>
+                  <td class="num">{unread > 0 ? <strong class="count">{unread}</strong> : "0"}</td>
+                  <td>
+                    <Time iso={lastSubmissionAt} />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {forms.map(({ form, unread, lastSubmissionAt }) => (
-                  <tr>
-                    <td>
-                      <a href={`/dashboard/forms/${form.id}/submissions`}>{form.name}</a>
-                    </td>
-                    <td>
-                      <code>{form.slug}</code>
-                    </td>
-                    <td>
-                      <ModeBadge mode={form.mode} />
-                    </td>
-                    <td>{form.isActive ? "yes" : <span class="badge off">inactive</span>}</td>
-                    <td class="num">{form.submissionCount}</td>
-                    <td class="num">{unread > 0 ? <strong class="count">{unread}</strong> : "0"}</td>
-                    <td>
-                      <Time iso={lastSubmissionAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </tbody>
+          </ScrollTable>
         )}
       </section>
       <section class="card" id="create">

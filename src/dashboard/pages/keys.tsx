@@ -1,7 +1,7 @@
 import type { Form } from "../../services/forms.ts";
 import type { ApiKey, NewApiKey } from "../../services/keys.ts";
 import type { Session } from "../../services/users.ts";
-import { CopyButton, Csrf, Field, Layout, Notice, Time } from "./layout.tsx";
+import { CopyButton, Csrf, Field, Layout, Notice, ScrollTable, Time } from "./layout.tsx";
 
 export interface KeyInput {
   name?: string;
@@ -45,61 +45,58 @@ export function KeysPage({ session, keys, forms, created, input = {}, errors = {
         {keys.length === 0 ? (
           <p class="empty">No keys yet. Keys let scripts and the CLI read and manage your forms over the API.</p>
         ) : (
-          <div class="table-wrap" tabindex={0} role="region" aria-label="API keys">
-            <table>
-              <caption class="sr-only">API keys</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Prefix</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Permissions</th>
-                  <th scope="col">Form</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">
-                    <span class="sr-only">Status</span>
-                  </th>
+          <ScrollTable label="API keys">
+            <thead>
+              <tr>
+                <th scope="col">Prefix</th>
+                <th scope="col">Name</th>
+                <th scope="col">Type</th>
+                <th scope="col">Permissions</th>
+                <th scope="col">Form</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">
+                  <span class="sr-only">Status</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((key) => (
+                <tr class={key.revokedAt ? "revoked" : undefined}>
+                  <td>
+                    <code>{key.prefix}</code>
+                  </td>
+                  <td>{key.name ?? ""}</td>
+                  <td>{key.type}</td>
+                  <td>{key.permissions.join(", ")}</td>
+                  <td>{formName(key.formId)}</td>
+                  <td>
+                    <Time iso={key.createdAt} />
+                  </td>
+                  <td>
+                    <Time iso={key.lastUsedAt} />
+                  </td>
+                  <td>
+                    {key.revokedAt ? (
+                      <span class="badge off">revoked</span>
+                    ) : (
+                      <form method="post" action={`/dashboard/keys/${key.id}/revoke`}>
+                        <Csrf session={session} />
+                        <button
+                          type="submit"
+                          class="danger small"
+                          data-confirm="Revoke this key? Anything using it stops working at once."
+                          aria-label={`Revoke key ${key.prefix}`}
+                        >
+                          Revoke
+                        </button>
+                      </form>
+                    )}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {keys.map((key) => (
-                  <tr class={key.revokedAt ? "revoked" : undefined}>
-                    <td>
-                      <code>{key.prefix}</code>
-                    </td>
-                    <td>{key.name ?? ""}</td>
-                    <td>{key.type}</td>
-                    <td>{key.permissions.join(", ")}</td>
-                    <td>{formName(key.formId)}</td>
-                    <td>
-                      <Time iso={key.createdAt} />
-                    </td>
-                    <td>
-                      <Time iso={key.lastUsedAt} />
-                    </td>
-                    <td>
-                      {key.revokedAt ? (
-                        <span class="badge off">revoked</span>
-                      ) : (
-                        <form method="post" action={`/dashboard/keys/${key.id}/revoke`}>
-                          <Csrf session={session} />
-                          <button
-                            type="submit"
-                            class="danger small"
-                            data-confirm="Revoke this key? Anything using it stops working at once."
-                            aria-label={`Revoke key ${key.prefix}`}
-                          >
-                            Revoke
-                          </button>
-                        </form>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </tbody>
+          </ScrollTable>
         )}
       </section>
       <section class="card" id="create">

@@ -90,6 +90,21 @@ export function FormHeader({ form, tab }: { form: Form; tab: FormTab }) {
 
 export const ModeBadge = ({ mode }: { mode: string }) => <span class={`badge ${mode}`}>{mode}</span>;
 
+/**
+ * A table that scrolls sideways on a narrow screen: its frame is a labelled region a keyboard can focus
+ * (so that it can be scrolled without a mouse), and the label is the table's caption for screen readers.
+ */
+export function ScrollTable({ label, children }: { label: string; children?: Child }) {
+  return (
+    <div class="table-wrap" tabindex={0} role="region" aria-label={label}>
+      <table>
+        <caption class="sr-only">{label}</caption>
+        {children}
+      </table>
+    </div>
+  );
+}
+
 /** A time as UTC text; the script shows it in the reader's own zone. */
 export function Time({ iso }: { iso: string | null }) {
   if (!iso) return <span class="muted">never</span>;
