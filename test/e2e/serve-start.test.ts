@@ -4,7 +4,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, statSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrations } from "../../src/db/migrations/index.ts";
-import { CLI, runCli } from "../helpers/cli.ts";
+import { CLI, ROOT, runCli } from "../helpers/cli.ts";
 import { startServerProcess } from "../helpers/server.ts";
 
 // `formsvc serve` as a VPS owner starts it: the real process, its banner, its exit code.
@@ -21,11 +21,27 @@ afterAll(() => {
 const NOBODY = 65534;
 const isRoot = process.getuid?.() === 0;
 
+/**
+ * The compiled binary in a directory every user may enter: an unprivileged user cannot be counted on to read
+ * the checkout (or the Bun inside it) that the tests run from.
+ */
+async function binaryForAnyone(): Promise<string> {
+  const dir = tempDir();
+  chmodSync(dir, 0o755);
+  const binary = join(dir, "formsvc");
+  const build = Bun.spawn([process.execPath, join(ROOT, "scripts", "build.ts"), "--outfile", binary], { stdout: "pipe", stderr: "pipe" });
+  if ((await build.exited) !== 0) throw new Error(`build failed: ${await new Response(build.stderr).text()}`);
+  return binary;
+}
+
 /** Runs `serve` until it exits or says it listens; with `asNobody`, as an unprivileged user (root may write anything). */
 async function serveOnce(args: string[], { asNobody = false } = {}): Promise<{ code: number | null; stderr: string }> {
-  const command = [process.execPath, CLI, "serve", "--host", "127.0.0.1", "--port", "0", ...args];
+  const program = asNobody ? [await binaryForAnyone()] : [process.execPath, CLI];
+  const command = [...program, "serve", "--host", "127.0.0.1", "--port", "0", ...args];
   const proc = Bun.spawn(asNobody ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", ...command] : command, {
     env: { PATH: process.env.PATH ?? "", HOME: "/tmp" },
+    // A directory every user may enter, as the checkout the tests run from may not be.
+    cwd: tmpdir(),
     stdout: "ignore",
     stderr: "pipe",
   });
