@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { ApiError } from "../errors.ts";
 
 /** Parses `input` with `schema`, turning the first problem into a 400 that names the field at fault. */
@@ -27,32 +27,36 @@ export const SLUG = /^[a-z0-9][a-z0-9-]{2,63}$/;
 /** True for one plain email address such as you@example.com (no display name, no spaces, nothing a header could misread). */
 export const isEmail = (value: string) => EMAIL.test(value);
 
+/** zod's `z`, as the schema makers below receive it. */
+export type Zod = typeof z;
+
+let zod: Promise<Zod> | undefined;
+
 /**
- * A schema made on first use rather than at import: making zod schemas costs start-up time and memory (about
- * 2 MB and several ms for formsvc's), and most starts of the CLI or the server validate nothing.
+ * A schema made on first use, with zod itself imported then: loading zod and making its schemas costs every
+ * start several ms and 4 to 7 MB of resident memory, and most starts of the CLI or the server validate
+ * nothing (a server that only takes submissions never does). Nothing on the start path imports zod.
  */
-export function lazySchema<T>(make: () => T): () => T {
-  let schema: T | undefined;
-  return () => (schema ??= make());
+export function lazySchema<T>(make: (z: Zod) => T): () => Promise<Awaited<T>> {
+  let schema: Promise<Awaited<T>> | undefined;
+  return () => (schema ??= (zod ??= import("zod").then((m) => m.z)).then(make) as Promise<Awaited<T>>);
 }
 
-export const formName = lazySchema(() =>
+export const formName = (z: Zod) =>
   z
     .string({ error: "name must be a string." })
     .transform((s) => s.trim())
-    .refine((s) => s.length >= 1 && s.length <= 200, "name must be 1 to 200 characters."),
-);
+    .refine((s) => s.length >= 1 && s.length <= 200, "name must be 1 to 200 characters.");
 
-export const email = lazySchema(() =>
+export const email = (z: Zod) =>
   z
     .string({ error: "notificationEmail must be an email address." })
     .trim()
     .max(254, "notificationEmail must be at most 254 characters.")
-    .regex(EMAIL, "notificationEmail must be an email address such as you@example.com."),
-);
+    .regex(EMAIL, "notificationEmail must be an email address such as you@example.com.");
 
 /** An absolute http(s) URL, as a string. */
-export function httpUrl(field: string) {
+export function httpUrl(z: Zod, field: string) {
   return z
     .string({ error: `${field} must be an absolute http(s) URL.` })
     .trim()
@@ -63,7 +67,7 @@ export function httpUrl(field: string) {
 /** A written port must be one a browser could be on: 1 to 65535. */
 const portInRange = (entry: string) => !entry.includes(":") || (Number(entry.split(":")[1]) >= 1 && Number(entry.split(":")[1]) <= 65535);
 
-export const allowedDomains = lazySchema(() =>
+export const allowedDomains = (z: Zod) =>
   z
     .array(
       z
@@ -77,15 +81,13 @@ export const allowedDomains = lazySchema(() =>
       { error: "allowedDomains must be an array of host names." },
     )
     .max(100, "allowedDomains may list at most 100 host names.")
-    .transform((list) => [...new Set(list)]),
-);
+    .transform((list) => [...new Set(list)]);
 
-export const slug = lazySchema(() =>
-  z.string({ error: "slug must be a string." }).regex(SLUG, "slug must be 3 to 64 lowercase letters, digits and dashes, starting with a letter or digit."),
-);
+export const slug = (z: Zod) =>
+  z.string({ error: "slug must be a string." }).regex(SLUG, "slug must be 3 to 64 lowercase letters, digits and dashes, starting with a letter or digit.");
 
 /** A number of days to keep submissions: a whole number from 1 to 3650 (null, for ever, is allowed by the caller). */
-export function retentionDays(field: string) {
+export function retentionDays(z: Zod, field: string) {
   return z
     .number({ error: `${field} must be a whole number of days from 1 to 3650, or null to keep for ever.` })
     .int(`${field} must be a whole number of days from 1 to 3650, or null to keep for ever.`)

@@ -1,5 +1,5 @@
 import { and, desc, eq, or, sql } from "drizzle-orm";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Db, Store } from "../db/client.ts";
 import { memoized, preparedOn } from "../db/prepared.ts";
 import { forms, type FormRow } from "../db/schema.ts";
@@ -7,7 +7,7 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { randomLower36 } from "../lib/random.ts";
 import { iso } from "../lib/time.ts";
-import { allowedDomains, email, formName, httpUrl, lazySchema, parseBody, retentionDays, slug } from "../lib/validate.ts";
+import { allowedDomains, email, formName, httpUrl, lazySchema, parseBody, retentionDays, slug, type Zod } from "../lib/validate.ts";
 import type { Mode, Principal } from "./principal.ts";
 
 /** A form as every response shows it. */
@@ -37,7 +37,7 @@ export interface Form {
 export const CAPTCHA_PROVIDERS = ["recaptcha", "hcaptcha", "turnstile"] as const;
 export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
 
-const captcha = () =>
+const captcha = (z: Zod) =>
   z.strictObject(
     {
       provider: z.enum(CAPTCHA_PROVIDERS, { error: `captcha.provider must be one of ${CAPTCHA_PROVIDERS.join(", ")}.` }),
@@ -51,22 +51,22 @@ const captcha = () =>
     { error: "captcha must be {provider, secret} or null." },
   );
 
-const createSchema = lazySchema(() =>
+const createSchema = lazySchema((z) =>
   z.strictObject({
-    name: formName(),
-    slug: slug().optional(),
+    name: formName(z),
+    slug: slug(z).optional(),
     isActive: z.boolean({ error: "isActive must be true or false." }).optional(),
-    notificationEmail: email().nullish(),
-    redirectUrl: httpUrl("redirectUrl").nullish(),
-    allowedDomains: allowedDomains().nullish(),
+    notificationEmail: email(z).nullish(),
+    redirectUrl: httpUrl(z, "redirectUrl").nullish(),
+    allowedDomains: allowedDomains(z).nullish(),
     fileUploads: z.boolean({ error: "fileUploads must be true or false." }).optional(),
-    retentionDays: retentionDays("retentionDays").nullish(),
-    spamRetentionDays: retentionDays("spamRetentionDays").nullish(),
-    captcha: captcha().nullish(),
+    retentionDays: retentionDays(z, "retentionDays").nullish(),
+    spamRetentionDays: retentionDays(z, "spamRetentionDays").nullish(),
+    captcha: captcha(z).nullish(),
   }),
 );
 
-const updateSchema = lazySchema(() => createSchema().partial().extend({ name: formName().optional() }));
+const updateSchema = lazySchema(async (z) => (await createSchema()).partial().extend({ name: formName(z).optional() }));
 
 const SLUG_LENGTH = 12;
 /** Slugs remembered at most (unknown ones too, so that a scan of made-up slugs reads each once per batch). */
@@ -191,7 +191,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     },
 
     async create(principal: Principal, body: unknown): Promise<Form> {
-      const input = parseBody(createSchema(), body);
+      const input = parseBody(await createSchema(), body);
       return store.write(async (tx) => {
         if (input.slug) await assertSlugFree(tx, input.slug);
         const now = Date.now();
@@ -220,7 +220,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     },
 
     async update(principal: Principal, ref: string, body: unknown): Promise<Form> {
-      const input = parseBody(updateSchema(), body);
+      const input = parseBody(await updateSchema(), body);
       return store.write(async (tx) => {
         const row = await findRow(tx, principal, ref);
         if (input.slug !== undefined) await assertSlugFree(tx, input.slug, row.id);

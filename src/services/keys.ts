@@ -1,5 +1,5 @@
 import { and, desc, eq } from "drizzle-orm";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Store } from "../db/client.ts";
 import { apiKeys, type ApiKeyRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
@@ -36,7 +36,7 @@ export interface NewApiKey {
   createdAt: string;
 }
 
-const createSchema = lazySchema(() =>
+const createSchema = lazySchema((z) =>
   z.strictObject({
     type: z.enum(["live", "test", "form"], { error: "type must be live, test or form." }).optional(),
     formId: z.string({ error: "formId must be a form's id or slug." }).optional(),
@@ -67,7 +67,7 @@ const unauthorized = (message: string) => new ApiError("unauthorized", message, 
 export function keysService(store: Store, formsService: FormsService) {
   return {
     async create(principal: Principal, body: unknown): Promise<NewApiKey> {
-      const input = parseBody(createSchema(), body);
+      const input = parseBody(await createSchema(), body);
       const type: KeyType = input.type ?? principal.mode;
       if (type !== "form" && type !== principal.mode) {
         throw new ApiError("forbidden", `A ${principal.mode} key can only make ${principal.mode} keys.`, { field: "type" });

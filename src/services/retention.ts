@@ -1,8 +1,8 @@
 import { and, asc, eq, gt, inArray, isNotNull, lt, or, sql, type SQL } from "drizzle-orm";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Db, Store } from "../db/client.ts";
 import { forms, submissions } from "../db/schema.ts";
-import { parseBody } from "../lib/validate.ts";
+import { lazySchema, parseBody } from "../lib/validate.ts";
 import type { Principal } from "./principal.ts";
 import { countInDay } from "./submission-pages.ts";
 import { counterShare, rebuiltFields } from "./submissions.ts";
@@ -22,15 +22,17 @@ export interface Erasure {
   dryRun: boolean;
 }
 
-const eraseSchema = z.strictObject({
-  email: z
-    .string({ error: "email must be the email address whose submissions to erase." })
-    .trim()
-    .min(3, "email must be the email address whose submissions to erase.")
-    .max(254, "email must be at most 254 characters.")
-    .regex(/^[^\s@]+@[^\s@]+$/, "email must be an email address such as ann@example.com."),
-  dryRun: z.boolean({ error: "dryRun must be true or false." }).optional(),
-});
+const eraseSchema = lazySchema((z) =>
+  z.strictObject({
+    email: z
+      .string({ error: "email must be the email address whose submissions to erase." })
+      .trim()
+      .min(3, "email must be the email address whose submissions to erase.")
+      .max(254, "email must be at most 254 characters.")
+      .regex(/^[^\s@]+@[^\s@]+$/, "email must be an email address such as ann@example.com."),
+    dryRun: z.boolean({ error: "dryRun must be true or false." }).optional(),
+  }),
+);
 
 /** True when `value`, or any value inside it (arrays, objects), is the address: trimmed, case-insensitive. */
 function mentions(value: unknown, address: string): boolean {
@@ -182,7 +184,7 @@ export function retentionService(store: Store) {
      * (trimmed, case-insensitive; in an array too), with its files. With dryRun, only counts them.
      */
     async erase(principal: Principal, body: unknown): Promise<Erasure> {
-      const input = parseBody(eraseSchema, body);
+      const input = parseBody(await eraseSchema(), body);
       const address = input.email.toLowerCase();
       // A cheap first pass in SQL: the address must appear somewhere in the stored JSON text. SQLite's lower()
       // folds ASCII only, so the pass is used only for an ASCII address that JSON writes as it is.

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, gt, sql, type SQL } from "drizzle-orm";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Db, Store } from "../db/client.ts";
 import { memoized, preparedOn } from "../db/prepared.ts";
 import { forms, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
@@ -117,7 +117,7 @@ export const toSubmission = (row: SubmissionRow): Submission => ({
   spamReason: row.isSpam ? ((row.spamReason as SpamReason | null) ?? null) : null,
 });
 
-const patchSchema = lazySchema(() =>
+const patchSchema = lazySchema((z) =>
   z.strictObject({
     isRead: z.boolean({ error: "isRead must be true or false." }).optional(),
     isStarred: z.boolean({ error: "isStarred must be true or false." }).optional(),
@@ -328,7 +328,7 @@ export function submissionsService(
 
     /** Sets any of isRead, isStarred, isSpam, keeping the form's counters true. */
     async update(principal: Principal, formRef: string, submissionId: string, body: unknown): Promise<Submission> {
-      const patch = parseBody(patchSchema(), body);
+      const patch = parseBody(await patchSchema(), body);
       const form = await formsService.findRow(principal, formRef);
       return store.write(async (tx) => {
         const [before] = await tx

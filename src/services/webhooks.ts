@@ -1,12 +1,12 @@
 import { and, asc, count, desc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Db, Store } from "../db/client.ts";
 import { submissions, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow, type WebhookRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { BlockedAddress, checkedAddresses, systemResolver, type Resolver } from "../lib/address.ts";
 import { newId } from "../lib/ids.ts";
 import { iso } from "../lib/time.ts";
-import { isHttpUrl, parseBody } from "../lib/validate.ts";
+import { isHttpUrl, lazySchema, parseBody } from "../lib/validate.ts";
 import { discordMessage, newWebhookSecret, secretPrefix, slackMessage, WEBHOOK_FORMATS, type WebhookFormat } from "../lib/webhook-message.ts";
 import type { FormsService } from "./forms.ts";
 import type { Principal } from "./principal.ts";
@@ -84,11 +84,13 @@ export interface WebhookOptions {
   resolve: Resolver;
 }
 
-const createSchema = z.strictObject({
-  url: z.string({ error: "url must be the receiver's absolute http(s) address." }),
-  description: z.string({ error: "description must be a string." }).trim().max(500, "description must be at most 500 characters.").nullish(),
-  format: z.enum(WEBHOOK_FORMATS, { error: `format must be one of ${WEBHOOK_FORMATS.join(", ")}.` }).optional(),
-});
+const createSchema = lazySchema((z) =>
+  z.strictObject({
+    url: z.string({ error: "url must be the receiver's absolute http(s) address." }),
+    description: z.string({ error: "description must be a string." }).trim().max(500, "description must be at most 500 characters.").nullish(),
+    format: z.enum(WEBHOOK_FORMATS, { error: `format must be one of ${WEBHOOK_FORMATS.join(", ")}.` }).optional(),
+  }),
+);
 
 const toWebhook = (row: WebhookRow): Webhook => ({
   id: row.id,
@@ -183,7 +185,7 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
 
     /** Adds an endpoint to a form; the answer carries its secret, shown this once. */
     async create(principal: Principal, formRef: string, body: unknown): Promise<WebhookWithSecret> {
-      const input = parseBody(createSchema, body);
+      const input = parseBody(await createSchema(), body);
       const form = await formsService.findRow(principal, formRef);
       input.url = input.url.trim();
       if (input.url.length > 2048 || !isHttpUrl(input.url)) {
