@@ -1,5 +1,4 @@
 import { and, desc, eq, or, sql } from "drizzle-orm";
-import type { z } from "zod";
 import type { Db, Store } from "../db/client.ts";
 import { memoized, preparedOn } from "../db/prepared.ts";
 import { forms, type FormRow } from "../db/schema.ts";

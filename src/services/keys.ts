@@ -1,5 +1,4 @@
 import { and, desc, eq } from "drizzle-orm";
-import type { z } from "zod";
 import type { Store } from "../db/client.ts";
 import { apiKeys, type ApiKeyRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";

@@ -1,5 +1,4 @@
 import { and, asc, eq, gt, inArray, isNotNull, lt, or, sql, type SQL } from "drizzle-orm";
-import type { z } from "zod";
 import type { Db, Store } from "../db/client.ts";
 import { forms, submissions } from "../db/schema.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";

@@ -1,5 +1,4 @@
 import { and, asc, count, desc, eq, gt, sql, type SQL } from "drizzle-orm";
-import type { z } from "zod";
 import type { Db, Store } from "../db/client.ts";
 import { memoized, preparedOn } from "../db/prepared.ts";
 import { forms, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";

@@ -1,5 +1,4 @@
 import { and, asc, count, desc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
-import type { z } from "zod";
 import type { Db, Store } from "../db/client.ts";
 import { submissions, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow, type WebhookRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
