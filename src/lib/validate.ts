@@ -31,6 +31,10 @@ export const isEmail = (value: string) => EMAIL.test(value);
 export type Zod = typeof z;
 
 let zod: Promise<Zod> | undefined;
+const loadZod = () => {
+  zod ??= import("zod").then((m) => m.z);
+  return zod;
+};
 
 /**
  * A schema made on first use, with zod itself imported then: loading zod and making its schemas costs every
@@ -39,7 +43,7 @@ let zod: Promise<Zod> | undefined;
  */
 export function lazySchema<T>(make: (z: Zod) => T): () => Promise<Awaited<T>> {
   let schema: Promise<Awaited<T>> | undefined;
-  return () => (schema ??= (zod ??= import("zod").then((m) => m.z)).then(make) as Promise<Awaited<T>>);
+  return () => (schema ??= loadZod().then(make) as Promise<Awaited<T>>);
 }
 
 export const formName = (z: Zod) =>
