@@ -28,15 +28,47 @@ Examples:
 Exit codes: 0 ok, 1 error, 2 bad usage, 4 authentication or permission refused, 5 not found.
 `;
 
+/** Each top-level command (or pair: users and dashboard) and what registers it, in the order help lists them. */
+const COMMANDS: [names: string[], register: (program: Command, io: Io) => void][] = [
+  [["serve"], serveCommand],
+  [["accounts"], accountsCommand],
+  [["keys"], keysCommand],
+  [["forms"], formsCommand],
+  [["submissions"], submissionsCommand],
+  [["notifications"], notificationsCommand],
+  [["webhooks"], webhooksCommand],
+  [["backup"], backupCommand],
+  [["users", "dashboard"], usersCommand],
+  [["restore"], restoreCommand],
+  [["version"], versionCommand],
+];
+
+/** The program's options that take a value: the word after one is that value, not a command. */
+const VALUE_OPTIONS = new Set(["--db", "--url", "--key", "--account"]);
+
 /**
- * The whole command tree; each group adds its own commands. Every start builds all of it, so a group's
- * module registers its commands cheaply and loads what they run on use: at its top it imports only
- * commander, cli/ helpers and light src/ modules (types, errors, lib/time); the database and services come
+ * The top-level command argv runs, when it is one of COMMANDS, else undefined. Registering only that command
+ * saves every start building the whole tree (several ms, and memory for its hundred-odd options); help,
+ * an unknown or misspelt command and `completion` get the whole tree.
+ */
+function commandNamed(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (VALUE_OPTIONS.has(arg)) i++;
+    else if (!arg.startsWith("-")) return COMMANDS.some(([names]) => names.includes(arg)) ? arg : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The command tree; each group adds its own commands. A start builds the group it runs (all of them for help,
+ * completion or a misspelt command), and a group's module registers its commands cheaply and loads what they
+ * run on use: at its top it imports only commander, cli/ helpers and light src/ modules (types, errors, lib/time); the database and services come
  * through withBackend, and anything else heavy (the server, the dashboard, mail) by `await import()` in the
  * action. test/cli/startup.test.ts fails, naming the module, when a start would load more (docs/cli.md,
  * "Adding a command").
  */
-export function buildProgram(io: Io): Command {
+export function buildProgram(io: Io, argv: string[] = []): Command {
   const program = new Command("formsvc")
     .description("A self-hosted form backend: serve forms, manage them and read their submissions.")
     .version(pkg.version, "-V, --version", "print the version")
@@ -59,18 +91,9 @@ export function buildProgram(io: Io): Command {
             .replace(/\s*\n\s*/g, " ")} (see --help)\n`,
         ),
     });
-  serveCommand(program, io);
-  accountsCommand(program, io);
-  keysCommand(program, io);
-  formsCommand(program, io);
-  submissionsCommand(program, io);
-  notificationsCommand(program, io);
-  webhooksCommand(program, io);
-  backupCommand(program, io);
-  usersCommand(program, io);
-  restoreCommand(program, io);
-  versionCommand(program, io);
-  completionCommand(program, io);
+  const named = commandNamed(argv);
+  for (const [names, register] of COMMANDS) if (!named || names.includes(named)) register(program, io);
+  if (!named) completionCommand(program, io);
   program.addHelpText("after", HELP_FOOTER);
   for (const command of program.commands) inherit(command, program);
   return program;
@@ -84,7 +107,7 @@ function inherit(command: Command, program: Command): void {
 
 /** Runs the CLI and returns its exit code; every error becomes one line on stderr, never a stack. */
 export async function main(argv: string[], io: Io): Promise<number> {
-  const program = buildProgram(io);
+  const program = buildProgram(io, argv);
   try {
     await program.parseAsync(argv, { from: "user" });
     return EXIT.ok;

@@ -242,6 +242,46 @@ describe("help and version", () => {
     // Thirty CLI processes at once: on a busy machine that takes more than the default 5 seconds.
   }, 30_000);
 
+  test("the top-level help lists every command; a command runs after global options, even a value named like a command", async () => {
+    const help = await runCli(["--help"]);
+    const listed = [
+      ...help.stdout
+        .split("Commands:")[1]!
+        .split("\n\n")[0]!
+        .matchAll(/^ {2}(\w+)/gm),
+    ].map((m) => m[1]);
+    expect(listed).toEqual([
+      "serve",
+      "accounts",
+      "keys",
+      "forms",
+      "submissions",
+      "notifications",
+      "webhooks",
+      "backup",
+      "users",
+      "dashboard",
+      "restore",
+      "version",
+      "completion",
+      "help",
+    ]);
+    // Each start builds only the command it runs: the database file here is named "serve".
+    const cwd = mkdtempSync(join(tmpdir(), "formsvc-named-"));
+    expect((await runCli(["backup", join(cwd, "serve"), "--db", world.server.db])).code).toBe(0);
+    const forms = await runCli(["--db", "serve", "--json", "forms", "list"], { cwd });
+    expect({ code: forms.code, slugs: JSON.parse(forms.stdout).map((form: { slug: string }) => form.slug), stderr: forms.stderr }).toEqual({
+      code: 0,
+      slugs: ["contact"],
+      stderr: "",
+    });
+    expect(await runCli(["--db", "serve", "froms", "list"], { cwd })).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "formsvc: unknown command 'froms' (Did you mean forms?) (see --help)\n",
+    });
+  });
+
   test("version prints formsvc's version, the commit it was built from (dev from a checkout) and the runtime's", async () => {
     expect(await runCli(["version"])).toEqual({
       code: 0,
