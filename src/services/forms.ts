@@ -51,7 +51,8 @@ const captcha = () =>
     { error: "captcha must be {provider, secret} or null." },
   );
 
-const createSchema = lazySchema(() =>
+/** The body of POST /api/forms (the OpenAPI document is generated from it too). */
+export const createSchema = lazySchema(() =>
   z.strictObject({
     name: formName(),
     slug: slug().optional(),
@@ -66,7 +67,8 @@ const createSchema = lazySchema(() =>
   }),
 );
 
-const updateSchema = lazySchema(() => createSchema().partial().extend({ name: formName().optional() }));
+/** The body of PATCH /api/forms/{id}. */
+export const updateSchema = lazySchema(() => createSchema().partial().extend({ name: formName().optional() }));
 
 const SLUG_LENGTH = 12;
 /** Slugs remembered at most (unknown ones too, so that a scan of made-up slugs reads each once per batch). */

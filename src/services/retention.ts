@@ -22,7 +22,8 @@ export interface Erasure {
   dryRun: boolean;
 }
 
-const eraseSchema = z.strictObject({
+/** The body of POST /api/submissions/erase (the OpenAPI document is generated from it too). */
+export const eraseSchema = z.strictObject({
   email: z
     .string({ error: "email must be the email address whose submissions to erase." })
     .trim()
