@@ -93,7 +93,8 @@ function operationObject(operation: Operation, query: ReturnType<typeof queryPar
     };
   }
   for (const status of errorStatuses(operation)) responses[status] = errorResponse(status, operation.access === "public" && operation.method === "post");
-  const permission = operation.permission ? ` Needs the \`${operation.permission}\` permission.` : "";
+  const formKey = operation.access === "form" ? " A form-level key (fk_) of this form may call it, with that permission." : "";
+  const permission = operation.permission ? ` Needs the \`${operation.permission}\` permission.${formKey}` : "";
   return {
     operationId: operation.operationId,
     summary: operation.summary,

@@ -66,7 +66,7 @@ export interface paths {
     };
     /**
      * List submissions
-     * @description Needs the `read` permission.
+     * @description Needs the `read` permission. A form-level key (fk_) of this form may call it, with that permission.
      */
     get: operations["listSubmissions"];
     put?: never;
@@ -86,7 +86,7 @@ export interface paths {
     };
     /**
      * Export submissions
-     * @description Every matching submission, streamed. CSV has one column per field after id and createdAt; a value that a spreadsheet would read as a formula is escaped. Needs the `read` permission.
+     * @description Every matching submission, streamed. CSV has one column per field after id and createdAt; a value that a spreadsheet would read as a formula is escaped. Needs the `read` permission. A form-level key (fk_) of this form may call it, with that permission.
      */
     get: operations["exportSubmissions"];
     put?: never;
@@ -106,21 +106,21 @@ export interface paths {
     };
     /**
      * Get a submission
-     * @description Needs the `read` permission.
+     * @description Needs the `read` permission. A form-level key (fk_) of this form may call it, with that permission.
      */
     get: operations["getSubmission"];
     put?: never;
     post?: never;
     /**
      * Delete a submission
-     * @description With its files; the form's counters and field list stay right. Needs the `delete` permission.
+     * @description With its files; the form's counters and field list stay right. Needs the `delete` permission. A form-level key (fk_) of this form may call it, with that permission.
      */
     delete: operations["deleteSubmission"];
     options?: never;
     head?: never;
     /**
      * Mark a submission
-     * @description Read, starred, spam: any of the three. Needs the `write` permission.
+     * @description Read, starred, spam: any of the three. Needs the `write` permission. A form-level key (fk_) of this form may call it, with that permission.
      */
     patch: operations["updateSubmission"];
     trace?: never;
@@ -134,7 +134,7 @@ export interface paths {
     };
     /**
      * Download an uploaded file
-     * @description Always a download, never shown inline: submitted bytes are untrusted. Needs the `read` permission.
+     * @description Always a download, never shown inline: submitted bytes are untrusted. Needs the `read` permission. A form-level key (fk_) of this form may call it, with that permission.
      */
     get: operations["downloadFile"];
     put?: never;
