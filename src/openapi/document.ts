@@ -6,6 +6,7 @@ import { createSchema as keyCreate } from "../services/keys.ts";
 import { eraseSchema } from "../services/retention.ts";
 import { patchSchema } from "../services/submissions.ts";
 import { createSchema as webhookCreate } from "../services/webhooks.ts";
+import { FIELD_NOTES, SUBMISSION_BODY } from "./descriptions.ts";
 import { EXAMPLES } from "./examples.ts";
 import { type Access, OPERATIONS, type Operation, type RequestSchemaName } from "./operations.ts";
 import { PATH_PARAMETERS, queryParameters } from "./parameters.ts";
@@ -111,13 +112,13 @@ function operationObject(operation: Operation, query: ReturnType<typeof queryPar
 }
 
 function submissionBody(): Json {
-  const fields = { type: "object", additionalProperties: true, description: "The form's fields; a key sent several times becomes an array." };
+  const fields = { type: "object", additionalProperties: true, description: SUBMISSION_BODY };
   return {
     required: true,
     content: {
       "application/json": { schema: fields, example: EXAMPLES.submission },
       "application/x-www-form-urlencoded": { schema: fields },
-      "multipart/form-data": { schema: { ...fields, description: `${fields.description} Files only when the form has fileUploads: true.` } },
+      "multipart/form-data": { schema: fields },
     },
   };
 }
@@ -127,7 +128,17 @@ function componentSchemas(schemas: Record<string, z.ZodType>, io: "input" | "out
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
   const { schemas: out } = z.toJSONSchema(registry, { target: "draft-2020-12", io, unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` });
-  return Object.fromEntries(Object.entries(out).map(([id, { $schema: _, $id: __, ...rest }]) => [id, rest as Json]));
+  return Object.fromEntries(
+    Object.entries(out).map(([id, { $schema: _, $id: __, ...rest }]) => {
+      const properties = (rest.properties ?? {}) as Record<string, Json>;
+      for (const [name, note] of Object.entries(FIELD_NOTES[id] ?? {})) {
+        // A note on a field the schema no longer has is a note that went stale.
+        if (!properties[name]) throw new Error(`FIELD_NOTES has ${id}.${name}, which the schema does not have`);
+        properties[name] = { description: note, ...properties[name] };
+      }
+      return [id, rest as Json];
+    }),
+  );
 }
 
 /** The server named in docs/openapi.json, the copy in the repository: a server started with the defaults. */

@@ -497,15 +497,25 @@ export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
     FormCreate: {
+      /** @description 1 to 200 characters after trimming. */
       name: string;
+      /** @description 3 to 64 lowercase letters, digits and dashes, unique across the server; default: 12 random lowercase letters and digits. Changing it retires the old address. */
       slug?: string;
+      /** @description Default true; false refuses submissions with 403 form_inactive. */
       isActive?: boolean;
+      /** @description Where an email goes for each new submission that is not spam; null: none. */
       notificationEmail?: string | null;
+      /** @description An absolute http(s) URL: where a browser goes after a submission without _next; null: the /thanks page. */
       redirectUrl?: string | null;
+      /** @description Host names a submission may come from (Origin, else Referer): example.com, *.example.com (subdomains only), localhost:3000. Stored lowercased without duplicates; null or []: any site. */
       allowedDomains?: string[] | null;
+      /** @description Default false: a file in a post is then 400 files_not_accepted. */
       fileUploads?: boolean;
+      /** @description Submissions older than this are deleted, spam included: a whole number of days from 1 to 3650, or null to keep for ever. Default null. */
       retentionDays?: number | null;
+      /** @description Spam older than this is deleted: a whole number of days from 1 to 3650, or null to keep for ever. Default 30. */
       spamRetentionDays?: number | null;
+      /** @description The captcha verified before a submission is stored; the secret is write-only. null removes it. */
       captcha?: {
         /** @enum {string} */
         provider: "recaptcha" | "hcaptcha" | "turnstile";
@@ -513,15 +523,25 @@ export interface components {
       } | null;
     };
     FormUpdate: {
+      /** @description 1 to 200 characters after trimming; cannot be null. */
       name?: string;
+      /** @description 3 to 64 lowercase letters, digits and dashes, unique across the server; default: 12 random lowercase letters and digits. Changing it retires the old address. */
       slug?: string;
+      /** @description Default true; false refuses submissions with 403 form_inactive. */
       isActive?: boolean;
+      /** @description Where an email goes for each new submission that is not spam; null: none. */
       notificationEmail?: string | null;
+      /** @description An absolute http(s) URL: where a browser goes after a submission without _next; null: the /thanks page. */
       redirectUrl?: string | null;
+      /** @description Host names a submission may come from (Origin, else Referer): example.com, *.example.com (subdomains only), localhost:3000. Stored lowercased without duplicates; null or []: any site. */
       allowedDomains?: string[] | null;
+      /** @description Default false: a file in a post is then 400 files_not_accepted. */
       fileUploads?: boolean;
+      /** @description Submissions older than this are deleted, spam included: a whole number of days from 1 to 3650, or null to keep for ever. Default null. */
       retentionDays?: number | null;
+      /** @description Spam older than this is deleted: a whole number of days from 1 to 3650, or null to keep for ever. Default 30. */
       spamRetentionDays?: number | null;
+      /** @description The captcha verified before a submission is stored; the secret is write-only. null removes it. */
       captcha?: {
         /** @enum {string} */
         provider: "recaptcha" | "hcaptcha" | "turnstile";
@@ -531,23 +551,37 @@ export interface components {
     SubmissionUpdate: {
       isRead?: boolean;
       isStarred?: boolean;
+      /** @description true moves it to filter=spam with spamReason owner; false moves it back, spamReason null. */
       isSpam?: boolean;
     };
     KeyCreate: {
-      /** @enum {string} */
+      /**
+       * @description Default: the calling key's mode. live and test must be the calling key's own mode.
+       * @enum {string}
+       */
       type?: "live" | "test" | "form";
+      /** @description The id or slug of a form of the same account and mode: required with type form, refused otherwise. */
       formId?: string;
+      /** @description Any of read, write, delete, admin (an array, or "read,write"); only permissions the calling key has. Default: all four, read for a form-level key. */
       permissions?: string[] | string;
+      /** @description A label; at most 200 characters. */
       name?: string | null;
     };
     WebhookCreate: {
+      /** @description An absolute http(s) address of at most 2048 characters, of a public host (a private, loopback or metadata address is 400 invalid_parameter). A form has at most 20 webhooks. */
       url: string;
+      /** @description A note; at most 500 characters. */
       description?: string | null;
-      /** @enum {string} */
+      /**
+       * @description standard (default): the signed Standard Webhooks event; slack or discord: a short message for that service's incoming webhook.
+       * @enum {string}
+       */
       format?: "standard" | "slack" | "discord";
     };
     EraseRequest: {
+      /** @description The address: a submission is erased when any of its values (at any depth) equals it, trimmed and ignoring case. */
       email: string;
+      /** @description true: only count what would be erased. */
       dryRun?: boolean;
     };
     /** @description The one error shape of the management API and of a JSON submission. */
