@@ -8,7 +8,8 @@ import { patchSchema } from "../services/submissions.ts";
 import { createSchema as webhookCreate } from "../services/webhooks.ts";
 import { FIELD_NOTES, SUBMISSION_BODY } from "./descriptions.ts";
 import { EXAMPLES } from "./examples.ts";
-import { type Access, OPERATIONS, type Operation, type RequestSchemaName } from "./operations.ts";
+import { DELIVERY_OPERATIONS, KEY_OPERATIONS } from "./delivery-operations.ts";
+import { type Access, FORM_OPERATIONS, type Operation, PUBLIC_OPERATIONS, type RequestSchemaName } from "./operations.ts";
 import { PATH_PARAMETERS, queryParameters } from "./parameters.ts";
 import { responseSchemas } from "./schemas.ts";
 
@@ -162,7 +163,8 @@ export function buildDocument(options: { serverUrl: string }): Json {
     }),
   );
   const paths: Record<string, Json> = {};
-  for (const operation of OPERATIONS) {
+  // In the order a reader meets them: forms and their data, what forms send out, keys, then the public endpoint.
+  for (const operation of [...FORM_OPERATIONS, ...DELIVERY_OPERATIONS, ...KEY_OPERATIONS, ...PUBLIC_OPERATIONS]) {
     paths[operation.path] ??= {};
     paths[operation.path]![operation.method] = operationObject(operation, query, paramSchemas);
   }
