@@ -29,6 +29,47 @@ const submission = {
   spamReason: null,
 };
 
+const webhook = {
+  id: "whk_01m84z1hmddmwfdberrjxa",
+  formId: form.id,
+  url: "https://hooks.example.com/formsvc",
+  description: "CRM",
+  format: "standard",
+  secretPrefix: "whsec_XMrc…",
+  createdAt: "2026-11-22T12:10:00.000Z",
+};
+
+const delivery = {
+  id: "dlv_01m84z1p5bv8cx6wb9y1w1",
+  webhookId: webhook.id,
+  submissionId: submission.id,
+  messageId: "msg_01m84z1p5bv8cx6wb9y1w0",
+  eventType: "submission.created",
+  status: "succeeded",
+  attempts: 1,
+  responseStatus: 200,
+  durationMs: 10,
+  responseSnippet: "thanks",
+  error: null,
+  createdAt: "2026-11-22T12:05:00.000Z",
+  lastAttemptAt: "2026-11-22T12:05:00.017Z",
+  nextAttemptAt: null,
+  deliveredAt: "2026-11-22T12:05:00.017Z",
+};
+
+const key = {
+  id: "key_01m848p00nqx3hs3t8d9st",
+  type: "live",
+  name: "reporting",
+  prefix: "sk_live_d0qg…",
+  permissions: ["read"],
+  formId: null,
+  mode: "live",
+  createdAt: "2026-11-22T12:00:00.000Z",
+  revokedAt: null,
+  lastUsedAt: "2026-11-22T12:30:00.000Z",
+};
+
 /** Examples of request bodies, answers and error messages, by schema name or status. */
 export const EXAMPLES: {
   requests: Record<string, unknown>;
@@ -55,6 +96,39 @@ export const EXAMPLES: {
     },
     SubmitSuccess: { success: true, message: "Thank you! Your submission has been received.", id: submission.id },
     Erasure: { erased: 2, forms: { [form.id]: 2 }, dryRun: false },
+    KeyList: { keys: [key] },
+    NewApiKey: {
+      id: key.id,
+      key: "sk_live_d0qgNdTQGcLgRFbHQGIaRpkW4wgyyGKf49sDQq",
+      type: "live",
+      permissions: ["read"],
+      formId: null,
+      name: "reporting",
+      createdAt: key.createdAt,
+    },
+    WebhookList: { webhooks: [webhook] },
+    WebhookWithSecret: { ...webhook, secret: "whsec_XMrc1kNKNjEZNJPHYWi+tSM8b0o7Jf8M" },
+    WebhookDelivery: { ...delivery, status: "pending", nextAttemptAt: "2026-11-22T12:40:00.000Z", deliveredAt: null },
+    DeliveryPage: { deliveries: [delivery], pagination: { limit: 50, offset: 0, hasMore: false } },
+    NotificationPage: {
+      notifications: [
+        {
+          id: "ntf_01m84a7nendtya6pbf1z5f",
+          submissionId: submission.id,
+          to: "owner@example.com",
+          subject: "New submission: Contact",
+          replyTo: "ann@example.com",
+          status: "sent",
+          attempts: 1,
+          lastError: null,
+          createdAt: submission.createdAt,
+          sentAt: "2026-11-22T12:05:00.040Z",
+          nextAttemptAt: null,
+        },
+      ],
+      pagination: { limit: 50, offset: 0, hasMore: false },
+    },
+    Retried: { retried: 1 },
   },
   submission: { email: "ann@example.com", message: "Hello", _gotcha: "" },
   errorMessages: {

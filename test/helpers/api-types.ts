@@ -3041,6 +3041,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "notifications": [
+           *         {
+           *           "id": "ntf_01m84a7nendtya6pbf1z5f",
+           *           "submissionId": "sub_0f3k9x2m7q8r4t6v1w5y0z3a",
+           *           "to": "owner@example.com",
+           *           "subject": "New submission: Contact",
+           *           "replyTo": "ann@example.com",
+           *           "status": "sent",
+           *           "attempts": 1,
+           *           "lastError": null,
+           *           "createdAt": "2026-11-22T12:05:00.000Z",
+           *           "sentAt": "2026-11-22T12:05:00.040Z",
+           *           "nextAttemptAt": null
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "limit": 50,
+           *         "offset": 0,
+           *         "hasMore": false
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["NotificationPage"];
         };
       };
@@ -3201,6 +3225,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "retried": 1
+           *     }
+           */
           "application/json": components["schemas"]["Retried"];
         };
       };
@@ -3358,6 +3387,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "webhooks": [
+           *         {
+           *           "id": "whk_01m84z1hmddmwfdberrjxa",
+           *           "formId": "frm_0f3k9x2m7q8r4t6v1w5y0z3a",
+           *           "url": "https://hooks.example.com/formsvc",
+           *           "description": "CRM",
+           *           "format": "standard",
+           *           "secretPrefix": "whsec_XMrc…",
+           *           "createdAt": "2026-11-22T12:10:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
           "application/json": components["schemas"]["WebhookList"];
         };
       };
@@ -3505,6 +3549,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whk_01m84z1hmddmwfdberrjxa",
+           *       "formId": "frm_0f3k9x2m7q8r4t6v1w5y0z3a",
+           *       "url": "https://hooks.example.com/formsvc",
+           *       "description": "CRM",
+           *       "format": "standard",
+           *       "secretPrefix": "whsec_XMrc…",
+           *       "createdAt": "2026-11-22T12:10:00.000Z",
+           *       "secret": "whsec_XMrc1kNKNjEZNJPHYWi+tSM8b0o7Jf8M"
+           *     }
+           */
           "application/json": components["schemas"]["WebhookWithSecret"];
         };
       };
@@ -3843,6 +3899,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whk_01m84z1hmddmwfdberrjxa",
+           *       "formId": "frm_0f3k9x2m7q8r4t6v1w5y0z3a",
+           *       "url": "https://hooks.example.com/formsvc",
+           *       "description": "CRM",
+           *       "format": "standard",
+           *       "secretPrefix": "whsec_XMrc…",
+           *       "createdAt": "2026-11-22T12:10:00.000Z",
+           *       "secret": "whsec_XMrc1kNKNjEZNJPHYWi+tSM8b0o7Jf8M"
+           *     }
+           */
           "application/json": components["schemas"]["WebhookWithSecret"];
         };
       };
@@ -3985,6 +4053,34 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "deliveries": [
+           *         {
+           *           "id": "dlv_01m84z1p5bv8cx6wb9y1w1",
+           *           "webhookId": "whk_01m84z1hmddmwfdberrjxa",
+           *           "submissionId": "sub_0f3k9x2m7q8r4t6v1w5y0z3a",
+           *           "messageId": "msg_01m84z1p5bv8cx6wb9y1w0",
+           *           "eventType": "submission.created",
+           *           "status": "succeeded",
+           *           "attempts": 1,
+           *           "responseStatus": 200,
+           *           "durationMs": 10,
+           *           "responseSnippet": "thanks",
+           *           "error": null,
+           *           "createdAt": "2026-11-22T12:05:00.000Z",
+           *           "lastAttemptAt": "2026-11-22T12:05:00.017Z",
+           *           "nextAttemptAt": null,
+           *           "deliveredAt": "2026-11-22T12:05:00.017Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "limit": 50,
+           *         "offset": 0,
+           *         "hasMore": false
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["DeliveryPage"];
         };
       };
@@ -4146,6 +4242,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "dlv_01m84z1p5bv8cx6wb9y1w1",
+           *       "webhookId": "whk_01m84z1hmddmwfdberrjxa",
+           *       "submissionId": "sub_0f3k9x2m7q8r4t6v1w5y0z3a",
+           *       "messageId": "msg_01m84z1p5bv8cx6wb9y1w0",
+           *       "eventType": "submission.created",
+           *       "status": "pending",
+           *       "attempts": 1,
+           *       "responseStatus": 200,
+           *       "durationMs": 10,
+           *       "responseSnippet": "thanks",
+           *       "error": null,
+           *       "createdAt": "2026-11-22T12:05:00.000Z",
+           *       "lastAttemptAt": "2026-11-22T12:05:00.017Z",
+           *       "nextAttemptAt": "2026-11-22T12:40:00.000Z",
+           *       "deliveredAt": null
+           *     }
+           */
           "application/json": components["schemas"]["WebhookDelivery"];
         };
       };
@@ -4288,6 +4403,34 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "deliveries": [
+           *         {
+           *           "id": "dlv_01m84z1p5bv8cx6wb9y1w1",
+           *           "webhookId": "whk_01m84z1hmddmwfdberrjxa",
+           *           "submissionId": "sub_0f3k9x2m7q8r4t6v1w5y0z3a",
+           *           "messageId": "msg_01m84z1p5bv8cx6wb9y1w0",
+           *           "eventType": "submission.created",
+           *           "status": "succeeded",
+           *           "attempts": 1,
+           *           "responseStatus": 200,
+           *           "durationMs": 10,
+           *           "responseSnippet": "thanks",
+           *           "error": null,
+           *           "createdAt": "2026-11-22T12:05:00.000Z",
+           *           "lastAttemptAt": "2026-11-22T12:05:00.017Z",
+           *           "nextAttemptAt": null,
+           *           "deliveredAt": "2026-11-22T12:05:00.017Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "limit": 50,
+           *         "offset": 0,
+           *         "hasMore": false
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["DeliveryPage"];
         };
       };
@@ -4447,6 +4590,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "dlv_01m84z1p5bv8cx6wb9y1w1",
+           *       "webhookId": "whk_01m84z1hmddmwfdberrjxa",
+           *       "submissionId": "sub_0f3k9x2m7q8r4t6v1w5y0z3a",
+           *       "messageId": "msg_01m84z1p5bv8cx6wb9y1w0",
+           *       "eventType": "submission.created",
+           *       "status": "pending",
+           *       "attempts": 1,
+           *       "responseStatus": 200,
+           *       "durationMs": 10,
+           *       "responseSnippet": "thanks",
+           *       "error": null,
+           *       "createdAt": "2026-11-22T12:05:00.000Z",
+           *       "lastAttemptAt": "2026-11-22T12:05:00.017Z",
+           *       "nextAttemptAt": "2026-11-22T12:40:00.000Z",
+           *       "deliveredAt": null
+           *     }
+           */
           "application/json": components["schemas"]["WebhookDelivery"];
         };
       };
@@ -4579,6 +4741,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "keys": [
+           *         {
+           *           "id": "key_01m848p00nqx3hs3t8d9st",
+           *           "type": "live",
+           *           "name": "reporting",
+           *           "prefix": "sk_live_d0qg…",
+           *           "permissions": [
+           *             "read"
+           *           ],
+           *           "formId": null,
+           *           "mode": "live",
+           *           "createdAt": "2026-11-22T12:00:00.000Z",
+           *           "revokedAt": null,
+           *           "lastUsedAt": "2026-11-22T12:30:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
           "application/json": components["schemas"]["KeyList"];
         };
       };
@@ -4703,6 +4885,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "key_01m848p00nqx3hs3t8d9st",
+           *       "key": "sk_live_d0qgNdTQGcLgRFbHQGIaRpkW4wgyyGKf49sDQq",
+           *       "type": "live",
+           *       "permissions": [
+           *         "read"
+           *       ],
+           *       "formId": null,
+           *       "name": "reporting",
+           *       "createdAt": "2026-11-22T12:00:00.000Z"
+           *     }
+           */
           "application/json": components["schemas"]["NewApiKey"];
         };
       };

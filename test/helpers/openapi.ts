@@ -48,6 +48,9 @@ function validate(ref: string, body: unknown): string | null {
 
 const ERROR_SCHEMA = pointer("components", "schemas", "Error");
 
+/** Why `value` does not match the schema at `path` in the document (its JSON pointer's parts), or null when it does. */
+export const schemaProblem = (path: string[], value: unknown): string | null => validate(pointer(...path), value);
+
 /** Throws when `response` (to `method` `url`) is not what the OpenAPI document says that operation answers. */
 export async function checkResponse(method: string, url: string, response: Response): Promise<void> {
   const { document, templates } = load();

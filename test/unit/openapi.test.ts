@@ -10,7 +10,7 @@ import { buildDocument, DOCUMENT_SERVER } from "../../src/openapi/document.ts";
 import { parseListQuery } from "../../src/services/submissions.ts";
 import { BASE, testApp } from "../helpers/app.ts";
 import { ROOT } from "../helpers/cli.ts";
-import { checkResponse } from "../helpers/openapi.ts";
+import { checkResponse, schemaProblem } from "../helpers/openapi.ts";
 
 const document = buildDocument({ serverUrl: BASE }) as Record<string, any>;
 
@@ -47,6 +47,25 @@ test("every route of the API is in the document; the rest are pages for people",
   } finally {
     t.close();
   }
+});
+
+test("every example in the document matches the schema beside it", () => {
+  const examples: { at: string; problem: string | null }[] = [];
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item as Record<string, any>)) {
+      const bodies = [["requestBody"], ...Object.keys(operation.responses).map((status) => ["responses", status])];
+      for (const where of bodies) {
+        const content = where.reduce((node: any, key) => node?.[key], operation)?.content ?? {};
+        for (const [media, object] of Object.entries(content as Record<string, any>)) {
+          if (object.example === undefined) continue;
+          const at = ["paths", path, method, ...where, "content", media, "schema"];
+          examples.push({ at: at.join(" "), problem: schemaProblem(at, object.example) });
+        }
+      }
+    }
+  }
+  expect(examples.length).toBeGreaterThan(30);
+  expect(examples.filter((e) => e.problem !== null)).toEqual([]);
 });
 
 describe("the documented query parameters accept what the server accepts, and nothing else", () => {
