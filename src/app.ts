@@ -7,6 +7,7 @@ import { Router } from "./http/router.ts";
 import { formRoutes } from "./routes/forms.ts";
 import { keyRoutes } from "./routes/keys.ts";
 import { notificationRoutes } from "./routes/notifications.ts";
+import { openapiRoutes } from "./routes/openapi.ts";
 import { submissionRoutes } from "./routes/submissions.ts";
 import { submitRoutes } from "./routes/submit.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
@@ -44,6 +45,7 @@ export function createApp(options: AppOptions) {
   webhookRoutes(router);
   keyRoutes(router);
   submitRoutes(router);
+  openapiRoutes(router);
   router.on("GET", "/", async () => html(200, HOME));
   // Healthy only when the database answers a read: a process that is up on a dead disk is not healthy.
   router.on("GET", "/healthz", async (ctx) => {

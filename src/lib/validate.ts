@@ -49,8 +49,10 @@ export function lazySchema<T>(make: (z: Zod) => T): () => Promise<Awaited<T>> {
 export const formName = (z: Zod) =>
   z
     .string({ error: "name must be a string." })
-    .transform((s) => s.trim())
-    .refine((s) => s.length >= 1 && s.length <= 200, "name must be 1 to 200 characters.");
+    .trim()
+    // min and max rather than a refine, so that the range shows in the OpenAPI document.
+    .min(1, "name must be 1 to 200 characters.")
+    .max(200, "name must be 1 to 200 characters.");
 
 export const email = (z: Zod) =>
   z

@@ -50,7 +50,8 @@ const captcha = (z: Zod) =>
     { error: "captcha must be {provider, secret} or null." },
   );
 
-const createSchema = lazySchema((z) =>
+/** The body of POST /api/forms (the OpenAPI document is generated from it too). */
+export const createSchema = lazySchema((z) =>
   z.strictObject({
     name: formName(z),
     slug: slug(z).optional(),
@@ -65,7 +66,8 @@ const createSchema = lazySchema((z) =>
   }),
 );
 
-const updateSchema = lazySchema(async (z) => (await createSchema()).partial().extend({ name: formName(z).optional() }));
+/** The body of PATCH /api/forms/{id}. */
+export const updateSchema = lazySchema(async (z) => (await createSchema()).partial().extend({ name: formName(z).optional() }));
 
 const SLUG_LENGTH = 12;
 /** Slugs remembered at most (unknown ones too, so that a scan of made-up slugs reads each once per batch). */

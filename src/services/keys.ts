@@ -35,7 +35,8 @@ export interface NewApiKey {
   createdAt: string;
 }
 
-const createSchema = lazySchema((z) =>
+/** The body of POST /api/keys (the OpenAPI document is generated from it too). */
+export const createSchema = lazySchema((z) =>
   z.strictObject({
     type: z.enum(["live", "test", "form"], { error: "type must be live, test or form." }).optional(),
     formId: z.string({ error: "formId must be a form's id or slug." }).optional(),

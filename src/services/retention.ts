@@ -21,7 +21,8 @@ export interface Erasure {
   dryRun: boolean;
 }
 
-const eraseSchema = lazySchema((z) =>
+/** The body of POST /api/submissions/erase (the OpenAPI document is generated from it too). */
+export const eraseSchema = lazySchema((z) =>
   z.strictObject({
     email: z
       .string({ error: "email must be the email address whose submissions to erase." })

@@ -116,7 +116,8 @@ export const toSubmission = (row: SubmissionRow): Submission => ({
   spamReason: row.isSpam ? ((row.spamReason as SpamReason | null) ?? null) : null,
 });
 
-const patchSchema = lazySchema((z) =>
+/** The body of PATCH .../submissions/{sid} (the OpenAPI document is generated from it too). */
+export const patchSchema = lazySchema((z) =>
   z.strictObject({
     isRead: z.boolean({ error: "isRead must be true or false." }).optional(),
     isStarred: z.boolean({ error: "isStarred must be true or false." }).optional(),

@@ -83,7 +83,8 @@ export interface WebhookOptions {
   resolve: Resolver;
 }
 
-const createSchema = lazySchema((z) =>
+/** The body of POST /api/forms/{id}/webhooks (the OpenAPI document is generated from it too). */
+export const createSchema = lazySchema((z) =>
   z.strictObject({
     url: z.string({ error: "url must be the receiver's absolute http(s) address." }),
     description: z.string({ error: "description must be a string." }).trim().max(500, "description must be at most 500 characters.").nullish(),

@@ -52,6 +52,9 @@ const PUBLIC_ROUTES: Record<string, string> = {
   "OPTIONS /f/:slug": "its CORS preflight",
   "GET /f/:slug": "a page that says what the endpoint is",
   "GET /thanks": "the default thank-you page",
+  "GET /api/openapi.json": "the OpenAPI document, which describes the API and holds nothing of anyone's",
+  "GET /docs": "the API reference page, rendered from that document",
+  "GET /docs/:asset": "the reference page's script and stylesheet",
 };
 
 test("every route the app registers is in the security table or named public", async () => {

@@ -9,6 +9,7 @@ import { operator, type Mode, type Permission } from "../../src/services/princip
 import type { WebhookOptions } from "../../src/services/webhooks.ts";
 import type { CaptchaOptions } from "../../src/lib/captcha.ts";
 import { TEST_DNS } from "./dns.ts";
+import { checkResponse } from "./openapi.ts";
 
 export const BASE = "http://formsvc.test";
 
@@ -84,7 +85,10 @@ export async function testApp(
           (init.headers as Record<string, string>)["content-type"] ??= "application/json";
         }
       }
-      return app.fetch(new Request(`${BASE}${path}`, init), { ip });
+      const response = await app.fetch(new Request(`${BASE}${path}`, init), { ip });
+      // Every answer an API test receives is checked against the OpenAPI document: one that drifts fails its test.
+      await checkResponse(method, `${BASE}${path}`, response);
+      return response;
     },
     async account(name = "test") {
       const account = await services.accounts.create(name);

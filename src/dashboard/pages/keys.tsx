@@ -29,6 +29,10 @@ export function KeysPage({ session, keys, forms, created, input = {}, errors = {
   return (
     <Layout title="API keys" session={session} section="keys">
       <h1>API keys</h1>
+      <p class="hint">
+        What a key can do is described in the <a href="/docs">API reference</a>, from the OpenAPI document at <a href="/api/openapi.json">/api/openapi.json</a>{" "}
+        (import it into an HTTP tool or generate a client from it).
+      </p>
       <Notice text={notice} />
       {created ? (
         <section class="card new-key" aria-labelledby="new-key-title">

@@ -1,0 +1,157 @@
+import { FORM, LOCATION, type Operation } from "./operations.ts";
+import type { QueryName } from "./parameters.ts";
+
+// The operations of what a form sends out (notification emails, webhooks and their deliveries) and of keys.
+
+const WEBHOOK = `${FORM}/webhooks/{webhookId}`;
+const PAGE: QueryName[] = ["limit", "offset"];
+
+/** Notifications, webhook endpoints and their deliveries (contract §9, §12). */
+export const DELIVERY_OPERATIONS: Operation[] = [
+  {
+    method: "get",
+    path: `${FORM}/notifications`,
+    operationId: "listNotifications",
+    summary: "List notification emails",
+    tag: "Notifications",
+    access: "account",
+    permission: "read",
+    query: PAGE,
+    ok: { status: 200, description: "The form's notification emails, newest first.", schema: "NotificationPage" },
+  },
+  {
+    method: "post",
+    path: `${FORM}/notifications/retry`,
+    operationId: "retryNotifications",
+    summary: "Retry failed notifications",
+    tag: "Notifications",
+    access: "account",
+    permission: "write",
+    query: ["pending"],
+    ok: { status: 200, description: "How many were queued again.", schema: "Retried" },
+  },
+
+  {
+    method: "post",
+    path: `${FORM}/webhooks`,
+    operationId: "createWebhook",
+    summary: "Add a webhook endpoint",
+    description:
+      "The address must be http(s) and must not resolve to a private, loopback or metadata address (unless the server runs with --webhooks-allow-private).",
+    tag: "Webhooks",
+    access: "account",
+    permission: "write",
+    body: "WebhookCreate",
+    ok: { status: 201, description: "The endpoint, with its secret (shown here and on rotate only).", schema: "WebhookWithSecret", headers: LOCATION },
+  },
+  {
+    method: "get",
+    path: `${FORM}/webhooks`,
+    operationId: "listWebhooks",
+    summary: "List webhook endpoints",
+    tag: "Webhooks",
+    access: "account",
+    permission: "read",
+    ok: { status: 200, description: "The form's endpoints, secrets hidden.", schema: "WebhookList" },
+  },
+  {
+    method: "delete",
+    path: WEBHOOK,
+    operationId: "deleteWebhook",
+    summary: "Remove a webhook endpoint",
+    tag: "Webhooks",
+    access: "account",
+    permission: "delete",
+    ok: { status: 204, description: "Removed." },
+  },
+  {
+    method: "post",
+    path: `${WEBHOOK}/rotate`,
+    operationId: "rotateWebhookSecret",
+    summary: "Rotate a webhook's secret",
+    tag: "Webhooks",
+    access: "account",
+    permission: "write",
+    ok: { status: 200, description: "The endpoint with its new secret.", schema: "WebhookWithSecret" },
+  },
+  {
+    method: "get",
+    path: `${WEBHOOK}/deliveries`,
+    operationId: "listWebhookDeliveries",
+    summary: "List an endpoint's deliveries",
+    tag: "Webhooks",
+    access: "account",
+    permission: "read",
+    query: PAGE,
+    ok: { status: 200, description: "Deliveries, newest first.", schema: "DeliveryPage" },
+  },
+  {
+    method: "post",
+    path: `${WEBHOOK}/deliveries/{deliveryId}/retry`,
+    operationId: "retryWebhookDelivery",
+    summary: "Send a delivery again now",
+    tag: "Webhooks",
+    access: "account",
+    permission: "write",
+    ok: { status: 202, description: "Queued to be sent now, with the same webhook-id.", schema: "WebhookDelivery" },
+  },
+  {
+    method: "get",
+    path: `${FORM}/deliveries`,
+    operationId: "listDeliveries",
+    summary: "List the form's deliveries",
+    tag: "Webhooks",
+    access: "account",
+    permission: "read",
+    query: ["webhook", "limit", "offset"],
+    ok: { status: 200, description: "Deliveries to every endpoint of the form, newest first.", schema: "DeliveryPage" },
+  },
+  {
+    method: "post",
+    path: `${FORM}/deliveries/{deliveryId}/retry`,
+    operationId: "retryDelivery",
+    summary: "Send a delivery again now (by delivery id)",
+    tag: "Webhooks",
+    access: "account",
+    permission: "write",
+    ok: { status: 202, description: "Queued to be sent now, with the same webhook-id.", schema: "WebhookDelivery" },
+  },
+];
+
+/** /api/keys (contract §3). */
+export const KEY_OPERATIONS: Operation[] = [
+  {
+    method: "get",
+    path: "/api/keys",
+    operationId: "listKeys",
+    summary: "List keys",
+    tag: "Keys",
+    access: "account",
+    permission: "admin",
+    ok: { status: 200, description: "The account's keys of the key's mode, revoked ones too.", schema: "KeyList" },
+  },
+  {
+    method: "post",
+    path: "/api/keys",
+    operationId: "createKey",
+    summary: "Create a key",
+    description: "A key can mint only keys of its own mode, with permissions it has itself.",
+    tag: "Keys",
+    access: "account",
+    permission: "admin",
+    body: "KeyCreate",
+    errors: [404],
+    ok: { status: 201, description: "The key, shown this once (Cache-Control: no-store).", schema: "NewApiKey" },
+  },
+  {
+    method: "delete",
+    path: "/api/keys/{keyId}",
+    operationId: "revokeKey",
+    summary: "Revoke a key",
+    description: "It stops working at once.",
+    tag: "Keys",
+    access: "account",
+    permission: "admin",
+    ok: { status: 204, description: "Revoked." },
+  },
+];

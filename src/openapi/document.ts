@@ -1,0 +1,228 @@
+import { z } from "zod";
+import pkg from "../../package.json" with { type: "json" };
+import { ERROR_STATUS } from "../errors.ts";
+import { createSchema as formCreate, updateSchema as formUpdate } from "../services/forms.ts";
+import { createSchema as keyCreate } from "../services/keys.ts";
+import { eraseSchema } from "../services/retention.ts";
+import { patchSchema } from "../services/submissions.ts";
+import { createSchema as webhookCreate } from "../services/webhooks.ts";
+import { FIELD_NOTES, SUBMISSION_BODY } from "./descriptions.ts";
+import { EXAMPLES } from "./examples.ts";
+import { DELIVERY_OPERATIONS, KEY_OPERATIONS } from "./delivery-operations.ts";
+import { type Access, FORM_OPERATIONS, type Operation, PUBLIC_OPERATIONS, type RequestSchemaName } from "./operations.ts";
+import { PATH_PARAMETERS, queryParameters } from "./parameters.ts";
+import { responseSchemas } from "./schemas.ts";
+
+type Json = Record<string, unknown>;
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad input: the body, a parameter or the submission.",
+  401: "No key, or a malformed, unknown or revoked one.",
+  403: "Refused: the key lacks the permission, or a form-level key used outside its form; for a submission, the origin or an inactive form.",
+  404: "No such resource, or another account's or mode's.",
+  409: "The slug is taken.",
+  413: "The body is over the server's --max-body.",
+  415: "A body that is not JSON (or, for a submission, urlencoded or multipart).",
+  429: "Too many submissions from this address to this form.",
+  500: "Our failure: never a stack trace or SQL.",
+  503: "The database does not answer; try again.",
+};
+
+/** The errors an operation may answer with, beyond its success: from what it takes and who may call it. */
+function errorStatuses(operation: Operation): number[] {
+  const statuses = [...(operation.errors ?? []), 500, 503];
+  if (operation.access !== "public") statuses.push(401, 403);
+  if (operation.path.includes("{")) statuses.push(404);
+  if (operation.query?.length || operation.body) statuses.push(400);
+  if (operation.body) statuses.push(413, 415);
+  if (operation.access === "public" && operation.method === "post") statuses.push(400, 403, 413, 415, 429);
+  if (operation.access === "public" && operation.method === "options") statuses.push(403);
+  return [...new Set(statuses)].toSorted((a, b) => a - b);
+}
+
+/** An error response: the one error shape, its code narrowed to the codes of that status. */
+function errorResponse(status: number, html: boolean): Json {
+  const codes = Object.entries(ERROR_STATUS)
+    .filter(([, s]) => s === status)
+    .map(([code]) => code);
+  const headers: Json = {};
+  if (status === 401) headers["WWW-Authenticate"] = { description: "Bearer", schema: { type: "string" } };
+  if (status === 429) headers["Retry-After"] = { description: "Seconds to wait.", schema: { type: "integer", minimum: 1 } };
+  const content: Json = {
+    "application/json": {
+      schema: { allOf: [ref("Error"), { type: "object", properties: { error: { type: "object", properties: { code: { enum: codes } } } } }] },
+      example: { error: { code: codes[0], message: EXAMPLES.errorMessages[status] ?? "…" } },
+    },
+  };
+  if (html) content["text/html"] = { schema: { type: "string", description: "What a browser gets: a small page that says what went wrong and links back." } };
+  return { description: `${STATUS_TEXT[status]} Codes: ${codes.join(", ")}.`, ...(Object.keys(headers).length ? { headers } : {}), content };
+}
+
+const SECURITY: Record<Access, Json[]> = {
+  account: [{ liveKey: [] }, { testKey: [] }],
+  form: [{ liveKey: [] }, { testKey: [] }, { formKey: [] }],
+  public: [],
+};
+
+function operationObject(operation: Operation, query: ReturnType<typeof queryParameters>, paramSchemas: Map<string, Json>): Json {
+  const pathNames = [...operation.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  const parameters = [
+    ...pathNames.map((name) => ({ name, in: "path", required: true, description: PATH_PARAMETERS[name], schema: { type: "string" } })),
+    ...(operation.query ?? []).map((name) => ({ name, in: "query", required: false, description: query[name].description, schema: paramSchemas.get(name) })),
+  ];
+  const { ok } = operation;
+  const okHeaders = Object.fromEntries(Object.entries(ok.headers ?? {}).map(([name, description]) => [name, { description, schema: { type: "string" } }]));
+  const okContent = ok.schema
+    ? { "application/json": { schema: ref(ok.schema), ...(EXAMPLES.responses[ok.schema] ? { example: EXAMPLES.responses[ok.schema] } : {}) } }
+    : ok.media &&
+      Object.fromEntries(
+        Object.entries(ok.media).map(([type, media]) => [
+          type,
+          {
+            schema:
+              typeof media === "string" ? { type: "string", description: media } : { type: "array", items: ref(media.arrayOf), description: media.description },
+          },
+        ]),
+      );
+  const responses: Json = {
+    [ok.status]: { description: ok.description, ...(ok.headers ? { headers: okHeaders } : {}), ...(okContent ? { content: okContent } : {}) },
+  };
+  if (operation.access === "public" && operation.method === "post") {
+    responses[303] = {
+      description: "Stored (asked by a browser): to _next, else the form's redirectUrl, else /thanks.",
+      headers: { Location: { schema: { type: "string" } } },
+    };
+  }
+  for (const status of errorStatuses(operation)) responses[status] = errorResponse(status, operation.access === "public" && operation.method === "post");
+  const formKey = operation.access === "form" ? " A form-level key (fk_) of this form may call it, with that permission." : "";
+  const permission = operation.permission ? ` Needs the \`${operation.permission}\` permission.${formKey}` : "";
+  return {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    description: `${operation.description ?? ""}${permission}`.trim() || undefined,
+    tags: [operation.tag],
+    security: SECURITY[operation.access],
+    ...(parameters.length ? { parameters } : {}),
+    ...(operation.body
+      ? { requestBody: { required: true, content: { "application/json": { schema: ref(operation.body), example: EXAMPLES.requests[operation.body] } } } }
+      : {}),
+    ...(operation.access === "public" && operation.method === "post" ? { requestBody: submissionBody() } : {}),
+    responses,
+  };
+}
+
+function submissionBody(): Json {
+  const fields = { type: "object", additionalProperties: true, description: SUBMISSION_BODY };
+  return {
+    required: true,
+    content: {
+      "application/json": { schema: fields, example: EXAMPLES.submission },
+      "application/x-www-form-urlencoded": { schema: fields },
+      "multipart/form-data": { schema: fields },
+    },
+  };
+}
+
+/** The JSON Schemas of the named zod schemas, as components (their own $schema and $id dropped, $refs between them kept). */
+function componentSchemas(schemas: Record<string, z.ZodType>, io: "input" | "output"): Record<string, Json> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
+  const { schemas: out } = z.toJSONSchema(registry, { target: "draft-2020-12", io, unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` });
+  return Object.fromEntries(
+    Object.entries(out).map(([id, { $schema: _, $id: __, ...rest }]) => {
+      const properties = (rest.properties ?? {}) as Record<string, Json>;
+      for (const [name, note] of Object.entries(FIELD_NOTES[id] ?? {})) {
+        // A note on a field the schema no longer has is a note that went stale.
+        if (!properties[name]) throw new Error(`FIELD_NOTES has ${id}.${name}, which the schema does not have`);
+        properties[name] = { description: note, ...properties[name] };
+      }
+      return [id, rest as Json];
+    }),
+  );
+}
+
+/** The server named in docs/openapi.json, the copy in the repository: a server started with the defaults. */
+export const DOCUMENT_SERVER = "http://localhost:8080";
+
+/** The OpenAPI 3.1 document of the API, generated from the zod schemas that validate requests and describe answers. */
+export async function buildDocument(options: { serverUrl: string }): Promise<Json> {
+  const requests: Record<RequestSchemaName, z.ZodType> = {
+    FormCreate: await formCreate(),
+    FormUpdate: await formUpdate(),
+    SubmissionUpdate: await patchSchema(),
+    KeyCreate: await keyCreate(),
+    WebhookCreate: await webhookCreate(),
+    EraseRequest: await eraseSchema(),
+  };
+  const query = queryParameters();
+  const paramSchemas = new Map(
+    Object.entries(query).map(([name, { schema }]) => {
+      const { $schema: _, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input" });
+      return [name, rest as Json];
+    }),
+  );
+  const paths: Record<string, Json> = {};
+  // In the order a reader meets them: forms and their data, what forms send out, keys, then the public endpoint.
+  for (const operation of [...FORM_OPERATIONS, ...DELIVERY_OPERATIONS, ...KEY_OPERATIONS, ...PUBLIC_OPERATIONS]) {
+    paths[operation.path] ??= {};
+    paths[operation.path]![operation.method] = operationObject(operation, query, paramSchemas);
+  }
+  const bearer = (description: string, format: string) => ({ type: "http", scheme: "bearer", bearerFormat: format, description });
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "formsvc API",
+      version: pkg.version,
+      description:
+        "The management API of a formsvc server and its public submission endpoint. Walkthroughs and the decisions behind the answers are in docs/api.md; every answer of the test suite is checked against this document.",
+    },
+    servers: [{ url: options.serverUrl }],
+    tags: ["Forms", "Submissions", "Files", "Retention", "Notifications", "Webhooks", "Keys", "Public submission", "Operations"].map((name) => ({ name })),
+    paths: { ...paths, ...operationsPaths() },
+    components: {
+      schemas: { ...componentSchemas(requests, "input"), ...componentSchemas(responseSchemas(), "output") },
+      securitySchemes: {
+        liveKey: bearer("A live key (sk_live_…): sees and makes live forms only.", "sk_live_…"),
+        testKey: bearer("A test key (sk_test_…): sees and makes test forms only; a test form never sends email.", "sk_test_…"),
+        formKey: bearer("A form-level key (fk_…): reaches only its form's submissions and the paths below them, with its own permissions.", "fk_…"),
+      },
+    },
+  };
+}
+
+/** The routes that are not resources: health, metrics and this document. */
+function operationsPaths(): Record<string, Json> {
+  const unavailable = errorResponse(503, false);
+  return {
+    "/healthz": {
+      get: {
+        operationId: "health",
+        summary: "Health",
+        description: "200 when the database answers a read.",
+        tags: ["Operations"],
+        security: [],
+        responses: { 200: { description: "Healthy.", content: { "application/json": { schema: ref("Health") } } }, 503: unavailable },
+      },
+    },
+    "/metrics": {
+      get: {
+        operationId: "metrics",
+        summary: "Prometheus metrics",
+        description: "Only with --metrics (or on --metrics-listen): requests by route and status, submissions, spam, outbox depth, latency.",
+        tags: ["Operations"],
+        security: [],
+        responses: { 200: { description: "Prometheus text format.", content: { "text/plain": { schema: { type: "string" } } } } },
+      },
+    },
+    "/api/openapi.json": {
+      get: {
+        operationId: "openapi",
+        summary: "This document",
+        tags: ["Operations"],
+        security: [],
+        responses: { 200: { description: "The OpenAPI 3.1 document.", content: { "application/json": { schema: { type: "object" } } } } },
+      },
+    },
+  };
+}

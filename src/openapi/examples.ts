@@ -1,0 +1,146 @@
+// Examples shown beside the schemas: what a first request and its answer look like.
+
+const form = {
+  id: "frm_0f3k9x2m7q8r4t6v1w5y0z3a",
+  name: "Contact",
+  slug: "k3v9x2m7q8r4",
+  mode: "live",
+  isActive: true,
+  submissionCount: 1,
+  createdAt: "2026-11-22T12:00:00.000Z",
+  updatedAt: "2026-11-22T12:00:00.000Z",
+  notificationEmail: "owner@example.com",
+  redirectUrl: null,
+  allowedDomains: ["example.com"],
+  captcha: null,
+  submitUrl: "https://forms.example.com/f/k3v9x2m7q8r4",
+  fileUploads: false,
+  retentionDays: null,
+  spamRetentionDays: 30,
+};
+
+const submission = {
+  id: "sub_0f3k9x2m7q8r4t6v1w5y0z3a",
+  data: { email: "ann@example.com", message: "Hello" },
+  createdAt: "2026-11-22T12:05:00.000Z",
+  isRead: false,
+  isStarred: false,
+  isSpam: false,
+  spamReason: null,
+};
+
+const webhook = {
+  id: "whk_01m84z1hmddmwfdberrjxa",
+  formId: form.id,
+  url: "https://hooks.example.com/formsvc",
+  description: "CRM",
+  format: "standard",
+  secretPrefix: "whsec_XMrc…",
+  createdAt: "2026-11-22T12:10:00.000Z",
+};
+
+const delivery = {
+  id: "dlv_01m84z1p5bv8cx6wb9y1w1",
+  webhookId: webhook.id,
+  submissionId: submission.id,
+  messageId: "msg_01m84z1p5bv8cx6wb9y1w0",
+  eventType: "submission.created",
+  status: "succeeded",
+  attempts: 1,
+  responseStatus: 200,
+  durationMs: 10,
+  responseSnippet: "thanks",
+  error: null,
+  createdAt: "2026-11-22T12:05:00.000Z",
+  lastAttemptAt: "2026-11-22T12:05:00.017Z",
+  nextAttemptAt: null,
+  deliveredAt: "2026-11-22T12:05:00.017Z",
+};
+
+const key = {
+  id: "key_01m848p00nqx3hs3t8d9st",
+  type: "live",
+  name: "reporting",
+  prefix: "sk_live_d0qg…",
+  permissions: ["read"],
+  formId: null,
+  mode: "live",
+  createdAt: "2026-11-22T12:00:00.000Z",
+  revokedAt: null,
+  lastUsedAt: "2026-11-22T12:30:00.000Z",
+};
+
+/** Examples of request bodies, answers and error messages, by schema name or status. */
+export const EXAMPLES: {
+  requests: Record<string, unknown>;
+  responses: Record<string, unknown>;
+  submission: unknown;
+  errorMessages: Record<number, string>;
+} = {
+  requests: {
+    FormCreate: { name: "Contact", notificationEmail: "owner@example.com", allowedDomains: ["example.com"] },
+    FormUpdate: { isActive: false, redirectUrl: null },
+    SubmissionUpdate: { isRead: true, isStarred: true },
+    KeyCreate: { type: "form", formId: form.id, permissions: ["read"], name: "site reader" },
+    WebhookCreate: { url: "https://hooks.example.com/formsvc", description: "CRM" },
+    EraseRequest: { email: "ann@example.com", dryRun: true },
+  },
+  responses: {
+    Form: form,
+    FormList: { forms: [form] },
+    Submission: submission,
+    SubmissionPage: {
+      submissions: [submission],
+      fields: ["email", "message"],
+      pagination: { limit: 50, offset: 0, total: 1, hasMore: false, nextCursor: null },
+    },
+    SubmitSuccess: { success: true, message: "Thank you! Your submission has been received.", id: submission.id },
+    Erasure: { erased: 2, forms: { [form.id]: 2 }, dryRun: false },
+    KeyList: { keys: [key] },
+    NewApiKey: {
+      id: key.id,
+      key: "sk_live_d0qgNdTQGcLgRFbHQGIaRpkW4wgyyGKf49sDQq",
+      type: "live",
+      permissions: ["read"],
+      formId: null,
+      name: "reporting",
+      createdAt: key.createdAt,
+    },
+    WebhookList: { webhooks: [webhook] },
+    WebhookWithSecret: { ...webhook, secret: "whsec_XMrc1kNKNjEZNJPHYWi+tSM8b0o7Jf8M" },
+    WebhookDelivery: { ...delivery, status: "pending", nextAttemptAt: "2026-11-22T12:40:00.000Z", deliveredAt: null },
+    DeliveryPage: { deliveries: [delivery], pagination: { limit: 50, offset: 0, hasMore: false } },
+    NotificationPage: {
+      notifications: [
+        {
+          id: "ntf_01m84a7nendtya6pbf1z5f",
+          submissionId: submission.id,
+          to: "owner@example.com",
+          subject: "New submission: Contact",
+          replyTo: "ann@example.com",
+          status: "sent",
+          attempts: 1,
+          lastError: null,
+          createdAt: submission.createdAt,
+          sentAt: "2026-11-22T12:05:00.040Z",
+          nextAttemptAt: null,
+        },
+      ],
+      pagination: { limit: 50, offset: 0, hasMore: false },
+    },
+    Retried: { retried: 1 },
+  },
+  submission: { email: "ann@example.com", message: "Hello", _gotcha: "" },
+  errorMessages: {
+    400: 'limit must be an integer from 1 to 100, not "0".',
+    401: "A valid API key is required: send Authorization: Bearer <key>.",
+    403: "This key lacks the write permission.",
+    404: "No such form.",
+    409: "The slug contact is taken.",
+    413: "The body is larger than the limit of 1048576 bytes.",
+    415: "The body must be JSON.",
+    429: "Too many submissions from your address; try again in 12 seconds.",
+    500: "Something went wrong on our side. Try again; if it goes on, the server log says more.",
+    503: "The service cannot reach its database right now. Try again in a moment.",
+  },
+};

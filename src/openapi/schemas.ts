@@ -1,0 +1,206 @@
+import { z } from "zod";
+import { ERROR_STATUS } from "../errors.ts";
+import { WEBHOOK_FORMATS } from "../lib/webhook-message.ts";
+import { CAPTCHA_PROVIDERS } from "../services/forms.ts";
+import { FILTERS, SPAM_REASONS } from "../services/submissions.ts";
+
+// What the API answers, as zod schemas: the OpenAPI document is generated from them, and the API tests check
+// every answer against that document, so a field that drifts from what is written here fails the suite.
+// Objects are closed (z.object becomes additionalProperties: false): a field the server adds must be written here.
+
+const time = () => z.iso.datetime().describe("ISO 8601 UTC with milliseconds: 2026-11-22T12:00:00.000Z.");
+const nullableTime = () => time().nullable();
+const id = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9A-Za-z]+$`));
+const offsetPage = () => z.object({ limit: z.int().min(1).max(100), offset: z.int().min(0), hasMore: z.boolean() });
+
+/** Makes every response schema, each with the name it has under components.schemas. */
+export function responseSchemas() {
+  const ErrorBody = z
+    .object({
+      error: z.object({
+        code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS]).describe("Stable, for programs; the status table is in docs/api.md."),
+        message: z.string().describe("A sentence a person can act on."),
+        field: z.string().optional().describe("The one input at fault, when there is one (a body field, a query parameter)."),
+      }),
+    })
+    .describe("The one error shape of the management API and of a JSON submission.");
+
+  const Form = z
+    .object({
+      id: id("frm"),
+      name: z.string().min(1).max(200),
+      slug: z.string().regex(/^[a-z0-9][a-z0-9-]{2,63}$/),
+      mode: z.enum(["live", "test"]).describe("The mode of the key that made it; a key sees only its own mode's forms."),
+      isActive: z.boolean().describe("False: submissions are refused with 403 form_inactive."),
+      submissionCount: z.int().min(0).describe("Submissions that are not spam."),
+      createdAt: time(),
+      updatedAt: time(),
+      notificationEmail: z.string().nullable(),
+      redirectUrl: z.string().nullable(),
+      allowedDomains: z.array(z.string()).describe("Host names a submission may come from; empty: any."),
+      captcha: z
+        .object({ provider: z.enum(CAPTCHA_PROVIDERS) })
+        .nullable()
+        .describe("The captcha checked before storing; its secret is never shown."),
+      submitUrl: z.string().describe("The form's public address, for the HTML form's action or fetch()."),
+      fileUploads: z.boolean(),
+      retentionDays: z.int().min(1).max(3650).nullable().describe("Days a submission is kept; null: for ever."),
+      spamRetentionDays: z.int().min(1).max(3650).nullable().describe("Days spam is kept; null: for ever."),
+    })
+    .describe("A form, the same in every response.");
+
+  const FormList = z.object({ forms: z.array(Form).describe("Newest first.") });
+
+  const FileRef = z
+    .object({ file: id("fil"), name: z.string(), type: z.string(), size: z.int().min(0) })
+    .describe("What an uploaded file's field holds in data; download it at .../submissions/{sid}/files/{file}.");
+
+  const Submission = z
+    .object({
+      id: id("sub"),
+      data: z.record(z.string(), z.unknown()).describe("The fields as sent (special fields removed); a file field holds a FileRef or an array of them."),
+      createdAt: time(),
+      isRead: z.boolean(),
+      isStarred: z.boolean(),
+      isSpam: z.boolean(),
+      spamReason: z.enum(SPAM_REASONS).nullable().describe("Why it is spam; null when it is not."),
+    })
+    .describe("A submission.");
+
+  const SubmissionPage = z.object({
+    submissions: z.array(Submission),
+    fields: z.array(z.string()).describe("Every field name seen in any submission of the form, in order of first appearance."),
+    pagination: z.object({
+      limit: z.int().min(1).max(100),
+      offset: z.int().min(0),
+      total: z
+        .int()
+        .min(0)
+        .describe(`Submissions that the filter (${FILTERS.join(", ")}), since and q match.`),
+      hasMore: z.boolean(),
+      nextCursor: id("sub").nullable().describe("Pass as `after` for the next page; null on the last."),
+    }),
+  });
+
+  const permissions = z.array(z.enum(["read", "write", "delete", "admin"]));
+  const keyType = z.enum(["live", "test", "form"]);
+  const ApiKey = z
+    .object({
+      id: id("key"),
+      type: keyType,
+      name: z.string().nullable(),
+      prefix: z.string().describe("The start of the key, to tell keys apart; the key itself is never shown again."),
+      permissions,
+      formId: id("frm").nullable(),
+      mode: z.enum(["live", "test"]),
+      createdAt: time(),
+      revokedAt: nullableTime(),
+      lastUsedAt: nullableTime(),
+    })
+    .describe("A key as listed: never the secret.");
+  const KeyList = z.object({ keys: z.array(ApiKey) });
+  const NewApiKey = z
+    .object({
+      id: id("key"),
+      key: z
+        .string()
+        .regex(/^(sk_live_|sk_test_|fk_)[0-9A-Za-z_]{32,}$/)
+        .describe("The key, shown in full this once."),
+      type: keyType,
+      permissions,
+      formId: id("frm").nullable(),
+      name: z.string().nullable(),
+      createdAt: time(),
+    })
+    .describe("A key just made: the only answer that holds the key itself.");
+
+  const Notification = z.object({
+    id: id("ntf"),
+    submissionId: id("sub"),
+    to: z.string(),
+    subject: z.string(),
+    replyTo: z.string().nullable(),
+    status: z.enum(["pending", "sent", "failed", "recorded"]).describe("recorded: a test-mode form's email, kept instead of sent."),
+    attempts: z.int().min(0),
+    lastError: z.string().nullable(),
+    createdAt: time(),
+    sentAt: nullableTime(),
+    nextAttemptAt: nullableTime(),
+  });
+  const NotificationPage = z.object({ notifications: z.array(Notification), pagination: offsetPage() });
+  const Retried = z.object({ retried: z.int().min(0).describe("Notifications put back in the queue.") });
+
+  const webhookFields = {
+    id: id("whk"),
+    formId: id("frm"),
+    url: z.string(),
+    description: z.string().nullable(),
+    format: z.enum(WEBHOOK_FORMATS).describe("standard: signed Standard Webhooks JSON; slack and discord: a chat message."),
+    secretPrefix: z.string().describe("The start of the secret, to tell secrets apart."),
+    createdAt: time(),
+  };
+  const Webhook = z.object(webhookFields).describe("A webhook endpoint as listed: the secret hidden.");
+  const WebhookList = z.object({ webhooks: z.array(Webhook) });
+  const WebhookWithSecret = z
+    .object({
+      ...webhookFields,
+      secret: z
+        .string()
+        .regex(/^whsec_[A-Za-z0-9+/=]+$/)
+        .describe("Shown in full on create and rotate only."),
+    })
+    .describe("A webhook endpoint with its signing secret.");
+  const WebhookDelivery = z.object({
+    id: id("dlv"),
+    webhookId: id("whk"),
+    submissionId: id("sub"),
+    messageId: id("msg").describe("The webhook-id header, the same on every attempt of one event."),
+    eventType: z.string(),
+    status: z.enum(["pending", "succeeded", "failed"]),
+    attempts: z.int().min(0),
+    responseStatus: z.int().nullable(),
+    durationMs: z.number().min(0).nullable(),
+    responseSnippet: z.string().nullable(),
+    error: z.string().nullable(),
+    createdAt: time(),
+    lastAttemptAt: nullableTime(),
+    nextAttemptAt: nullableTime(),
+    deliveredAt: nullableTime(),
+  });
+  const DeliveryPage = z.object({ deliveries: z.array(WebhookDelivery), pagination: offsetPage() });
+
+  const Erasure = z.object({
+    erased: z.int().min(0).describe("Submissions erased (or, with dryRun, that would be)."),
+    forms: z.record(id("frm"), z.int().min(1)).describe("How many of them each form held."),
+    dryRun: z.boolean(),
+  });
+
+  const SubmitSuccess = z.object({ success: z.literal(true), message: z.string(), id: id("sub") });
+  const Health = z.object({ status: z.literal("ok") });
+
+  return {
+    Error: ErrorBody,
+    Form,
+    FormList,
+    FileRef,
+    Submission,
+    SubmissionPage,
+    ApiKey,
+    KeyList,
+    NewApiKey,
+    Notification,
+    NotificationPage,
+    Retried,
+    Webhook,
+    WebhookList,
+    WebhookWithSecret,
+    WebhookDelivery,
+    DeliveryPage,
+    Erasure,
+    SubmitSuccess,
+    Health,
+  };
+}
+
+/** The names of the response schemas under components.schemas. */
+export type ResponseSchemaName = keyof ReturnType<typeof responseSchemas>;
