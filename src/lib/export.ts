@@ -17,7 +17,7 @@ const NEEDS_QUOTES = /[",\r\n]/;
 const QUOTES = /"/g;
 
 /** One CSV record (RFC 4180): a cell with a comma, quote or line break is quoted, its quotes doubled. */
-function csvRecord(cells: string[]): string {
+export function csvRecord(cells: string[]): string {
   let line = "";
   for (let i = 0; i < cells.length; i++) {
     const cell = cells[i]!;
