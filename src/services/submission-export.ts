@@ -18,6 +18,12 @@ export interface ExportSource {
 }
 
 const CHUNK = 65_536;
+// An export makes garbage fast (every row's text, several times over) and the collector, left to itself, let
+// it pile up: on 950,000 rows the server's peak RSS went from 56 MB idle to 111-123 MB. A full collection
+// after every 8 MiB of text keeps it at 87-92 MB, for a pause of about 9 ms each (7% of a CSV export's CPU
+// time). Every 16 MiB gave 95 MB; a young-generation collection every MiB, 101-109 MB.
+const COLLECT_EVERY = 8 * 1_048_576;
+
 const PAGE = 500;
 
 const asStored = (row: SubmissionRow): StoredRow => ({
@@ -38,6 +44,17 @@ const asStored = (row: SubmissionRow): StoredRow => ({
 export async function* exportText(source: ExportSource, format: ExportFormat): AsyncGenerator<string> {
   const writer = new RowWriter(format, source.fields, source.formId, source.spamReason);
   let buffer = writer.head();
+  let sinceCollection = 0;
+  const chunk = () => {
+    sinceCollection += buffer.length;
+    if (sinceCollection >= COLLECT_EVERY) {
+      sinceCollection = 0;
+      Bun.gc(true);
+    }
+    const text = buffer;
+    buffer = "";
+    return text;
+  };
   if (source.store.openReader) {
     const { sql, params } = source.query().toSQL();
     const reader = source.store.openReader();
@@ -47,10 +64,7 @@ export async function* exportText(source: ExportSource, format: ExportFormat): A
       for (const row of reader.prepare(sql).iterate(...(params as never[])) as IterableIterator<StoredRow>) {
         const stored = mayHoldFiles(row.data) ? new Set((filesOf.all(row.id) as { id: string }[]).map((f) => f.id)) : null;
         buffer += writer.row(row, stored);
-        if (buffer.length >= CHUNK) {
-          yield buffer;
-          buffer = "";
-        }
+        if (buffer.length >= CHUNK) yield chunk();
       }
     } finally {
       reader.close();
@@ -63,10 +77,7 @@ export async function* exportText(source: ExportSource, format: ExportFormat): A
       const stored = await source.storedFiles(holders);
       for (const row of page) {
         buffer += writer.row(asStored(row), stored.get(row.id) ?? null);
-        if (buffer.length >= CHUNK) {
-          yield buffer;
-          buffer = "";
-        }
+        if (buffer.length >= CHUNK) yield chunk();
       }
       if (page.length < PAGE) break;
       const last = page[page.length - 1]!;
