@@ -294,8 +294,8 @@ export function submissionsService(
 
     /**
      * Every matching submission, memory flat whatever the count: `chunks` writes the export's text straight
-     * from the stored rows (what the API and the CLI send); `submissions` gives the same as the API's
-     * Submission objects, in pages by key, for writers that work on objects (the dashboard, the tests' reference).
+     * from the stored rows (what the API, the CLI and the dashboard send); `submissions` gives the same as the
+     * API's Submission objects, in pages by key: the reference that text is held to (test/unit/export-text.test.ts).
      */
     async export(principal: Principal, formRef: string, query: SubmissionQuery) {
       const form = await formsService.findRow(principal, formRef);
