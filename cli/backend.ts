@@ -3,7 +3,7 @@
 import { existsSync } from "node:fs";
 import { isLibsqlUrl } from "../src/db/location.ts";
 import { ApiError } from "../src/errors.ts";
-import { exportChunks, type ExportFormat } from "../src/lib/export.ts";
+import type { ExportFormat } from "../src/lib/export.ts";
 import type { Form } from "../src/services/forms.ts";
 import type { Services } from "../src/services/index.ts";
 import type { ApiKey, NewApiKey } from "../src/services/keys.ts";
@@ -182,7 +182,7 @@ export async function localBackend(location: string, options: ConnectionOptions,
       async export(ref, format, query) {
         const parsed = parseListQuery(query, { paged: false });
         const exported = await services.submissions.export(principal, ref, parsed);
-        return exportChunks(format, exported.fields, exported.submissions, { spamReason: parsed.filter === "spam" });
+        return exported.chunks(format);
       },
       erase: (body) => services.retention.erase(principal, body),
     },

@@ -1,7 +1,7 @@
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
-import { CONTENT_TYPES, exportChunks, exportStream, type ExportFormat } from "../lib/export.ts";
+import { CONTENT_TYPES, exportStream } from "../lib/export.ts";
 import { iso, parseWhen } from "../lib/time.ts";
 import { FILTERS, type Filter, type SubmissionQuery } from "../services/submissions.ts";
 import type { Session } from "../services/users.ts";
@@ -130,7 +130,7 @@ export function formPageRoutes(router: Router<Handler>): void {
       const { query, since } = inboxQuery(ctx.url);
       const selection: SubmissionQuery = { filter: query.filter, search: query.q || null, since, order: "desc" };
       const exported = await ctx.services.submissions.export(principal, row.id, selection);
-      return new Response(exportStream(exportChunks(format as ExportFormat, exported.fields, exported.submissions)), {
+      return new Response(exportStream(exported.chunks(format, { spamReason: false })), {
         headers: {
           "content-type": CONTENT_TYPES[format],
           "content-disposition": `attachment; filename="${row.slug}-submissions.${format}"`,

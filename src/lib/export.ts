@@ -12,12 +12,15 @@ export const CONTENT_TYPES: Record<ExportFormat, string> = {
 
 // A spreadsheet runs a cell that starts with one of these as a formula: a submitted "=HYPERLINK(...)" must stay
 // text. The full-width forms are there because some spreadsheets fold them to the ASCII ones.
-const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+const FORMULA_START = new Set([0x3d, 0x2b, 0x2d, 0x40, 0x09, 0x0d, 0xff1d, 0xff0b, 0xff0d, 0xff20]);
+
+/** Text as a CSV cell: one that a spreadsheet would run as a formula is escaped with a quote. */
+export const textCell = (text: string) => (FORMULA_START.has(text.charCodeAt(0)) ? `'${text}` : text);
 const NEEDS_QUOTES = /[",\r\n]/;
 const QUOTES = /"/g;
 
 /** One CSV record (RFC 4180): a cell with a comma, quote or line break is quoted, its quotes doubled. */
-function csvRecord(cells: string[]): string {
+export function csvRecord(cells: string[]): string {
   let line = "";
   for (let i = 0; i < cells.length; i++) {
     const cell = cells[i]!;
@@ -39,7 +42,7 @@ export function csvCell(value: unknown): string {
     text = value.map((v) => (isFileRef(v) ? fileCell(v) : typeof v === "object" && v !== null ? JSON.stringify(v) : String(v))).join(", ");
   else if (typeof value === "object") text = JSON.stringify(value);
   else text = String(value);
-  return FORMULA_START.test(text) ? `'${text}` : text;
+  return textCell(text);
 }
 
 /**

@@ -4,7 +4,7 @@ import { readJson } from "../http/body.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import { json, noContent } from "../http/respond.ts";
 import type { Router } from "../http/router.ts";
-import { CONTENT_TYPES, EXPORT_FORMATS, exportChunks, exportStream, type ExportFormat } from "../lib/export.ts";
+import { CONTENT_TYPES, EXPORT_FORMATS, exportStream, type ExportFormat } from "../lib/export.ts";
 import { attachmentHeader } from "../lib/files.ts";
 import { parseListQuery } from "../services/submissions.ts";
 
@@ -29,8 +29,7 @@ export function submissionRoutes(router: Router<Handler>): void {
       }
       const query = parseListQuery(rest, { paged: false });
       const exported = await ctx.services.submissions.export(principal, ctx.params.id!, query);
-      const chunks = exportChunks(format as ExportFormat, exported.fields, exported.submissions, { spamReason: query.filter === "spam" });
-      return new Response(exportStream(chunks), {
+      return new Response(exportStream(exported.chunks(format as ExportFormat)), {
         headers: {
           "content-type": CONTENT_TYPES[format as ExportFormat],
           "content-disposition": `attachment; filename="${exported.form.slug}-submissions.${format}"`,

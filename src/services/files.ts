@@ -71,11 +71,17 @@ export function filesService(store: Store, formsService: FormsService) {
       return { ...row, content };
     },
 
-    /** The ids of the files stored for these submissions (so an export links only to files that exist). */
-    async storedIds(submissionIds: string[]): Promise<Set<string>> {
-      if (submissionIds.length === 0) return new Set();
-      const rows = await store.db.select({ id: files.id }).from(files).where(inArray(files.submissionId, submissionIds));
-      return new Set(rows.map((r) => r.id));
+    /** The ids of the files stored for each of these submissions (so an export links only to files that exist). */
+    async storedFiles(submissionIds: string[]): Promise<Map<string, Set<string>>> {
+      const bySubmission = new Map<string, Set<string>>();
+      if (submissionIds.length === 0) return bySubmission;
+      const rows = await store.db.select({ id: files.id, submissionId: files.submissionId }).from(files).where(inArray(files.submissionId, submissionIds));
+      for (const row of rows) {
+        const set = bySubmission.get(row.submissionId) ?? new Set<string>();
+        set.add(row.id);
+        bySubmission.set(row.submissionId, set);
+      }
+      return bySubmission;
     },
   };
 }

@@ -6,12 +6,14 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { iso, parseIsoDate } from "../lib/time.ts";
 import { lazySchema, parseBody, parsePaging } from "../lib/validate.ts";
-import { fileRefsOf, filePath, isFileRef } from "../lib/files.ts";
+import type { ExportFormat } from "../lib/export.ts";
+import { mayHoldFiles, withFilePaths } from "../lib/export-rows.ts";
 import { attachFiles, insertFiles, type FilesService } from "./files.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
 import type { NotificationRequest, NotificationsService } from "./notifications.ts";
 import type { Principal } from "./principal.ts";
 import type { WebhooksService } from "./webhooks.ts";
+import { exportText } from "./submission-export.ts";
 import { COLUMNS, countInDay, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
 
 export { FILTERS, type Filter, type Order };
@@ -126,6 +128,8 @@ export const patchSchema = lazySchema((z) =>
 );
 
 const EXPORT_BATCH = 500;
+// What the export's statement reads: every column but the form's id, a string each row would carry for nothing.
+const { formId: _formId, ...EXPORTED } = COLUMNS;
 
 // The statements of the public write, prepared once per connection: see preparedOn.
 const formForWrite = preparedOn((db) =>
@@ -205,13 +209,6 @@ export async function rebuiltFields(tx: Db, formId: string): Promise<string> {
       FROM ${submissions} s, json_each(s.data) j WHERE s.form_id = ${formId}
     ) GROUP BY name ORDER BY min(position)`);
   return JSON.stringify(rows.map((row) => row.name));
-}
-
-/** In an export, each file object that is a stored file of the submission also gives its download path. */
-function withFilePaths(submission: Submission, formId: string, stored: Set<string>): Submission {
-  const linked = (value: unknown) => (isFileRef(value) && stored.has(value.file) ? { ...value, path: filePath(formId, submission.id, value.file) } : value);
-  const data = Object.fromEntries(Object.entries(submission.data).map(([name, value]) => [name, Array.isArray(value) ? value.map(linked) : linked(value)]));
-  return { ...submission, data };
 }
 
 /** Submissions: the owner's lists, export and flags, and the store behind the public endpoint. */
@@ -295,30 +292,59 @@ export function submissionsService(
       };
     },
 
-    /** Every matching submission, streamed in batches so that memory stays flat whatever the count. */
+    /**
+     * Every matching submission, memory flat whatever the count: `chunks` writes the export's text straight
+     * from the stored rows (what the API, the CLI and the dashboard send); `submissions` gives the same as the
+     * API's Submission objects, in pages by key: the reference that text is held to (test/unit/export-text.test.ts).
+     */
     async export(principal: Principal, formRef: string, query: SubmissionQuery) {
       const form = await formsService.findRow(principal, formRef);
+      const fields = fieldsOf(form);
+      const page = (after: { createdAt: number; id: string } | null, limit: number): Promise<SubmissionRow[]> =>
+        store.db
+          .select(COLUMNS)
+          .from(through(query.filter))
+          .where(and(where(form.id, query), afterCursor(query.order, after)))
+          .orderBy(...ordering(query.order))
+          .limit(limit);
       async function* rows(): AsyncGenerator<Submission> {
         let after: { createdAt: number; id: string } | null = null;
         for (;;) {
-          const cursor = afterCursor(query.order, after);
-          const batch: SubmissionRow[] = await store.db
-            .select(COLUMNS)
-            .from(through(query.filter))
-            .where(and(where(form.id, query), cursor))
-            .orderBy(...ordering(query.order))
-            .limit(EXPORT_BATCH);
-          const page = batch.map(toSubmission);
+          const batch = await page(after, EXPORT_BATCH);
           // Only a batch that shows file objects asks which of them are stored files (most forms take none).
-          const holders = page.filter((s) => fileRefsOf(s.data).length > 0).map((s) => s.id);
-          const stored = holders.length > 0 ? await filesService.storedIds(holders) : new Set<string>();
-          for (const submission of page) yield stored.size > 0 ? withFilePaths(submission, form.id, stored) : submission;
+          const stored = await filesService.storedFiles(batch.filter((row) => mayHoldFiles(row.data)).map((row) => row.id));
+          for (const row of batch) {
+            const submission = toSubmission(row);
+            const own = stored.get(row.id);
+            yield own ? { ...submission, data: withFilePaths(submission.data, form.id, row.id, own) } : submission;
+          }
           if (batch.length < EXPORT_BATCH) return;
           const last: SubmissionRow = batch[batch.length - 1]!;
           after = { createdAt: last.createdAt, id: last.id };
         }
       }
-      return { form: formsService.toForm(form), fields: fieldsOf(form), submissions: rows() };
+      const source = {
+        store,
+        formId: form.id,
+        fields,
+        spamReason: query.filter === "spam",
+        query: () =>
+          store.db
+            .select(EXPORTED)
+            .from(through(query.filter))
+            .where(where(form.id, query))
+            .orderBy(...ordering(query.order)),
+        page,
+        storedFiles: filesService.storedFiles,
+      };
+      return {
+        form: formsService.toForm(form),
+        fields,
+        submissions: rows(),
+        /** The export's text; an export of spam has a spamReason column in CSV unless `spamReason` says otherwise. */
+        chunks: (format: ExportFormat, options: { spamReason?: boolean } = {}) =>
+          exportText({ ...source, spamReason: options.spamReason ?? source.spamReason }, format),
+      };
     },
 
     async get(principal: Principal, formRef: string, submissionId: string): Promise<Submission> {

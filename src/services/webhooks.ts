@@ -10,6 +10,7 @@ import { discordMessage, newWebhookSecret, secretPrefix, slackMessage, WEBHOOK_F
 import type { FormsService } from "./forms.ts";
 import type { Principal } from "./principal.ts";
 import type { Submission } from "./submissions.ts";
+import { preparedOn } from "../db/prepared.ts";
 
 /** A webhook endpoint as lists show it: the secret hidden, its start shown. */
 export interface Webhook {
@@ -132,6 +133,15 @@ export const MAX_WEBHOOKS_PER_FORM = 20;
 
 /** How long a refused address takes to be found at creation before the check is left to send time. */
 const CREATE_LOOKUP_MS = 3_000;
+
+// Read in every public write: prepared once per connection, not built and compiled for each post.
+const endpointsOf = preparedOn((db) =>
+  db
+    .select()
+    .from(webhooks)
+    .where(eq(webhooks.formId, sql.placeholder("formId")))
+    .prepare(),
+);
 
 /** Webhooks: endpoints per form, the outbox written with each submission, and the claims of the senders. */
 export function webhooksService(store: Store, formsService: FormsService, urls: { baseUrl: () => string }, options: WebhookOptions) {
@@ -287,7 +297,7 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
      * submission's), so that an event exists exactly when its submission does. True when one was written.
      */
     async queue(tx: Db, form: Pick<FormRow, "id" | "slug" | "name" | "mode">, submission: Submission, createdAt: number): Promise<boolean> {
-      const endpoints = await tx.select().from(webhooks).where(eq(webhooks.formId, form.id));
+      const endpoints = await endpointsOf(tx).all({ formId: form.id });
       if (endpoints.length === 0) return false;
       const messageId = newId("message", createdAt);
       for (const endpoint of endpoints) {
