@@ -28,6 +28,8 @@ export interface ServeConfig {
   mailFrom: Mailbox;
   /** How long after a failed attempt a notification is tried again the first time; later delays grow from it. */
   mailRetryBaseMs: number;
+  /** How long the mail server may take to connect, greet or answer (10 s; lower only in tests); a claim on a notification lasts ten of these. */
+  mailTimeoutMs: number;
   /** Serve GET /metrics on the main port (`--metrics`). */
   metrics: boolean;
   /** Serve GET /metrics on this address alone (`--metrics-listen 127.0.0.1:9090`), or null. */
@@ -65,6 +67,7 @@ const ENV: Record<Exclude<keyof ServeConfig, "derived">, string> = {
   smtpUrl: "FORMSVC_SMTP_URL",
   mailFrom: "FORMSVC_MAIL_FROM",
   mailRetryBaseMs: "FORMSVC_MAIL_RETRY_BASE_MS",
+  mailTimeoutMs: "FORMSVC_MAIL_TIMEOUT_MS",
   metrics: "FORMSVC_METRICS",
   metricsListen: "FORMSVC_METRICS_LISTEN",
   logFormat: "FORMSVC_LOG_FORMAT",
@@ -86,6 +89,7 @@ const DEFAULTS = {
   rateBurst: "10",
   trustProxy: "false",
   mailRetryBaseMs: "60000",
+  mailTimeoutMs: "10000",
   metrics: "false",
   logFormat: "text",
   webhooksAllowPrivate: "false",
@@ -226,6 +230,7 @@ export function loadServeConfig(flags: ServeFlags, env: Record<string, string | 
     smtpUrl: smtp === undefined ? null : smtpUrl(smtp),
     mailFrom,
     mailRetryBaseMs: integer("mail-retry-base-ms", pick("mailRetryBaseMs")!, 1, 3_600_000),
+    mailTimeoutMs: integer("mail-timeout-ms", pick("mailTimeoutMs")!, 100, 60_000),
     metrics: boolean("metrics", pick("metrics")!),
     metricsListen: pick("metricsListen") === undefined ? null : listenAddress("metrics-listen", pick("metricsListen")!),
     logFormat: logFormat(pick("logFormat")!),

@@ -86,6 +86,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
         smtpUrl: config.smtpUrl,
         from: config.mailFrom,
         retryBaseMs: config.mailRetryBaseMs,
+        timeoutMs: config.mailTimeoutMs,
         log: { line: log.request, error: log.error },
       })
     : null;

@@ -9,6 +9,7 @@ import { iso } from "../lib/time.ts";
 import { isHttpUrl, parseBody } from "../lib/validate.ts";
 import { discordMessage, newWebhookSecret, secretPrefix, slackMessage, WEBHOOK_FORMATS, type WebhookFormat } from "../lib/webhook-message.ts";
 import type { FormsService } from "./forms.ts";
+import { outboxLeases } from "./outbox-leases.ts";
 import type { Principal } from "./principal.ts";
 import type { Submission } from "./submissions.ts";
 
@@ -137,6 +138,15 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
   const announce = () => {
     for (const listener of listeners) listener();
   };
+  const leases = outboxLeases(store, {
+    table: webhookDeliveries,
+    id: webhookDeliveries.id,
+    status: webhookDeliveries.status,
+    nextAttemptAt: webhookDeliveries.nextAttemptAt,
+    claimedBy: webhookDeliveries.claimedBy,
+    claimedUntil: webhookDeliveries.claimedUntil,
+    submissionId: webhookDeliveries.submissionId,
+  });
 
   /** Refuses an address that is, or resolves to, a loopback, private, link-local or other special address. */
   async function checkAddress(value: string): Promise<void> {
@@ -321,37 +331,20 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
      * server processes on one database never hold the same delivery, and one that dies lets go when its lease ends.
      */
     async claimDue(worker: string, now: number, leaseMs: number, limit: number): Promise<OutgoingDelivery[]> {
-      const dueIn = (db: Db) =>
-        db
-          .select({ id: webhookDeliveries.id })
-          .from(webhookDeliveries)
-          .innerJoin(submissions, eq(submissions.id, webhookDeliveries.submissionId))
-          .where(
-            and(
-              PENDING,
-              NOT_SPAM,
-              lte(webhookDeliveries.nextAttemptAt, now),
-              or(isNull(webhookDeliveries.claimedUntil), lt(webhookDeliveries.claimedUntil, now)),
-            ),
-          )
-          .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.id))
-          .limit(limit);
-      // A read first: an idle server that polls never takes the writer's lock for nothing.
-      if ((await dueIn(store.db)).length === 0) return [];
-      const claimed = await store.write(async (tx) => {
-        const due = dueIn(tx);
-        return tx
-          .update(webhookDeliveries)
-          .set({ claimedBy: worker, claimedUntil: now + leaseMs })
-          .where(and(inArray(webhookDeliveries.id, due), PENDING))
-          .returning({
-            id: webhookDeliveries.id,
-            webhookId: webhookDeliveries.webhookId,
-            messageId: webhookDeliveries.messageId,
-            payload: webhookDeliveries.payload,
-            attempts: webhookDeliveries.attempts,
-          });
-      });
+      const ids = await leases.claim(worker, now, leaseMs, limit);
+      if (ids.length === 0) return [];
+      const rows = await store.db
+        .select({
+          id: webhookDeliveries.id,
+          webhookId: webhookDeliveries.webhookId,
+          messageId: webhookDeliveries.messageId,
+          payload: webhookDeliveries.payload,
+          attempts: webhookDeliveries.attempts,
+        })
+        .from(webhookDeliveries)
+        .where(inArray(webhookDeliveries.id, ids));
+      const rowById = new Map(rows.map((row) => [row.id, row]));
+      const claimed = ids.flatMap((id) => rowById.get(id) ?? []);
       if (claimed.length === 0) return [];
       const endpoints = await store.db
         .select()
@@ -397,15 +390,13 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
             claimedBy: null,
             claimedUntil: null,
           })
-          .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.claimedBy, worker))),
+          .where(leases.heldBy(delivery.id, worker)),
       );
       return status;
     },
 
-    /** Lets go of every claim of `worker` (at a clean stop), so that a restart sends them at once. */
-    async release(worker: string): Promise<void> {
-      await store.write((tx) => tx.update(webhookDeliveries).set({ claimedBy: null, claimedUntil: null }).where(eq(webhookDeliveries.claimedBy, worker)));
-    },
+    /** Lets go of every claim of `worker` (at a clean stop), so that a restart or another process sends them at once. */
+    release: leases.release,
 
     /** How many deliveries wait in the outbox, by status (pending and failed), for /metrics. */
     async outboxDepth(): Promise<Record<string, number>> {
@@ -418,16 +409,7 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
     },
 
     /** When the next pending delivery falls due (its claim's end, if claimed), or null when none is pending. */
-    async nextDueAt(): Promise<number | null> {
-      const [row] = await store.db
-        .select({ at: sql<number>`max(${webhookDeliveries.nextAttemptAt}, coalesce(${webhookDeliveries.claimedUntil}, 0))` })
-        .from(webhookDeliveries)
-        .innerJoin(submissions, eq(submissions.id, webhookDeliveries.submissionId))
-        .where(and(PENDING, NOT_SPAM))
-        .orderBy(asc(webhookDeliveries.nextAttemptAt))
-        .limit(1);
-      return row?.at ?? null;
-    },
+    nextDueAt: leases.nextDueAt,
   };
 }
 
