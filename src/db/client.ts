@@ -238,25 +238,32 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db): Store["write"] {
 
 function migrateSqlite(writer: SqliteDatabase, location: string): SchemaChange {
   writer.exec(MIGRATIONS_TABLE);
-  const { last, applied } = writer.prepare(LAST_MIGRATION).get() as { last: number | null; applied: number };
-  refuseNewerSchema(location, last, applied);
-  const pending = pendingMigrations(last);
-  if (pending.length === 0) return { from: applied, to: applied };
-  writer
+  const lastMigration = writer.prepare(LAST_MIGRATION);
+  const before = lastMigration.get() as { last: number | null; applied: number };
+  refuseNewerSchema(location, before.last, before.applied);
+  if (pendingMigrations(before.last).length === 0) return { from: before.applied, to: before.applied };
+  // Several processes started at once on a new file all find it behind: each looks again inside the write
+  // transaction, so the first migrates and the others, waiting on its lock, find nothing left to do.
+  return writer
     .transaction(() => {
+      const { last, applied } = lastMigration.get() as { last: number | null; applied: number };
+      refuseNewerSchema(location, last, applied);
+      const pending = pendingMigrations(last);
       for (const m of pending) {
         for (const statement of m.statements) writer.exec(statement);
         writer.prepare(RECORD_MIGRATION).run(m.hash, m.when);
       }
+      return { from: before.applied, to: applied + pending.length };
     })
     .immediate();
-  return { from: applied, to: applied + pending.length };
 }
 
 async function openLibsql(url: string, authToken?: string): Promise<Store> {
   // The libSQL client is loaded only for a libSQL URL: a SQLite file never pays for it.
   const [{ createClient }, { drizzle: drizzleLibsql }] = await Promise.all([import("@libsql/client"), import("drizzle-orm/libsql")]);
-  const client = createClient({ url, authToken });
+  // The client keeps a pool of connections and a PRAGMA reaches only one of them: the busy timeout is given
+  // here, so that every connection waits for another process's write rather than fail at once.
+  const client = createClient({ url, authToken, timeout: 5000 });
   if (url.startsWith("file:")) {
     await client.execute("PRAGMA journal_mode = WAL");
     await client.execute("PRAGMA synchronous = FULL");
@@ -273,12 +280,25 @@ async function openLibsql(url: string, authToken?: string): Promise<Store> {
     client.close();
     throw error;
   }
-  const pending = pendingMigrations(last);
-  if (pending.length > 0) {
-    await client.batch(
-      pending.flatMap((m) => [...m.statements, { sql: RECORD_MIGRATION, args: [m.hash, m.when] }]),
-      "write",
-    );
+  let migrated = applied;
+  if (pendingMigrations(last).length > 0) {
+    // As for a SQLite file: the check is made again inside the write transaction, so that processes started at
+    // once on a new database migrate it once.
+    const tx = await client.transaction("write");
+    try {
+      const again = await tx.execute(LAST_MIGRATION);
+      const lastNow = (again.rows[0]?.last as number | null) ?? null;
+      refuseNewerSchema(url, lastNow, Number(again.rows[0]?.applied ?? 0));
+      const pending = pendingMigrations(lastNow);
+      await tx.batch(pending.flatMap((m) => [...m.statements, { sql: RECORD_MIGRATION, args: [m.hash, m.when] }]));
+      await tx.commit();
+      migrated = Number(again.rows[0]?.applied ?? 0) + pending.length;
+    } catch (error) {
+      client.close();
+      throw error;
+    } finally {
+      tx.close();
+    }
   }
   const db = drizzleLibsql({ client, schema }) as unknown as Db;
   const queue = serial();
@@ -299,7 +319,7 @@ async function openLibsql(url: string, authToken?: string): Promise<Store> {
         await tx.rollback();
       }
     },
-    schema: { from: applied, to: applied + pending.length },
+    schema: { from: applied, to: migrated },
     close: () => client.close(),
   };
 }

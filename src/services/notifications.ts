@@ -307,7 +307,13 @@ export function notificationsService(store: Store, formsService: FormsService) {
       await store.write((tx) =>
         tx
           .update(notifications)
-          .set({ status, attempts, lastError: error.slice(0, MAX_ERROR), nextAttemptAt: step === undefined ? null : now + step * retryBaseMs, ...leases.released })
+          .set({
+            status,
+            attempts,
+            lastError: error.slice(0, MAX_ERROR),
+            nextAttemptAt: step === undefined ? null : now + step * retryBaseMs,
+            ...leases.released,
+          })
           .where(leases.heldBy(notification.id, worker)),
       );
       return status;

@@ -88,5 +88,3 @@ export function outboxLeases(store: Store, t: OutboxColumns) {
     },
   };
 }
-
-export type OutboxLeases = ReturnType<typeof outboxLeases>;

@@ -1,7 +1,7 @@
-import { and, asc, count, desc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Store } from "../db/client.ts";
-import { submissions, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow, type WebhookRow } from "../db/schema.ts";
+import { webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow, type WebhookRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { BlockedAddress, checkedAddresses, systemResolver, type Resolver } from "../lib/address.ts";
 import { newId } from "../lib/ids.ts";
@@ -120,11 +120,6 @@ export const toDelivery = (row: WebhookDeliveryRow): WebhookDelivery => ({
   nextAttemptAt: at(row.nextAttemptAt),
   deliveredAt: at(row.deliveredAt),
 });
-
-// Literals (not bound parameters), so that SQLite can match them to the partial index webhook_deliveries_due.
-const PENDING = sql`${webhookDeliveries.status} = 'pending'`;
-/** A submission the owner marked spam after its event was queued is held back (and sent if unmarked). */
-const NOT_SPAM = sql`${submissions.isSpam} = 0`;
 
 /** Most endpoints one form may have: each submission is sent to every one of them. */
 export const MAX_WEBHOOKS_PER_FORM = 20;
