@@ -169,3 +169,30 @@ for (const driver of ["sqlite", "libsql"] as const) {
     }
   });
 }
+
+for (const driver of ["sqlite", "libsql"] as const) {
+  test(`a change made through one instance is seen at once by the others' public endpoint (${driver})`, async () => {
+    const cluster = await startCluster(2, driver);
+    try {
+      const { api } = await ownerOf(cluster);
+      const [a, b] = cluster.servers.map((s) => s.url) as [string, string];
+      const form = await api<{ id: string; slug: string }>(a, "POST", "/api/forms", { name: "Seen" });
+      const post = async (url: string) =>
+        (
+          await fetch(`${url}/f/${form.slug}`, {
+            method: "POST",
+            headers: { accept: "application/json", "content-type": "application/json" },
+            body: '{"n":"1"}',
+          })
+        ).status;
+      // B has the form in its cache of forms by slug after this post.
+      expect(await post(b)).toBe(200);
+      await api(a, "PATCH", `/api/forms/${form.id}`, { isActive: false });
+      expect(await post(b)).toBe(403);
+      await api(a, "PATCH", `/api/forms/${form.id}`, { isActive: true });
+      expect(await post(b)).toBe(200);
+    } finally {
+      await cluster.close();
+    }
+  });
+}
