@@ -1,6 +1,7 @@
 import { Database as SqliteDatabase, type Statement } from "bun:sqlite";
 import { closeSync, existsSync, openSync } from "node:fs";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { migrations } from "./migrations/index.ts";
 import { isLibsqlUrl } from "./location.ts";
@@ -15,6 +16,13 @@ export interface Store {
   readonly db: Db;
   /** Runs `work` in one write transaction (BEGIN IMMEDIATE); writes queue behind each other, never interleave. */
   write<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Runs statements known before any of them runs (none reads what another returns) as one write
+   * transaction, and gives each one's result. On a SQLite file it is a write like any other; on libSQL the
+   * statements go in one request (`client.batch` in write mode), joined with the batches of the other writes
+   * waiting at that moment: one round trip, not the several of an interactive transaction.
+   */
+  batch(build: (db: Db) => WriteStatement[]): Promise<unknown[]>;
   /**
    * A read-only connection of its own, for one long streaming read (an export) on a SQLite file: a statement
    * left open on the shared reader would hold every other read to the snapshot it started in. Absent for libSQL.
@@ -36,6 +44,9 @@ export interface Store {
   readonly schema: SchemaChange;
   close(): void;
 }
+
+/** A statement of a batch: a drizzle query, not yet run. */
+export type WriteStatement = BatchItem<"sqlite">;
 
 /** Schema versions are counts of applied migrations: `from` before this open, `to` after it. */
 export interface SchemaChange {
@@ -121,9 +132,16 @@ function openSqlite(path: string): Store {
   const dataVersion = reader.prepare("PRAGMA data_version");
   const db = drizzleSqlite({ client: reader, schema }) as unknown as Db;
   const writeDb = drizzleSqlite({ client: writer, schema }) as unknown as Db;
+  const write = groupCommit(writer, writeDb);
   return {
     db,
-    write: groupCommit(writer, writeDb),
+    write,
+    batch: (build) =>
+      write(async (tx) => {
+        const results: unknown[] = [];
+        for (const statement of build(tx)) results.push(await statement);
+        return results;
+      }),
     dataVersion: () => (dataVersion.get() as { data_version: number }).data_version,
     openReader: () => {
       const own = new SqliteDatabase(path, { readonly: true, strict: true });
@@ -305,6 +323,7 @@ async function openLibsql(url: string, authToken?: string): Promise<Store> {
   return {
     db,
     write: (work) => queue(() => db.transaction((tx) => work(tx as unknown as Db), { behavior: "immediate" })),
+    batch: batchCommit(client, db),
     backup: async (target) => {
       await client.execute({ sql: "VACUUM INTO ?", args: [target] });
     },
@@ -322,6 +341,73 @@ async function openLibsql(url: string, authToken?: string): Promise<Store> {
     schema: { from: applied, to: migrated },
     close: () => client.close(),
   };
+}
+
+/** What drizzle makes of a query to send it in a batch (its own libSQL batch does the same, in deferred mode). */
+interface PreparedStatement {
+  getQuery(): { sql: string; params: unknown[] };
+  mapResult(result: unknown, isFromBatch: boolean): unknown;
+}
+
+interface BatchTask {
+  statements: PreparedStatement[];
+  resolve: (results: unknown[]) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The batch writes of a libSQL database, group-committed: the batches that wait while one is sent go together
+ * in the next request, as one write transaction. When a joined request fails, each batch is sent again alone,
+ * so that one bad write fails only its own caller.
+ */
+function batchCommit(client: import("@libsql/client").Client, db: Db): Store["batch"] {
+  const pending: BatchTask[] = [];
+  let draining = false;
+
+  async function send(tasks: BatchTask[]): Promise<void> {
+    const statements = tasks.flatMap((task) => task.statements);
+    const results = await client.batch(
+      statements.map((statement) => {
+        const query = statement.getQuery();
+        return { sql: query.sql, args: query.params as never };
+      }),
+      "write",
+    );
+    let at = 0;
+    for (const task of tasks) {
+      task.resolve(task.statements.map((statement, i) => statement.mapResult(results[at + i], true)));
+      at += task.statements.length;
+    }
+  }
+
+  async function drain(): Promise<void> {
+    while (pending.length > 0) {
+      const tasks = pending.splice(0, MAX_BATCH);
+      try {
+        await send(tasks);
+      } catch (error) {
+        if (tasks.length === 1) tasks[0]!.reject(error);
+        else for (const task of tasks) await send([task]).catch(task.reject);
+      }
+      if (pending.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    draining = false;
+  }
+
+  return (build) =>
+    new Promise<unknown[]>((resolve, reject) => {
+      try {
+        const statements = build(db).map((item) => (item as unknown as { _prepare(): PreparedStatement })._prepare());
+        pending.push({ statements, resolve, reject });
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      if (!draining) {
+        draining = true;
+        setImmediate(drain);
+      }
+    });
 }
 
 /** Opens (and migrates) the database: a SQLite file path, or a libSQL URL (`libsql://…`, `http://…`, `file:…`). */

@@ -228,12 +228,12 @@ export function notificationsService(store: Store, formsService: FormsService) {
 
     /** Records that `worker` sent the notification it holds; a claim it lost meanwhile (its lease ran out) records nothing. */
     async markSent(notification: OutgoingNotification, worker: string, now: number): Promise<void> {
-      await store.write((tx) =>
-        tx
+      await store.batch((db) => [
+        db
           .update(notifications)
           .set({ status: "sent", sentAt: now, attempts: notification.attempts + 1, lastError: null, nextAttemptAt: null, ...leases.released })
           .where(leases.heldBy(notification.id, worker)),
-      );
+      ]);
     },
 
     /**
@@ -304,8 +304,8 @@ export function notificationsService(store: Store, formsService: FormsService) {
       const attempts = notification.attempts + 1;
       const step = RETRY_STEPS[attempts - 1];
       const status: NotificationStatus = step === undefined ? "failed" : "pending";
-      await store.write((tx) =>
-        tx
+      await store.batch((db) => [
+        db
           .update(notifications)
           .set({
             status,
@@ -315,7 +315,7 @@ export function notificationsService(store: Store, formsService: FormsService) {
             ...leases.released,
           })
           .where(leases.heldBy(notification.id, worker)),
-      );
+      ]);
       return status;
     },
   };

@@ -369,8 +369,8 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
       const attempts = delivery.attempts + 1;
       const delay = WEBHOOK_SCHEDULE_MS[attempts - 1];
       const status: DeliveryStatus = result.ok ? "succeeded" : delay === undefined ? "failed" : "pending";
-      await store.write((tx) =>
-        tx
+      await store.batch((db) => [
+        db
           .update(webhookDeliveries)
           .set({
             status,
@@ -386,7 +386,7 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
             claimedUntil: null,
           })
           .where(leases.heldBy(delivery.id, worker)),
-      );
+      ]);
       return status;
     },
 
