@@ -13,6 +13,8 @@ export type Db = BaseSQLiteDatabase<any, any, typeof schema>;
 
 /** The open database: `db` for reads, `write` for every change, serialised through one writer. */
 export interface Store {
+  /** bun:sqlite on a file, or the libSQL client (a server, or a file: URL); each request of the latter may cross a network. */
+  readonly driver: "sqlite" | "libsql";
   readonly db: Db;
   /** Runs `work` in one write transaction (BEGIN IMMEDIATE); writes queue behind each other, never interleave. */
   write<T>(work: (tx: Db) => Promise<T>): Promise<T>;
@@ -134,6 +136,7 @@ function openSqlite(path: string): Store {
   const writeDb = drizzleSqlite({ client: writer, schema }) as unknown as Db;
   const write = groupCommit(writer, writeDb);
   return {
+    driver: "sqlite",
     db,
     write,
     batch: (build) =>
@@ -321,6 +324,7 @@ async function openLibsql(url: string, authToken?: string): Promise<Store> {
   const db = drizzleLibsql({ client, schema }) as unknown as Db;
   const queue = serial();
   return {
+    driver: "libsql",
     db,
     write: (work) => queue(() => db.transaction((tx) => work(tx as unknown as Db), { behavior: "immediate" })),
     batch: batchCommit(client, db),

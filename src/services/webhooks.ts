@@ -312,6 +312,25 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
       return true;
     },
 
+    /**
+     * The statement that writes a `submission.created` delivery for each endpoint of the form, for a batch (no
+     * read first): it writes nothing unless the submission `submission.id` was written earlier in the batch.
+     * Each endpoint's body is chosen by its format in SQL; its rows' ids come from a list made here. Returns the ids it wrote.
+     */
+    queueStatement(db: Db, form: Pick<FormRow, "id" | "slug" | "name" | "mode">, submission: Submission, createdAt: number) {
+      const ids = JSON.stringify(Array.from({ length: MAX_WEBHOOKS_PER_FORM }, () => newId("delivery", createdAt)));
+      const body = (format: WebhookFormat) => payloadFor(format, form, submission, submission.createdAt);
+      return db.all<{ id: string }>(sql`
+        INSERT INTO ${webhookDeliveries} (id, webhook_id, form_id, submission_id, message_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+        SELECT json_extract(${ids}, '$[' || (row_number() OVER (ORDER BY w.created_at, w.id) - 1) || ']'), w.id, ${form.id}, ${submission.id},
+          ${newId("message", createdAt)}, 'submission.created',
+          CASE w.format WHEN 'slack' THEN ${body("slack")} WHEN 'discord' THEN ${body("discord")} ELSE ${body("standard")} END,
+          'pending', 0, ${createdAt}, ${createdAt}
+        FROM ${webhooks} w
+        WHERE w.form_id = ${form.id} AND EXISTS (SELECT 1 FROM submissions WHERE id = ${submission.id})
+        RETURNING id`);
+    },
+
     /** Tells this process's sender that a committed write queued deliveries. */
     announce,
 

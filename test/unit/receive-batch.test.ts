@@ -1,0 +1,43 @@
+import { expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { operator } from "../../src/services/principal.ts";
+import { testApp } from "../helpers/app.ts";
+
+// The public write on libSQL is one batch that writes only while its createdAt is later than the form's newest:
+// when another process stored one at that time or later, nothing of it is written and it is tried again past it.
+for (const driver of ["sqlite", "libsql"] as const) {
+  test(`a submission is stored after one another process stored later (${driver}): once, with its counters and fields`, async () => {
+    const t = await testApp({ driver });
+    try {
+      const account = await t.account();
+      const form = await account.form({ notificationEmail: "owner@example.com" });
+      const ahead = Date.now() + 60_000;
+      // What another process (with a clock a minute ahead) left: the form's newest submission is in the future.
+      await t.services.store.write((tx) => tx.run(sql`UPDATE forms SET last_submission_at = ${ahead} WHERE id = ${form.id}`));
+      const stored = await t.services.submissions.receive(form.id, { email: "a@example.com", topic: "x" }, { isSpam: false });
+      expect(Date.parse(stored.createdAt)).toBe(ahead + 1);
+      const again = await t.services.submissions.receive(form.id, { email: "b@example.com", extra: "y" }, { isSpam: false });
+      expect(Date.parse(again.createdAt)).toBe(ahead + 2);
+
+      const principal = operator(account.id, "live");
+      const page = await t.services.submissions.list(principal, form.id, {
+        limit: 10,
+        offset: 0,
+        since: null,
+        filter: "all",
+        order: "asc",
+        after: null,
+      });
+      expect({ ids: page.submissions.map((s) => s.id), fields: page.fields, total: page.pagination.total }).toEqual({
+        ids: [stored.id, again.id],
+        fields: ["email", "topic", "extra"],
+        total: 2,
+      });
+      expect((await t.services.forms.get(principal, form.id)).submissionCount).toBe(2);
+      const queued = await t.services.notifications.list(principal, form.id, { limit: 10, offset: 0 });
+      expect(queued.notifications.map((n) => n.submissionId).sort()).toEqual([stored.id, again.id].sort());
+    } finally {
+      t.close();
+    }
+  });
+}
