@@ -9,6 +9,8 @@ export interface ServeConfig {
   host: string;
   port: number;
   db: string;
+  /** The token of a libSQL server (Turso), from FORMSVC_DB_AUTH_TOKEN only: never a flag, so never in `ps` or a log line. */
+  dbAuthToken?: string;
   /** Public base address of the server, used in submitUrl and Location; derived from host and port when unset. */
   baseUrl: string;
   /** Base address of the public submission host (a separate host name), or the base URL. */
@@ -50,9 +52,9 @@ export interface ServeConfig {
   derived: { baseUrl: boolean; submitUrl: boolean };
 }
 
-export type ServeFlags = Partial<Record<Exclude<keyof ServeConfig, "derived">, string | number | boolean | undefined>>;
+export type ServeFlags = Partial<Record<Exclude<keyof ServeConfig, "derived" | "dbAuthToken">, string | number | boolean | undefined>>;
 
-const ENV: Record<Exclude<keyof ServeConfig, "derived">, string> = {
+const ENV: Record<Exclude<keyof ServeConfig, "derived" | "dbAuthToken">, string> = {
   host: "FORMSVC_HOST",
   port: "FORMSVC_PORT",
   db: "FORMSVC_DB",
@@ -219,6 +221,7 @@ export function loadServeConfig(flags: ServeFlags, env: Record<string, string | 
     host,
     port,
     db: pick("db")!,
+    dbAuthToken: env.FORMSVC_DB_AUTH_TOKEN || undefined,
     baseUrl,
     submitUrl: url("submit-url", pick("submitUrl") ?? baseUrl),
     maxBody: integer("max-body", pick("maxBody")!, 1, 1024 * 1024 * 1024),
