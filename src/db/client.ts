@@ -129,12 +129,16 @@ function openSqlite(path: string): Store {
     throw error;
   }
 
+  // From here the writer never sleeps inside SQLite for the lock another process holds: that sleep would stop
+  // this process's event loop (bun:sqlite is synchronous). It waits in beginWrite, between turns of the loop.
+  writer.exec("PRAGMA busy_timeout = 0");
   const reader = new SqliteDatabase(path, { readonly: true, strict: true });
   reader.exec("PRAGMA busy_timeout = 5000");
   const dataVersion = reader.prepare("PRAGMA data_version");
   const db = drizzleSqlite({ client: reader, schema }) as unknown as Db;
   const writeDb = drizzleSqlite({ client: writer, schema }) as unknown as Db;
-  const write = groupCommit(writer, writeDb);
+  const beginWrite = lockWaiter(writer.prepare("BEGIN IMMEDIATE"));
+  const write = groupCommit(writer, writeDb, beginWrite);
   return {
     driver: "sqlite",
     db,
@@ -169,7 +173,7 @@ function openSqlite(path: string): Store {
       reader.prepare(PING).get();
     },
     checkWritable: async () => {
-      writer.exec("BEGIN IMMEDIATE");
+      await beginWrite.begin();
       try {
         writer.exec(WRITE_CHECK);
       } finally {
@@ -191,6 +195,39 @@ interface WriteTask {
 }
 
 const MAX_BATCH = 256;
+/** How long a write waits for the lock another process holds before it fails (as busy_timeout did). */
+const LOCK_WAIT_MS = 5_000;
+/** How long ago a wait for the lock counts as other writers being about: see groupCommit. */
+const CONTENDED_MS = 1_000;
+
+/** Whether SQLite said that another connection holds the lock. */
+const isBusy = (error: unknown) => (error as { code?: string }).code?.startsWith("SQLITE_BUSY") ?? false;
+
+/**
+ * BEGIN IMMEDIATE that waits for another process's write without blocking: it tries, and on SQLITE_BUSY lets
+ * the event loop run for a millisecond or two (requests keep arriving and join the next batch) and tries again.
+ * `contendedAt` is when it last had to wait.
+ */
+function lockWaiter(begin: Statement) {
+  const state = {
+    contendedAt: -Infinity,
+    async begin(): Promise<void> {
+      const deadline = Date.now() + LOCK_WAIT_MS;
+      for (;;) {
+        try {
+          begin.run();
+          return;
+        } catch (error) {
+          if (!isBusy(error) || Date.now() > deadline) throw error;
+          state.contendedAt = Date.now();
+          // A little randomness, so that processes that wait do not all try again in step.
+          await new Promise((resolve) => setTimeout(resolve, 1 + Math.random()));
+        }
+      }
+    },
+  };
+  return state;
+}
 
 /**
  * The writer of a SQLite file, with group commit: writes that queue up while one transaction commits run
@@ -198,25 +235,21 @@ const MAX_BATCH = 256;
  * promise settles only after its COMMIT; a write that throws rolls back to its savepoint and leaves the
  * others of its batch alone.
  */
-function groupCommit(writer: SqliteDatabase, writeDb: Db): Store["write"] {
+function groupCommit(writer: SqliteDatabase, writeDb: Db, lock: ReturnType<typeof lockWaiter>): Store["write"] {
   const pending: WriteTask[] = [];
   let draining = false;
 
   // Prepared once: exec() would compile each of these again for every write.
-  const [begin, savepoint, release, rollbackTo, commit] = [
-    "BEGIN IMMEDIATE",
-    "SAVEPOINT write_task",
-    "RELEASE write_task",
-    "ROLLBACK TO write_task",
-    "COMMIT",
-  ].map((text) => writer.prepare(text)) as [Statement, Statement, Statement, Statement, Statement];
+  const [savepoint, release, rollbackTo, commit] = ["SAVEPOINT write_task", "RELEASE write_task", "ROLLBACK TO write_task", "COMMIT"].map((text) =>
+    writer.prepare(text),
+  ) as [Statement, Statement, Statement, Statement];
 
   async function drain(): Promise<void> {
     while (pending.length > 0) {
       const batch = pending.splice(0, MAX_BATCH);
       const outcomes: { ok: boolean; value: unknown }[] = [];
       try {
-        begin.run();
+        await lock.begin();
         for (const task of batch) {
           savepoint.run();
           try {
@@ -241,6 +274,9 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db): Store["write"] {
       });
       // Let the requests that arrived during the commit queue their writes, so that the next batch takes them all.
       if (pending.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      // With other processes writing too, leave the lock free for a moment: taken again at once, it would go to
+      // this process batch after batch while the others wait out their retries.
+      else if (Date.now() - lock.contendedAt < CONTENDED_MS) await new Promise((resolve) => setTimeout(resolve, 1));
     }
     draining = false;
   }
