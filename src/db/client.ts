@@ -310,7 +310,8 @@ function migrateSqlite(writer: SqliteDatabase, location: string): SchemaChange {
         for (const statement of m.statements) writer.exec(statement);
         writer.prepare(RECORD_MIGRATION).run(m.hash, m.when);
       }
-      return { from: before.applied, to: applied + pending.length };
+      // Another process may have migrated it meanwhile: then this open changed nothing.
+      return { from: applied, to: applied + pending.length };
     })
     .immediate();
 }
@@ -324,7 +325,6 @@ async function openLibsql(url: string, authToken?: string): Promise<Store> {
   if (url.startsWith("file:")) {
     await client.execute("PRAGMA journal_mode = WAL");
     await client.execute("PRAGMA synchronous = FULL");
-    await client.execute("PRAGMA busy_timeout = 5000");
   }
   await client.execute("PRAGMA foreign_keys = ON");
   await client.execute(MIGRATIONS_TABLE);
@@ -338,6 +338,7 @@ async function openLibsql(url: string, authToken?: string): Promise<Store> {
     throw error;
   }
   let migrated = applied;
+  let schemaFrom = applied;
   if (pendingMigrations(last).length > 0) {
     // As for a SQLite file: the check is made again inside the write transaction, so that processes started at
     // once on a new database migrate it once.
@@ -349,7 +350,9 @@ async function openLibsql(url: string, authToken?: string): Promise<Store> {
       const pending = pendingMigrations(lastNow);
       await tx.batch(pending.flatMap((m) => [...m.statements, { sql: RECORD_MIGRATION, args: [m.hash, m.when] }]));
       await tx.commit();
-      migrated = Number(again.rows[0]?.applied ?? 0) + pending.length;
+      // Another process may have migrated it meanwhile: then this open changed nothing.
+      schemaFrom = Number(again.rows[0]?.applied ?? 0);
+      migrated = schemaFrom + pending.length;
     } catch (error) {
       client.close();
       throw error;
@@ -378,7 +381,7 @@ async function openLibsql(url: string, authToken?: string): Promise<Store> {
         await tx.rollback();
       }
     },
-    schema: { from: applied, to: migrated },
+    schema: { from: schemaFrom, to: migrated },
     close: () => client.close(),
   };
 }
