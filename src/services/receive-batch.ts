@@ -1,10 +1,13 @@
 import { getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Db, WriteStatement } from "../db/client.ts";
+import type { Db, Store, WriteStatement } from "../db/client.ts";
 import { files, forms, notifications, submissionDays, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
+import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { attachFiles } from "./files.ts";
-import { notificationRowFor, type NotificationRequest } from "./notifications.ts";
+import { notificationRowFor, type NotificationRequest, type NotificationsService } from "./notifications.ts";
+import type { SpamReason, Submission } from "./submissions.ts";
+import type { WebhooksService } from "./webhooks.ts";
 import { DAY_MS } from "./submission-pages.ts";
 
 /** What the public write needs to know of its form: read before (the route's own look-up), not in the write. */
@@ -101,5 +104,50 @@ export function receiveBatch(input: Received, queueEvents: ((db: Db, row: Submis
       const events = queueEvents !== null && !input.isSpam && (results[results.length - 1] as unknown[]).length > 0;
       return { stored: true, queued: notification?.status === "pending", events };
     },
+  };
+}
+
+/**
+ * The public write on libSQL: one batch, so one request to the server (see receiveBatch). Tried again, past the
+ * form's newest createdAt, when another process stored a submission of the form at that time or later.
+ */
+export function oneRequestReceiver(
+  store: Store,
+  deps: {
+    readForm(formId: string): Promise<(ReceivingForm & { lastSubmissionAt: number }) | undefined>;
+    toSubmission(row: SubmissionRow): Submission;
+    notifications: NotificationsService;
+    webhooks?: WebhooksService;
+  },
+) {
+  // The newest createdAt this process gave each form, so that its own submissions never wait on each other.
+  const lastCreated = new Map<string, number>();
+  const { toSubmission, webhooks } = deps;
+
+  return async (
+    formRef: string | ReceivingForm,
+    data: Record<string, unknown>,
+    flags: { isSpam: boolean; spamReason?: SpamReason; notification?: NotificationRequest },
+  ): Promise<Submission> => {
+    const form = typeof formRef === "string" ? await deps.readForm(formRef) : formRef;
+    if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
+    if (lastCreated.size >= 10_000) lastCreated.clear();
+    const queueEvents = webhooks ? (db: Db, row: SubmissionRow) => webhooks.queueStatement(db, form, toSubmission(row), row.createdAt) : null;
+    let last = Math.max(lastCreated.get(form.id) ?? 0, form.lastSubmissionAt ?? 0);
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const createdAt = Math.max(Date.now(), last + 1);
+      lastCreated.set(form.id, createdAt);
+      const spamReason = flags.isSpam ? (flags.spamReason ?? "honeypot") : null;
+      const batch = receiveBatch({ form, data, isSpam: flags.isSpam, spamReason, notification: flags.notification ?? {}, createdAt }, queueEvents);
+      const outcome = batch.outcome(await store.batch(batch.statements));
+      if (outcome.stored) {
+        if (outcome.queued) deps.notifications.announce();
+        if (outcome.events) webhooks?.announce();
+        return toSubmission(batch.row);
+      }
+      if (outcome.last === null) throw new ApiError("form_not_found", "This form no longer exists.");
+      last = Math.max(createdAt, outcome.last);
+    }
+    throw new Error(`could not store a submission of form ${form.id}: other processes kept storing later ones`);
   };
 }

@@ -12,7 +12,7 @@ import { attachFiles, insertFiles, type FilesService } from "./files.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
 import type { NotificationRequest, NotificationsService } from "./notifications.ts";
 import type { Principal } from "./principal.ts";
-import { receiveBatch, type ReceivingForm } from "./receive-batch.ts";
+import { oneRequestReceiver, type ReceivingForm } from "./receive-batch.ts";
 import type { WebhooksService } from "./webhooks.ts";
 import { COLUMNS, countInDay, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
 
@@ -257,48 +257,12 @@ export function submissionsService(
     return { createdAt: row.createdAt, id };
   }
 
-  /** The newest createdAt this process gave each form, so that its own submissions never wait on each other. */
-  const lastCreated = new Map<string, number>();
-
-  /**
-   * The public write on libSQL: one batch, so one request to the server (see receiveBatch). Tried again, past
-   * the form's newest createdAt, when another process stored a submission of the form at that time or later.
-   */
-  async function receiveInOneRequest(
-    formRef: string | ReceivingForm,
-    data: Record<string, unknown>,
-    flags: { isSpam: boolean; spamReason?: SpamReason; notification?: NotificationRequest },
-  ): Promise<Submission> {
-    const form = typeof formRef === "string" ? await formForWrite(store.db).get({ id: formRef }) : formRef;
-    if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
-    if (lastCreated.size >= 10_000) lastCreated.clear();
-    const queueEvents = webhooksService ? (db: Db, row: SubmissionRow) => webhooksService.queueStatement(db, form, toSubmission(row), row.createdAt) : null;
-    let last = Math.max(lastCreated.get(form.id) ?? 0, form.lastSubmissionAt ?? 0);
-    for (let attempt = 0; attempt < 50; attempt++) {
-      const createdAt = Math.max(Date.now(), last + 1);
-      lastCreated.set(form.id, createdAt);
-      const batch = receiveBatch(
-        {
-          form,
-          data,
-          isSpam: flags.isSpam,
-          spamReason: flags.isSpam ? (flags.spamReason ?? "honeypot") : null,
-          notification: flags.notification ?? {},
-          createdAt,
-        },
-        queueEvents,
-      );
-      const outcome = batch.outcome(await store.batch(batch.statements));
-      if (outcome.stored) {
-        if (outcome.queued) notificationsService.announce();
-        if (outcome.events) webhooksService?.announce();
-        return toSubmission(batch.row);
-      }
-      if (outcome.last === null) throw new ApiError("form_not_found", "This form no longer exists.");
-      last = Math.max(createdAt, outcome.last);
-    }
-    throw new Error(`could not store a submission of form ${form.id}: other processes kept storing later ones`);
-  }
+  const receiveInOneRequest = oneRequestReceiver(store, {
+    readForm: (formId) => formForWrite(store.db).get({ id: formId }),
+    toSubmission,
+    notifications: notificationsService,
+    webhooks: webhooksService,
+  });
 
   async function findRow(formId: string, submissionId: string): Promise<SubmissionRow> {
     const [row] = await store.db
