@@ -135,7 +135,9 @@ export function oneRequestReceiver(
     const queueEvents = webhooks ? (db: Db, row: SubmissionRow) => webhooks.queueStatement(db, form, toSubmission(row), row.createdAt) : null;
     let last = Math.max(lastCreated.get(form.id) ?? 0, form.lastSubmissionAt ?? 0);
     for (let attempt = 0; attempt < 50; attempt++) {
-      const createdAt = Math.max(Date.now(), last + 1);
+      // Past what this process has handed out meanwhile too: the map only ever grows, or the posts waiting in the
+      // same batch would take each other's times and all lose.
+      const createdAt = Math.max(Date.now(), last + 1, (lastCreated.get(form.id) ?? 0) + 1);
       lastCreated.set(form.id, createdAt);
       const spamReason = flags.isSpam ? (flags.spamReason ?? "honeypot") : null;
       const batch = receiveBatch({ form, data, isSpam: flags.isSpam, spamReason, notification: flags.notification ?? {}, createdAt }, queueEvents);

@@ -41,3 +41,22 @@ for (const driver of ["sqlite", "libsql"] as const) {
     }
   });
 }
+
+test("many posts at once, all behind another process's newest submission, are all stored, each once, in order (libsql)", async () => {
+  const t = await testApp({ driver: "libsql" });
+  try {
+    const account = await t.account();
+    const created = await account.form();
+    // The route's look-up of the form, made before another process stored a submission a minute ahead.
+    const form = (await t.services.forms.findBySlug(created.slug))!;
+    const ahead = Date.now() + 60_000;
+    await t.services.store.write((tx) => tx.run(sql`UPDATE forms SET last_submission_at = ${ahead} WHERE id = ${form.id}`));
+    const stored = await Promise.all(Array.from({ length: 80 }, (_, i) => t.services.submissions.receive(form, { n: String(i) }, { isSpam: false })));
+    const times = stored.map((s) => Date.parse(s.createdAt));
+    expect(new Set(times).size).toBe(80);
+    expect(Math.min(...times)).toBeGreaterThan(ahead);
+    expect((await t.services.forms.get(operator(account.id, "live"), form.id)).submissionCount).toBe(80);
+  } finally {
+    t.close();
+  }
+});
