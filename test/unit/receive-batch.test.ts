@@ -1,5 +1,7 @@
 import { expect, test } from "bun:test";
+import { Sqlite3Client, Sqlite3Transaction } from "@libsql/client/sqlite3";
 import { sql } from "drizzle-orm";
+import { UploadedFile } from "../../src/lib/files.ts";
 import { operator } from "../../src/services/principal.ts";
 import { testApp } from "../helpers/app.ts";
 
@@ -57,6 +59,45 @@ test("many posts at once, all behind another process's newest submission, are al
     expect(Math.min(...times)).toBeGreaterThan(ahead);
     expect((await t.services.forms.get(operator(account.id, "live"), form.id)).submissionCount).toBe(80);
   } finally {
+    t.close();
+  }
+});
+
+test("on libSQL a submission with a notification, a webhook and a file is one request to the database", async () => {
+  const t = await testApp({ driver: "libsql", webhooks: { allowPrivate: true, resolve: async () => [{ address: "127.0.0.1", family: 4 }] } });
+  const counted: string[] = [];
+  const patched: [Record<string, unknown>, string, unknown][] = [];
+  try {
+    const account = await t.account();
+    const created = await account.form({ notificationEmail: "owner@example.com", fileUploads: true });
+    const principal = operator(account.id, "live");
+    await t.services.webhooks.create(principal, created.id, { url: "http://127.0.0.1:9/hook" });
+    const form = (await t.services.forms.findBySlug(created.slug))!;
+    for (const proto of [Sqlite3Client.prototype, Sqlite3Transaction.prototype] as unknown as Record<string, unknown>[]) {
+      for (const method of ["execute", "batch", "transaction", "commit"]) {
+        const original = proto[method] as (...args: unknown[]) => unknown;
+        patched.push([proto, method, original]);
+        proto[method] = function (this: unknown, ...args: unknown[]) {
+          counted.push(method);
+          return original.apply(this, args);
+        };
+      }
+    }
+    const file = new UploadedFile("cv.txt", "text/plain", new TextEncoder().encode("hello"));
+    const stored = await t.services.submissions.receive(form, { email: "a@example.com", cv: file }, { isSpam: false });
+    expect(counted).toEqual(["batch"]);
+    for (const [proto, method, original] of patched.splice(0)) proto[method] = original;
+
+    const queued = await t.services.notifications.list(principal, form.id, { limit: 10, offset: 0 });
+    const deliveries = await t.services.webhooks.deliveries(principal, form.id, null, { limit: 10, offset: 0 });
+    const files = await t.services.files.storedIds([stored.id]);
+    expect({ notifications: queued.notifications.length, deliveries: deliveries.deliveries.length, files: files.size }).toEqual({
+      notifications: 1,
+      deliveries: 1,
+      files: 1,
+    });
+  } finally {
+    for (const [proto, method, original] of patched) proto[method] = original;
     t.close();
   }
 });
