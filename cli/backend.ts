@@ -132,7 +132,7 @@ export async function openLocalServices(location: string, env: Record<string, st
     import("../src/services/settings.ts"),
     import("../src/lib/address.ts"),
   ]);
-  const store = await openStore(location);
+  const store = await openStore(location, { authToken: env.FORMSVC_DB_AUTH_TOKEN || undefined });
   // The addresses the server recorded when it last started, unless the environment names others.
   const served = await settingsService(store).servedUrls();
   const baseUrl = (env.FORMSVC_BASE_URL ?? served?.baseUrl ?? "http://localhost:8080").replace(/\/+$/, "");

@@ -9,6 +9,8 @@ export interface ServeConfig {
   host: string;
   port: number;
   db: string;
+  /** The token of a libSQL server (Turso), from FORMSVC_DB_AUTH_TOKEN only: never a flag, so never in `ps` or a log line. */
+  dbAuthToken?: string;
   /** Public base address of the server, used in submitUrl and Location; derived from host and port when unset. */
   baseUrl: string;
   /** Base address of the public submission host (a separate host name), or the base URL. */
@@ -28,6 +30,8 @@ export interface ServeConfig {
   mailFrom: Mailbox;
   /** How long after a failed attempt a notification is tried again the first time; later delays grow from it. */
   mailRetryBaseMs: number;
+  /** How long the mail server may take to connect, greet or answer (10 s; lower only in tests); a claim on a notification lasts ten of these. */
+  mailTimeoutMs: number;
   /** Serve GET /metrics on the main port (`--metrics`). */
   metrics: boolean;
   /** Serve GET /metrics on this address alone (`--metrics-listen 127.0.0.1:9090`), or null. */
@@ -48,9 +52,9 @@ export interface ServeConfig {
   derived: { baseUrl: boolean; submitUrl: boolean };
 }
 
-export type ServeFlags = Partial<Record<Exclude<keyof ServeConfig, "derived">, string | number | boolean | undefined>>;
+export type ServeFlags = Partial<Record<Exclude<keyof ServeConfig, "derived" | "dbAuthToken">, string | number | boolean | undefined>>;
 
-const ENV: Record<Exclude<keyof ServeConfig, "derived">, string> = {
+const ENV: Record<Exclude<keyof ServeConfig, "derived" | "dbAuthToken">, string> = {
   host: "FORMSVC_HOST",
   port: "FORMSVC_PORT",
   db: "FORMSVC_DB",
@@ -65,6 +69,7 @@ const ENV: Record<Exclude<keyof ServeConfig, "derived">, string> = {
   smtpUrl: "FORMSVC_SMTP_URL",
   mailFrom: "FORMSVC_MAIL_FROM",
   mailRetryBaseMs: "FORMSVC_MAIL_RETRY_BASE_MS",
+  mailTimeoutMs: "FORMSVC_MAIL_TIMEOUT_MS",
   metrics: "FORMSVC_METRICS",
   metricsListen: "FORMSVC_METRICS_LISTEN",
   logFormat: "FORMSVC_LOG_FORMAT",
@@ -86,6 +91,7 @@ const DEFAULTS = {
   rateBurst: "10",
   trustProxy: "false",
   mailRetryBaseMs: "60000",
+  mailTimeoutMs: "10000",
   metrics: "false",
   logFormat: "text",
   webhooksAllowPrivate: "false",
@@ -215,6 +221,7 @@ export function loadServeConfig(flags: ServeFlags, env: Record<string, string | 
     host,
     port,
     db: pick("db")!,
+    dbAuthToken: env.FORMSVC_DB_AUTH_TOKEN || undefined,
     baseUrl,
     submitUrl: url("submit-url", pick("submitUrl") ?? baseUrl),
     maxBody: integer("max-body", pick("maxBody")!, 1, 1024 * 1024 * 1024),
@@ -226,6 +233,7 @@ export function loadServeConfig(flags: ServeFlags, env: Record<string, string | 
     smtpUrl: smtp === undefined ? null : smtpUrl(smtp),
     mailFrom,
     mailRetryBaseMs: integer("mail-retry-base-ms", pick("mailRetryBaseMs")!, 1, 3_600_000),
+    mailTimeoutMs: integer("mail-timeout-ms", pick("mailTimeoutMs")!, 100, 60_000),
     metrics: boolean("metrics", pick("metrics")!),
     metricsListen: pick("metricsListen") === undefined ? null : listenAddress("metrics-listen", pick("metricsListen")!),
     logFormat: logFormat(pick("logFormat")!),

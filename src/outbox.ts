@@ -3,8 +3,12 @@ const MAX_WAIT = 2 ** 31 - 1;
 
 /** One kind of outbound work (notification emails, webhook deliveries) as the loop that sends it sees it. */
 export interface OutboxWork<T> {
-  /** The items due now, at most a batch; a claim, where several processes share the outbox. */
+  /** The items due now, at most a batch, claimed for `leaseMs` from `now` (several processes share the outbox). */
   due(now: number): Promise<T[]>;
+  /** How long a claim holds. */
+  leaseMs: number;
+  /** The longest one send can take: an item is sent only while at least this much of its lease is left. */
+  sendMs: number;
   /** Sends one item and records what became of it. */
   deliver(item: T): Promise<void>;
   /** When the next item falls due, or null when none waits. */
@@ -38,9 +42,13 @@ export function startOutboxLoop<T>(work: OutboxWork<T>): OutboxLoop {
   async function drain(): Promise<void> {
     for (;;) {
       again = false;
-      const due = await work.due(Date.now());
+      const claimedAt = Date.now();
+      const due = await work.due(claimedAt);
       for (const item of due) {
         if (stopped) return;
+        // The rest of the batch waits out its lease rather than risk a send that outlasts it (another process
+        // would then claim and send it too): the lease ends, and whoever claims it next sends it.
+        if (Date.now() + work.sendMs > claimedAt + work.leaseMs) break;
         await work.deliver(item);
       }
       if (stopped) return;

@@ -1,4 +1,6 @@
+import { hostname } from "node:os";
 import nodemailer from "nodemailer";
+import { randomBase62 } from "./lib/random.ts";
 import { headerSafe, type Mailbox } from "./lib/mail.ts";
 import { startOutboxLoop } from "./outbox.ts";
 import type { NotificationsService, OutgoingNotification } from "./services/notifications.ts";
@@ -15,6 +17,8 @@ export interface SenderOptions {
   smtpUrl: string;
   from: Mailbox;
   retryBaseMs: number;
+  /** The longest one step of a send may wait on the mail server (connecting, its greeting, each answer); 10 s. */
+  timeoutMs?: number;
   log: { line(text: string): void; error(message: string, error: unknown): void };
 }
 
@@ -43,13 +47,19 @@ function secretsOf(smtpUrl: string): string[] {
  * never holds up an answer: a submission only wakes it.
  */
 export function startSender(notifications: NotificationsService, options: SenderOptions): NotificationSender {
+  const worker = `${hostname()}:${process.pid}:${randomBase62(8)}`;
+  const timeoutMs = options.timeoutMs ?? 10_000;
   const transport = nodemailer.createTransport({
     url: options.smtpUrl,
     // A mail server that does not answer must not hold the queue (or a stop) for nodemailer's default minutes.
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs * 3,
   });
+  // The longest a send takes before one of those timeouts ends it: connecting, the greeting, then a few answers
+  // to wait for. A claim lasts for two of them, and a send starts only while one is left (see the outbox loop).
+  const sendMs = timeoutMs * 5;
+  const leaseMs = sendMs * 2;
   const secrets = secretsOf(options.smtpUrl);
   const abort = new AbortController();
 
@@ -78,17 +88,19 @@ export function startSender(notifications: NotificationsService, options: Sender
       // Cut short by stop(): not an attempt that failed; it stays pending and goes out after the restart.
       if (abort.signal.aborted) return;
       const reason = describe(error);
-      const status = await notifications.markAttemptFailed(notification.id, reason, Date.now(), options.retryBaseMs);
+      const status = await notifications.markAttemptFailed(notification, worker, reason, Date.now(), options.retryBaseMs);
       const outcome = status === "failed" ? "gave up" : "will retry";
       options.log.line(`notification ${notification.id} to ${notification.to}: attempt ${notification.attempts + 1} failed, ${outcome}: ${reason}`);
       return;
     }
-    await notifications.markSent(notification.id, Date.now());
+    await notifications.markSent(notification, worker, Date.now());
     options.log.line(`notification ${notification.id} sent to ${notification.to}`);
   }
 
   const loop = startOutboxLoop({
-    due: (now) => notifications.due(now, BATCH),
+    due: (now) => notifications.claimDue(worker, now, leaseMs, BATCH),
+    leaseMs,
+    sendMs,
     deliver,
     nextDueAt: () => notifications.nextDueAt(),
     onQueued: (listener) => notifications.onQueued(listener),
@@ -112,6 +124,7 @@ export function startSender(notifications: NotificationsService, options: Sender
       abort.abort();
       await running;
       transport.close();
+      await notifications.release(worker);
     },
   };
 }

@@ -34,7 +34,7 @@ const hostPort = (host: string, port: number) => `${host.includes(":") ? `[${hos
 
 /** Opens the database (migrating it), checks that it takes writes, binds the port and serves; the only place that listens. */
 export async function startServer(config: ServeConfig, log: AppOptions["log"] = serverLog(config.logFormat)): Promise<RunningServer> {
-  const store = await openStore(config.db);
+  const store = await openStore(config.db, { authToken: config.dbAuthToken });
   try {
     await store.checkWritable();
   } catch (error) {
@@ -86,6 +86,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
         smtpUrl: config.smtpUrl,
         from: config.mailFrom,
         retryBaseMs: config.mailRetryBaseMs,
+        timeoutMs: config.mailTimeoutMs,
         log: { line: log.request, error: log.error },
       })
     : null;

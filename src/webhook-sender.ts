@@ -139,8 +139,10 @@ export function postOnce(
 export function startWebhookSender(webhooksService: WebhooksService, options: WebhookSenderOptions): WebhookSender {
   const worker = `${hostname()}:${process.pid}:${randomBase62(8)}`;
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
-  // Longer than any one send can take (its timeout), so that a claim outlives the attempt of a live process.
-  const leaseMs = Math.round(timeoutMs * 1.5);
+  // A send ends at its timeout, with a margin for the address look-up; a claim lasts for two of them, and a
+  // send starts only while one is left (see the outbox loop), so that a claim outlives the attempt of a live process.
+  const sendMs = Math.round(timeoutMs * 1.5);
+  const leaseMs = sendMs * 2;
   const abort = new AbortController();
 
   async function deliver(delivery: OutgoingDelivery): Promise<void> {
@@ -160,6 +162,8 @@ export function startWebhookSender(webhooksService: WebhooksService, options: We
 
   const loop = startOutboxLoop({
     due: (now) => webhooksService.claimDue(worker, now, leaseMs, BATCH),
+    leaseMs,
+    sendMs,
     deliver,
     nextDueAt: () => webhooksService.nextDueAt(),
     onQueued: (listener) => webhooksService.onQueued(listener),

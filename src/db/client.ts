@@ -1,6 +1,7 @@
 import { Database as SqliteDatabase, type Statement } from "bun:sqlite";
 import { closeSync, existsSync, openSync } from "node:fs";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { migrations } from "./migrations/index.ts";
 import { isLibsqlUrl } from "./location.ts";
@@ -12,9 +13,18 @@ export type Db = BaseSQLiteDatabase<any, any, typeof schema>;
 
 /** The open database: `db` for reads, `write` for every change, serialised through one writer. */
 export interface Store {
+  /** bun:sqlite on a file, or the libSQL client (a server, or a file: URL); each request of the latter may cross a network. */
+  readonly driver: "sqlite" | "libsql";
   readonly db: Db;
   /** Runs `work` in one write transaction (BEGIN IMMEDIATE); writes queue behind each other, never interleave. */
   write<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Runs statements known before any of them runs (none reads what another returns) as one write
+   * transaction, and gives each one's result. On a SQLite file it is a write like any other; on libSQL the
+   * statements go in one request (`client.batch` in write mode), joined with the batches of the other writes
+   * waiting at that moment: one round trip, not the several of an interactive transaction.
+   */
+  batch(build: (db: Db) => WriteStatement[]): Promise<unknown[]>;
   /**
    * A read-only connection of its own, for one long streaming read (an export) on a SQLite file: a statement
    * left open on the shared reader would hold every other read to the snapshot it started in. Absent for libSQL.
@@ -36,6 +46,9 @@ export interface Store {
   readonly schema: SchemaChange;
   close(): void;
 }
+
+/** A statement of a batch: a drizzle query, not yet run. */
+export type WriteStatement = BatchItem<"sqlite">;
 
 /** Schema versions are counts of applied migrations: `from` before this open, `to` after it. */
 export interface SchemaChange {
@@ -116,14 +129,26 @@ function openSqlite(path: string): Store {
     throw error;
   }
 
+  // From here the writer never sleeps inside SQLite for the lock another process holds: that sleep would stop
+  // this process's event loop (bun:sqlite is synchronous). It waits in beginWrite, between turns of the loop.
+  writer.exec("PRAGMA busy_timeout = 0");
   const reader = new SqliteDatabase(path, { readonly: true, strict: true });
   reader.exec("PRAGMA busy_timeout = 5000");
   const dataVersion = reader.prepare("PRAGMA data_version");
   const db = drizzleSqlite({ client: reader, schema }) as unknown as Db;
   const writeDb = drizzleSqlite({ client: writer, schema }) as unknown as Db;
+  const beginWrite = lockWaiter(writer.prepare("BEGIN IMMEDIATE"));
+  const write = groupCommit(writer, writeDb, beginWrite);
   return {
+    driver: "sqlite",
     db,
-    write: groupCommit(writer, writeDb),
+    write,
+    batch: (build) =>
+      write(async (tx) => {
+        const results: unknown[] = [];
+        for (const statement of build(tx)) results.push(await statement);
+        return results;
+      }),
     dataVersion: () => (dataVersion.get() as { data_version: number }).data_version,
     openReader: () => {
       const own = new SqliteDatabase(path, { readonly: true, strict: true });
@@ -148,7 +173,7 @@ function openSqlite(path: string): Store {
       reader.prepare(PING).get();
     },
     checkWritable: async () => {
-      writer.exec("BEGIN IMMEDIATE");
+      await beginWrite.begin();
       try {
         writer.exec(WRITE_CHECK);
       } finally {
@@ -170,6 +195,39 @@ interface WriteTask {
 }
 
 const MAX_BATCH = 256;
+/** How long a write waits for the lock another process holds before it fails (as busy_timeout did). */
+const LOCK_WAIT_MS = 5_000;
+/** How long ago a wait for the lock counts as other writers being about: see groupCommit. */
+const CONTENDED_MS = 1_000;
+
+/** Whether SQLite said that another connection holds the lock. */
+const isBusy = (error: unknown) => (error as { code?: string }).code?.startsWith("SQLITE_BUSY") ?? false;
+
+/**
+ * BEGIN IMMEDIATE that waits for another process's write without blocking: it tries, and on SQLITE_BUSY lets
+ * the event loop run for a millisecond or two (requests keep arriving and join the next batch) and tries again.
+ * `contendedAt` is when it last had to wait.
+ */
+function lockWaiter(begin: Statement) {
+  const state = {
+    contendedAt: -Infinity,
+    async begin(): Promise<void> {
+      const deadline = Date.now() + LOCK_WAIT_MS;
+      for (;;) {
+        try {
+          begin.run();
+          return;
+        } catch (error) {
+          if (!isBusy(error) || Date.now() > deadline) throw error;
+          state.contendedAt = Date.now();
+          // A little randomness, so that processes that wait do not all try again in step.
+          await new Promise((resolve) => setTimeout(resolve, 1 + Math.random()));
+        }
+      }
+    },
+  };
+  return state;
+}
 
 /**
  * The writer of a SQLite file, with group commit: writes that queue up while one transaction commits run
@@ -177,25 +235,21 @@ const MAX_BATCH = 256;
  * promise settles only after its COMMIT; a write that throws rolls back to its savepoint and leaves the
  * others of its batch alone.
  */
-function groupCommit(writer: SqliteDatabase, writeDb: Db): Store["write"] {
+function groupCommit(writer: SqliteDatabase, writeDb: Db, lock: ReturnType<typeof lockWaiter>): Store["write"] {
   const pending: WriteTask[] = [];
   let draining = false;
 
   // Prepared once: exec() would compile each of these again for every write.
-  const [begin, savepoint, release, rollbackTo, commit] = [
-    "BEGIN IMMEDIATE",
-    "SAVEPOINT write_task",
-    "RELEASE write_task",
-    "ROLLBACK TO write_task",
-    "COMMIT",
-  ].map((text) => writer.prepare(text)) as [Statement, Statement, Statement, Statement, Statement];
+  const [savepoint, release, rollbackTo, commit] = ["SAVEPOINT write_task", "RELEASE write_task", "ROLLBACK TO write_task", "COMMIT"].map((text) =>
+    writer.prepare(text),
+  ) as [Statement, Statement, Statement, Statement];
 
   async function drain(): Promise<void> {
     while (pending.length > 0) {
       const batch = pending.splice(0, MAX_BATCH);
       const outcomes: { ok: boolean; value: unknown }[] = [];
       try {
-        begin.run();
+        await lock.begin();
         for (const task of batch) {
           savepoint.run();
           try {
@@ -220,6 +274,9 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db): Store["write"] {
       });
       // Let the requests that arrived during the commit queue their writes, so that the next batch takes them all.
       if (pending.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      // With other processes writing too, leave the lock free for a moment: taken again at once, it would go to
+      // this process batch after batch while the others wait out their retries.
+      else if (Date.now() - lock.contendedAt < CONTENDED_MS) await new Promise((resolve) => setTimeout(resolve, 1));
     }
     draining = false;
   }
@@ -238,29 +295,36 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db): Store["write"] {
 
 function migrateSqlite(writer: SqliteDatabase, location: string): SchemaChange {
   writer.exec(MIGRATIONS_TABLE);
-  const { last, applied } = writer.prepare(LAST_MIGRATION).get() as { last: number | null; applied: number };
-  refuseNewerSchema(location, last, applied);
-  const pending = pendingMigrations(last);
-  if (pending.length === 0) return { from: applied, to: applied };
-  writer
+  const lastMigration = writer.prepare(LAST_MIGRATION);
+  const before = lastMigration.get() as { last: number | null; applied: number };
+  refuseNewerSchema(location, before.last, before.applied);
+  if (pendingMigrations(before.last).length === 0) return { from: before.applied, to: before.applied };
+  // Several processes started at once on a new file all find it behind: each looks again inside the write
+  // transaction, so the first migrates and the others, waiting on its lock, find nothing left to do.
+  return writer
     .transaction(() => {
+      const { last, applied } = lastMigration.get() as { last: number | null; applied: number };
+      refuseNewerSchema(location, last, applied);
+      const pending = pendingMigrations(last);
       for (const m of pending) {
         for (const statement of m.statements) writer.exec(statement);
         writer.prepare(RECORD_MIGRATION).run(m.hash, m.when);
       }
+      // Another process may have migrated it meanwhile: then this open changed nothing.
+      return { from: applied, to: applied + pending.length };
     })
     .immediate();
-  return { from: applied, to: applied + pending.length };
 }
 
 async function openLibsql(url: string, authToken?: string): Promise<Store> {
   // The libSQL client is loaded only for a libSQL URL: a SQLite file never pays for it.
   const [{ createClient }, { drizzle: drizzleLibsql }] = await Promise.all([import("@libsql/client"), import("drizzle-orm/libsql")]);
-  const client = createClient({ url, authToken });
+  // The client keeps a pool of connections and a PRAGMA reaches only one of them: the busy timeout is given
+  // here, so that every connection waits for another process's write rather than fail at once.
+  const client = createClient({ url, authToken, timeout: 5000 });
   if (url.startsWith("file:")) {
     await client.execute("PRAGMA journal_mode = WAL");
     await client.execute("PRAGMA synchronous = FULL");
-    await client.execute("PRAGMA busy_timeout = 5000");
   }
   await client.execute("PRAGMA foreign_keys = ON");
   await client.execute(MIGRATIONS_TABLE);
@@ -273,18 +337,36 @@ async function openLibsql(url: string, authToken?: string): Promise<Store> {
     client.close();
     throw error;
   }
-  const pending = pendingMigrations(last);
-  if (pending.length > 0) {
-    await client.batch(
-      pending.flatMap((m) => [...m.statements, { sql: RECORD_MIGRATION, args: [m.hash, m.when] }]),
-      "write",
-    );
+  let migrated = applied;
+  let schemaFrom = applied;
+  if (pendingMigrations(last).length > 0) {
+    // As for a SQLite file: the check is made again inside the write transaction, so that processes started at
+    // once on a new database migrate it once.
+    const tx = await client.transaction("write");
+    try {
+      const again = await tx.execute(LAST_MIGRATION);
+      const lastNow = (again.rows[0]?.last as number | null) ?? null;
+      refuseNewerSchema(url, lastNow, Number(again.rows[0]?.applied ?? 0));
+      const pending = pendingMigrations(lastNow);
+      await tx.batch(pending.flatMap((m) => [...m.statements, { sql: RECORD_MIGRATION, args: [m.hash, m.when] }]));
+      await tx.commit();
+      // Another process may have migrated it meanwhile: then this open changed nothing.
+      schemaFrom = Number(again.rows[0]?.applied ?? 0);
+      migrated = schemaFrom + pending.length;
+    } catch (error) {
+      client.close();
+      throw error;
+    } finally {
+      tx.close();
+    }
   }
   const db = drizzleLibsql({ client, schema }) as unknown as Db;
   const queue = serial();
   return {
+    driver: "libsql",
     db,
     write: (work) => queue(() => db.transaction((tx) => work(tx as unknown as Db), { behavior: "immediate" })),
+    batch: batchCommit(client, db),
     backup: async (target) => {
       await client.execute({ sql: "VACUUM INTO ?", args: [target] });
     },
@@ -299,9 +381,76 @@ async function openLibsql(url: string, authToken?: string): Promise<Store> {
         await tx.rollback();
       }
     },
-    schema: { from: applied, to: applied + pending.length },
+    schema: { from: schemaFrom, to: migrated },
     close: () => client.close(),
   };
+}
+
+/** What drizzle makes of a query to send it in a batch (its own libSQL batch does the same, in deferred mode). */
+interface PreparedStatement {
+  getQuery(): { sql: string; params: unknown[] };
+  mapResult(result: unknown, isFromBatch: boolean): unknown;
+}
+
+interface BatchTask {
+  statements: PreparedStatement[];
+  resolve: (results: unknown[]) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The batch writes of a libSQL database, group-committed: the batches that wait while one is sent go together
+ * in the next request, as one write transaction. When a joined request fails, each batch is sent again alone,
+ * so that one bad write fails only its own caller.
+ */
+function batchCommit(client: import("@libsql/client").Client, db: Db): Store["batch"] {
+  const pending: BatchTask[] = [];
+  let draining = false;
+
+  async function send(tasks: BatchTask[]): Promise<void> {
+    const statements = tasks.flatMap((task) => task.statements);
+    const results = await client.batch(
+      statements.map((statement) => {
+        const query = statement.getQuery();
+        return { sql: query.sql, args: query.params as never };
+      }),
+      "write",
+    );
+    let at = 0;
+    for (const task of tasks) {
+      task.resolve(task.statements.map((statement, i) => statement.mapResult(results[at + i], true)));
+      at += task.statements.length;
+    }
+  }
+
+  async function drain(): Promise<void> {
+    while (pending.length > 0) {
+      const tasks = pending.splice(0, MAX_BATCH);
+      try {
+        await send(tasks);
+      } catch (error) {
+        if (tasks.length === 1) tasks[0]!.reject(error);
+        else for (const task of tasks) await send([task]).catch(task.reject);
+      }
+      if (pending.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    draining = false;
+  }
+
+  return (build) =>
+    new Promise<unknown[]>((resolve, reject) => {
+      try {
+        const statements = build(db).map((item) => (item as unknown as { _prepare(): PreparedStatement })._prepare());
+        pending.push({ statements, resolve, reject });
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      if (!draining) {
+        draining = true;
+        setImmediate(drain);
+      }
+    });
 }
 
 /** Opens (and migrates) the database: a SQLite file path, or a libSQL URL (`libsql://…`, `http://…`, `file:…`). */

@@ -145,6 +145,9 @@ export const notifications = sqliteTable(
     sentAt: integer("sent_at"),
     /** When a pending notification is next tried; null once it is no longer pending. */
     nextAttemptAt: integer("next_attempt_at"),
+    /** The server process that holds this notification, until claimed_until: no other sends it meanwhile. */
+    claimedBy: text("claimed_by"),
+    claimedUntil: integer("claimed_until"),
   },
   (t) => [
     index("notifications_form").on(t.formId, t.createdAt, t.id),

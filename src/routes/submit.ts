@@ -142,7 +142,7 @@ async function submit(ctx: RequestContext): Promise<Response> {
     const location = redirectTarget(ctx, form, special._next);
     // A honeypot catch is spam whatever its captcha says: the provider is not asked about it.
     const spamReason: SpamReason | null = honeypot ? "honeypot" : await checkCaptcha(ctx, form, special);
-    const stored = await ctx.services.submissions.receive(form.id, data, {
+    const stored = await ctx.services.submissions.receive(form, data, {
       isSpam: spamReason !== null,
       spamReason: spamReason ?? undefined,
       notification: { subject: special._subject, replyTo: special._replyto },

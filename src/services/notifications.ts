@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db, Store } from "../db/client.ts";
 import { preparedOn } from "../db/prepared.ts";
 import { forms, notifications, submissions, type FormRow, type NotificationRow } from "../db/schema.ts";
@@ -7,6 +7,7 @@ import { newId } from "../lib/ids.ts";
 import { notificationReplyTo, notificationSubject, notificationText } from "../lib/mail.ts";
 import { iso } from "../lib/time.ts";
 import type { FormsService } from "./forms.ts";
+import { outboxLeases } from "./outbox-leases.ts";
 import type { Principal } from "./principal.ts";
 
 export type NotificationStatus = "pending" | "sent" | "failed" | "recorded";
@@ -62,8 +63,6 @@ const toNotification = (row: NotificationRow): Notification => ({
 
 // A literal (not a bound parameter), so that SQLite can match it to the partial index notifications_due.
 const PENDING = sql`${notifications.status} = 'pending'`;
-/** A submission the owner marked spam after its notification was queued is held back (and sent if unmarked). */
-const NOT_SPAM = sql`${submissions.isSpam} = 0`;
 
 /** What `_subject` and `_replyto` asked for: untrusted, checked here. */
 export interface NotificationRequest {
@@ -93,6 +92,8 @@ export function notificationRowFor(form: NotifiedForm, submission: { id: string;
     createdAt: submission.createdAt,
     sentAt: null,
     nextAttemptAt: live ? submission.createdAt : null,
+    claimedBy: null,
+    claimedUntil: null,
   };
 }
 
@@ -109,6 +110,8 @@ const COLUMN_NAMES = [
   "createdAt",
   "sentAt",
   "nextAttemptAt",
+  "claimedBy",
+  "claimedUntil",
 ] as const;
 const insertNotification = preparedOn((db) =>
   db
@@ -123,6 +126,15 @@ export function notificationsService(store: Store, formsService: FormsService) {
   const announce = () => {
     for (const listener of listeners) listener();
   };
+  const leases = outboxLeases(store, {
+    table: notifications,
+    id: notifications.id,
+    status: notifications.status,
+    nextAttemptAt: notifications.nextAttemptAt,
+    claimedBy: notifications.claimedBy,
+    claimedUntil: notifications.claimedUntil,
+    submissionId: notifications.submissionId,
+  });
 
   return {
     /**
@@ -161,8 +173,13 @@ export function notificationsService(store: Store, formsService: FormsService) {
       };
     },
 
-    /** Pending notifications whose time has come, oldest due first, with their messages built. */
-    async due(now: number, limit: number): Promise<OutgoingNotification[]> {
+    /**
+     * Claims up to `limit` due notifications for `worker` until `now + leaseMs` (see outboxLeases: several server
+     * processes on one database never send the same one), with their messages built, soonest due first.
+     */
+    async claimDue(worker: string, now: number, leaseMs: number, limit: number): Promise<OutgoingNotification[]> {
+      const ids = await leases.claim(worker, now, leaseMs, limit);
+      if (ids.length === 0) return [];
       const rows = await store.db
         .select({
           id: notifications.id,
@@ -179,44 +196,44 @@ export function notificationsService(store: Store, formsService: FormsService) {
         .from(notifications)
         .innerJoin(submissions, eq(submissions.id, notifications.submissionId))
         .innerJoin(forms, eq(forms.id, notifications.formId))
-        .where(and(PENDING, NOT_SPAM, lte(notifications.nextAttemptAt, now)))
-        .orderBy(asc(notifications.nextAttemptAt), asc(notifications.id))
-        .limit(limit);
-      return rows.map((row) => ({
-        id: row.id,
-        to: row.to,
-        subject: row.subject,
-        replyTo: row.replyTo,
-        attempts: row.attempts,
-        text: notificationText({
-          formName: row.formName,
-          formSlug: row.formSlug,
-          submissionId: row.submissionId,
-          receivedAt: iso(row.createdAt),
-          data: JSON.parse(row.data) as Record<string, unknown>,
-        }),
-      }));
+        .where(inArray(notifications.id, ids));
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return ids.flatMap((id) => {
+        const row = byId.get(id);
+        if (!row) return []; // deleted (with its submission) between the claim and this read
+        return [
+          {
+            id: row.id,
+            to: row.to,
+            subject: row.subject,
+            replyTo: row.replyTo,
+            attempts: row.attempts,
+            text: notificationText({
+              formName: row.formName,
+              formSlug: row.formSlug,
+              submissionId: row.submissionId,
+              receivedAt: iso(row.createdAt),
+              data: JSON.parse(row.data) as Record<string, unknown>,
+            }),
+          },
+        ];
+      });
     },
 
     /** When the next pending notification is due (ms), or null when none is pending. */
-    async nextDueAt(): Promise<number | null> {
-      const [row] = await store.db
-        .select({ at: notifications.nextAttemptAt })
-        .from(notifications)
-        .innerJoin(submissions, eq(submissions.id, notifications.submissionId))
-        .where(and(PENDING, NOT_SPAM))
-        .orderBy(asc(notifications.nextAttemptAt))
-        .limit(1);
-      return row?.at ?? null;
-    },
+    nextDueAt: leases.nextDueAt,
 
-    async markSent(id: string, now: number): Promise<void> {
-      await store.write((tx) =>
-        tx
+    /** Lets go of every claim of `worker` (at a clean stop), so that a restart or another process sends them at once. */
+    release: leases.release,
+
+    /** Records that `worker` sent the notification it holds; a claim it lost meanwhile (its lease ran out) records nothing. */
+    async markSent(notification: OutgoingNotification, worker: string, now: number): Promise<void> {
+      await store.batch((db) => [
+        db
           .update(notifications)
-          .set({ status: "sent", sentAt: now, attempts: sql`${notifications.attempts} + 1`, lastError: null, nextAttemptAt: null })
-          .where(and(eq(notifications.id, id), PENDING)),
-      );
+          .set({ status: "sent", sentAt: now, attempts: notification.attempts + 1, lastError: null, nextAttemptAt: null, ...leases.released })
+          .where(leases.heldBy(notification.id, worker)),
+      ]);
     },
 
     /**
@@ -229,7 +246,7 @@ export function notificationsService(store: Store, formsService: FormsService) {
       const retried = await store.write(async (tx) => {
         const rows = await tx
           .update(notifications)
-          .set({ status: "pending", attempts: 0, nextAttemptAt: now })
+          .set({ status: "pending", attempts: 0, nextAttemptAt: now, ...leases.released })
           .where(and(eq(notifications.formId, form.id), eq(notifications.status, "failed")))
           .returning({ id: notifications.id });
         if (!options.pending) return rows.length;
@@ -263,7 +280,7 @@ export function notificationsService(store: Store, formsService: FormsService) {
         if (found.status === "recorded") throw new ApiError("invalid_parameter", "A test form's notifications are recorded, never sent.", { field: "id" });
         const [updated] = await tx
           .update(notifications)
-          .set({ status: "pending", attempts: 0, nextAttemptAt: now })
+          .set({ status: "pending", attempts: 0, nextAttemptAt: now, ...leases.released })
           .where(eq(notifications.id, id))
           .returning();
         return updated!;
@@ -282,23 +299,24 @@ export function notificationsService(store: Store, formsService: FormsService) {
       return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
     },
 
-    /** Counts a failed attempt: tried again after the next step of the backoff, or `failed` after the last. */
-    async markAttemptFailed(id: string, error: string, now: number, retryBaseMs: number): Promise<NotificationStatus> {
-      return store.write(async (tx) => {
-        const [row] = await tx
-          .select({ attempts: notifications.attempts })
-          .from(notifications)
-          .where(and(eq(notifications.id, id), PENDING));
-        if (!row) return "failed";
-        const attempts = row.attempts + 1;
-        const step = RETRY_STEPS[attempts - 1];
-        const status: NotificationStatus = step === undefined ? "failed" : "pending";
-        await tx
+    /** Counts a failed attempt by `worker`: tried again after the next step of the backoff, or `failed` after the last. */
+    async markAttemptFailed(notification: OutgoingNotification, worker: string, error: string, now: number, retryBaseMs: number): Promise<NotificationStatus> {
+      const attempts = notification.attempts + 1;
+      const step = RETRY_STEPS[attempts - 1];
+      const status: NotificationStatus = step === undefined ? "failed" : "pending";
+      await store.batch((db) => [
+        db
           .update(notifications)
-          .set({ status, attempts, lastError: error.slice(0, MAX_ERROR), nextAttemptAt: step === undefined ? null : now + step * retryBaseMs })
-          .where(eq(notifications.id, id));
-        return status;
-      });
+          .set({
+            status,
+            attempts,
+            lastError: error.slice(0, MAX_ERROR),
+            nextAttemptAt: step === undefined ? null : now + step * retryBaseMs,
+            ...leases.released,
+          })
+          .where(leases.heldBy(notification.id, worker)),
+      ]);
+      return status;
     },
   };
 }

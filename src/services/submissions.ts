@@ -12,6 +12,7 @@ import { attachFiles, insertFiles, type FilesService } from "./files.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
 import type { NotificationRequest, NotificationsService } from "./notifications.ts";
 import type { Principal } from "./principal.ts";
+import { oneRequestReceiver, type ReceivingForm } from "./receive-batch.ts";
 import type { WebhooksService } from "./webhooks.ts";
 import { exportText } from "./submission-export.ts";
 import { COLUMNS, countInDay, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
@@ -253,6 +254,13 @@ export function submissionsService(
     return { createdAt: row.createdAt, id };
   }
 
+  const receiveInOneRequest = oneRequestReceiver(store, {
+    readForm: (formId) => formForWrite(store.db).get({ id: formId }),
+    toSubmission,
+    notifications: notificationsService,
+    webhooks: webhooksService,
+  });
+
   async function findRow(formId: string, submissionId: string): Promise<SubmissionRow> {
     const [row] = await store.db
       .select()
@@ -394,10 +402,12 @@ export function submissionsService(
      * `notification`), all in one transaction.
      */
     async receive(
-      formId: string,
+      formRef: string | ReceivingForm,
       data: Record<string, unknown>,
       flags: { isSpam: boolean; spamReason?: SpamReason; notification?: NotificationRequest },
     ): Promise<Submission> {
+      if (store.driver === "libsql") return receiveInOneRequest(formRef, data, flags);
+      const formId = typeof formRef === "string" ? formRef : formRef.id;
       const { submission, queued, events } = await store.write(async (tx) => {
         const form = await formForWrite(tx).get({ id: formId });
         if (!form) throw new ApiError("form_not_found", "This form no longer exists.");

@@ -1,6 +1,6 @@
-import { and, asc, count, desc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db, Store } from "../db/client.ts";
-import { submissions, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow, type WebhookRow } from "../db/schema.ts";
+import { webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow, type WebhookRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { BlockedAddress, checkedAddresses, systemResolver, type Resolver } from "../lib/address.ts";
 import { newId } from "../lib/ids.ts";
@@ -8,6 +8,7 @@ import { iso } from "../lib/time.ts";
 import { isHttpUrl, lazySchema, parseBody } from "../lib/validate.ts";
 import { discordMessage, newWebhookSecret, secretPrefix, slackMessage, WEBHOOK_FORMATS, type WebhookFormat } from "../lib/webhook-message.ts";
 import type { FormsService } from "./forms.ts";
+import { outboxLeases } from "./outbox-leases.ts";
 import type { Principal } from "./principal.ts";
 import type { Submission } from "./submissions.ts";
 import { preparedOn } from "../db/prepared.ts";
@@ -123,11 +124,6 @@ export const toDelivery = (row: WebhookDeliveryRow): WebhookDelivery => ({
   deliveredAt: at(row.deliveredAt),
 });
 
-// Literals (not bound parameters), so that SQLite can match them to the partial index webhook_deliveries_due.
-const PENDING = sql`${webhookDeliveries.status} = 'pending'`;
-/** A submission the owner marked spam after its event was queued is held back (and sent if unmarked). */
-const NOT_SPAM = sql`${submissions.isSpam} = 0`;
-
 /** Most endpoints one form may have: each submission is sent to every one of them. */
 export const MAX_WEBHOOKS_PER_FORM = 20;
 
@@ -149,6 +145,15 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
   const announce = () => {
     for (const listener of listeners) listener();
   };
+  const leases = outboxLeases(store, {
+    table: webhookDeliveries,
+    id: webhookDeliveries.id,
+    status: webhookDeliveries.status,
+    nextAttemptAt: webhookDeliveries.nextAttemptAt,
+    claimedBy: webhookDeliveries.claimedBy,
+    claimedUntil: webhookDeliveries.claimedUntil,
+    submissionId: webhookDeliveries.submissionId,
+  });
 
   /** Refuses an address that is, or resolves to, a loopback, private, link-local or other special address. */
   async function checkAddress(value: string): Promise<void> {
@@ -319,6 +324,25 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
       return true;
     },
 
+    /**
+     * The statement that writes a `submission.created` delivery for each endpoint of the form, for a batch (no
+     * read first): it writes nothing unless the submission `submission.id` was written earlier in the batch.
+     * Each endpoint's body is chosen by its format in SQL; its rows' ids come from a list made here. Returns the ids it wrote.
+     */
+    queueStatement(db: Db, form: Pick<FormRow, "id" | "slug" | "name" | "mode">, submission: Submission, createdAt: number) {
+      const ids = JSON.stringify(Array.from({ length: MAX_WEBHOOKS_PER_FORM }, () => newId("delivery", createdAt)));
+      const body = (format: WebhookFormat) => payloadFor(format, form, submission, submission.createdAt);
+      return db.all<{ id: string }>(sql`
+        INSERT INTO ${webhookDeliveries} (id, webhook_id, form_id, submission_id, message_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+        SELECT json_extract(${ids}, '$[' || (row_number() OVER (ORDER BY w.created_at, w.id) - 1) || ']'), w.id, ${form.id}, ${submission.id},
+          ${newId("message", createdAt)}, 'submission.created',
+          CASE w.format WHEN 'slack' THEN ${body("slack")} WHEN 'discord' THEN ${body("discord")} ELSE ${body("standard")} END,
+          'pending', 0, ${createdAt}, ${createdAt}
+        FROM ${webhooks} w
+        WHERE w.form_id = ${form.id} AND EXISTS (SELECT 1 FROM submissions WHERE id = ${submission.id})
+        RETURNING id`);
+    },
+
     /** Tells this process's sender that a committed write queued deliveries. */
     announce,
 
@@ -333,37 +357,20 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
      * server processes on one database never hold the same delivery, and one that dies lets go when its lease ends.
      */
     async claimDue(worker: string, now: number, leaseMs: number, limit: number): Promise<OutgoingDelivery[]> {
-      const dueIn = (db: Db) =>
-        db
-          .select({ id: webhookDeliveries.id })
-          .from(webhookDeliveries)
-          .innerJoin(submissions, eq(submissions.id, webhookDeliveries.submissionId))
-          .where(
-            and(
-              PENDING,
-              NOT_SPAM,
-              lte(webhookDeliveries.nextAttemptAt, now),
-              or(isNull(webhookDeliveries.claimedUntil), lt(webhookDeliveries.claimedUntil, now)),
-            ),
-          )
-          .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.id))
-          .limit(limit);
-      // A read first: an idle server that polls never takes the writer's lock for nothing.
-      if ((await dueIn(store.db)).length === 0) return [];
-      const claimed = await store.write(async (tx) => {
-        const due = dueIn(tx);
-        return tx
-          .update(webhookDeliveries)
-          .set({ claimedBy: worker, claimedUntil: now + leaseMs })
-          .where(and(inArray(webhookDeliveries.id, due), PENDING))
-          .returning({
-            id: webhookDeliveries.id,
-            webhookId: webhookDeliveries.webhookId,
-            messageId: webhookDeliveries.messageId,
-            payload: webhookDeliveries.payload,
-            attempts: webhookDeliveries.attempts,
-          });
-      });
+      const ids = await leases.claim(worker, now, leaseMs, limit);
+      if (ids.length === 0) return [];
+      const rows = await store.db
+        .select({
+          id: webhookDeliveries.id,
+          webhookId: webhookDeliveries.webhookId,
+          messageId: webhookDeliveries.messageId,
+          payload: webhookDeliveries.payload,
+          attempts: webhookDeliveries.attempts,
+        })
+        .from(webhookDeliveries)
+        .where(inArray(webhookDeliveries.id, ids));
+      const rowById = new Map(rows.map((row) => [row.id, row]));
+      const claimed = ids.flatMap((id) => rowById.get(id) ?? []);
       if (claimed.length === 0) return [];
       const endpoints = await store.db
         .select()
@@ -393,8 +400,8 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
       const attempts = delivery.attempts + 1;
       const delay = WEBHOOK_SCHEDULE_MS[attempts - 1];
       const status: DeliveryStatus = result.ok ? "succeeded" : delay === undefined ? "failed" : "pending";
-      await store.write((tx) =>
-        tx
+      await store.batch((db) => [
+        db
           .update(webhookDeliveries)
           .set({
             status,
@@ -409,15 +416,13 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
             claimedBy: null,
             claimedUntil: null,
           })
-          .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.claimedBy, worker))),
-      );
+          .where(leases.heldBy(delivery.id, worker)),
+      ]);
       return status;
     },
 
-    /** Lets go of every claim of `worker` (at a clean stop), so that a restart sends them at once. */
-    async release(worker: string): Promise<void> {
-      await store.write((tx) => tx.update(webhookDeliveries).set({ claimedBy: null, claimedUntil: null }).where(eq(webhookDeliveries.claimedBy, worker)));
-    },
+    /** Lets go of every claim of `worker` (at a clean stop), so that a restart or another process sends them at once. */
+    release: leases.release,
 
     /** How many deliveries wait in the outbox, by status (pending and failed), for /metrics. */
     async outboxDepth(): Promise<Record<string, number>> {
@@ -430,16 +435,7 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
     },
 
     /** When the next pending delivery falls due (its claim's end, if claimed), or null when none is pending. */
-    async nextDueAt(): Promise<number | null> {
-      const [row] = await store.db
-        .select({ at: sql<number>`max(${webhookDeliveries.nextAttemptAt}, coalesce(${webhookDeliveries.claimedUntil}, 0))` })
-        .from(webhookDeliveries)
-        .innerJoin(submissions, eq(submissions.id, webhookDeliveries.submissionId))
-        .where(and(PENDING, NOT_SPAM))
-        .orderBy(asc(webhookDeliveries.nextAttemptAt))
-        .limit(1);
-      return row?.at ?? null;
-    },
+    nextDueAt: leases.nextDueAt,
   };
 }
 

@@ -125,7 +125,9 @@ describe("a submission the owner marks spam before its mail went out", () => {
     const id = await post(form.slug, { name: "Looks fine" });
     const later = Date.now() + 60_000;
     const queued = (await list(form.id)).body.notifications[0].id as string;
-    const dueIds = async () => (await fx.t.services.notifications.due(later, 10)).map((n) => n.id);
+    // Each look claims for a moment only, as a sender that finds it due would, so that the next look may claim it again.
+    let look = 0;
+    const dueIds = async () => (await fx.t.services.notifications.claimDue(`sender-${look++}`, later + look * 10, 1, 10)).map((n) => n.id);
     expect(await dueIds()).toEqual([queued]);
 
     const marked = await fx.t.request("PATCH", `/api/forms/${form.id}/submissions/${id}`, { key: fx.key, body: { isSpam: true } });
@@ -139,6 +141,38 @@ describe("a submission the owner marks spam before its mail went out", () => {
   });
 });
 
+describe("several senders on one database", () => {
+  test("a claimed notification is not claimed again until its lease ends, and only its holder records it", async () => {
+    const form = await fx.form({ notificationEmail: "owner@example.com" });
+    await post(form.slug, { name: "Ann" });
+    const notifications = fx.t.services.notifications;
+    const now = Date.now();
+    const first = await notifications.claimDue("server-a", now, 10_000, 10);
+    expect(first.map((n) => n.to)).toEqual(["owner@example.com"]);
+    expect(await notifications.claimDue("server-b", now + 1, 10_000, 10)).toEqual([]);
+    // The sender's timer wakes when the lease ends, not before.
+    expect(await notifications.nextDueAt()).toBe(now + 10_001);
+    // server-a died without a word: once its lease is over, another takes the notification.
+    const taken = await notifications.claimDue("server-b", now + 10_001, 10_000, 10);
+    expect(taken.map((n) => n.id)).toEqual(first.map((n) => n.id));
+    // server-a's late record no longer counts: the claim is server-b's.
+    await notifications.markSent(first[0]!, "server-a", now + 10_002);
+    expect((await list(form.id)).body.notifications[0]).toMatchObject({ status: "pending", attempts: 0 });
+    await notifications.markSent(taken[0]!, "server-b", now + 10_003);
+    expect((await list(form.id)).body.notifications[0]).toMatchObject({ status: "sent", attempts: 1 });
+  });
+
+  test("a clean stop lets go of its claims, so that another sender takes them at once", async () => {
+    const form = await fx.form({ notificationEmail: "owner@example.com" });
+    await post(form.slug, { name: "Ann" });
+    const notifications = fx.t.services.notifications;
+    const now = Date.now();
+    expect(await notifications.claimDue("server-a", now, 60_000, 10)).toHaveLength(1);
+    await notifications.release("server-a");
+    expect(await notifications.claimDue("server-b", now + 1, 60_000, 10)).toHaveLength(1);
+  });
+});
+
 describe("POST /api/forms/{id}/notifications/retry", () => {
   test("puts the form's failed notifications back in the queue with a fresh start, and nothing else", async () => {
     const form = await fx.form({ notificationEmail: "owner@example.com" });
@@ -149,8 +183,13 @@ describe("POST /api/forms/{id}/notifications/retry", () => {
     const [bob, ann] = (await list(form.id)).body.notifications.map((n: { id: string }) => n.id);
     const [cy] = (await list(other.id)).body.notifications.map((n: { id: string }) => n.id);
     // Ann's and Cy's fail every attempt; Bob's is still pending.
+    let round = 0;
     for (const id of [ann, cy]) {
-      for (let attempt = 0; attempt < 6; attempt++) await fx.t.services.notifications.markAttemptFailed(id, "connect ECONNREFUSED", Date.now(), 60_000);
+      for (let attempt = 0; attempt < 6; attempt++) {
+        // Each claim is looked for later than every backoff and lease before it, as a sender would find it in time.
+        const claimed = (await fx.t.services.notifications.claimDue("sender", Date.now() + 10 ** 9 * ++round, 1, 10)).find((n) => n.id === id)!;
+        await fx.t.services.notifications.markAttemptFailed(claimed, "sender", "connect ECONNREFUSED", Date.now(), 60_000);
+      }
     }
     expect((await list(form.id)).body.notifications.map((n: { status: string }) => n.status)).toEqual(["pending", "failed"]);
 

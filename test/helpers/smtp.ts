@@ -94,6 +94,11 @@ export async function startSmtpSink(options: { port?: number } = {}): Promise<Sm
       });
     },
   });
+  // A client that dies mid-session (a server process killed with SIGKILL) resets its connection: that is the
+  // client's end, not the sink's, and must not fail the test as an unhandled error.
+  server.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "ECONNRESET") throw error;
+  });
   await new Promise<void>((resolve, reject) => {
     server.server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => resolve());

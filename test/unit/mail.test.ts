@@ -94,7 +94,12 @@ describe("the From and the SMTP URL", () => {
   });
 
   test("mail is off without --smtp-url; the From defaults to the SMTP login when it is an address", () => {
-    expect(loadServeConfig({}, {})).toMatchObject({ smtpUrl: null, mailFrom: { name: "formsvc", address: "formsvc@localhost" }, mailRetryBaseMs: 60_000 });
+    expect(loadServeConfig({}, {})).toMatchObject({
+      smtpUrl: null,
+      mailFrom: { name: "formsvc", address: "formsvc@localhost" },
+      mailRetryBaseMs: 60_000,
+      mailTimeoutMs: 10_000,
+    });
     expect(loadServeConfig({}, { FORMSVC_SMTP_URL: "smtps://forms%40example.com:pw@mail.example.com" })).toMatchObject({
       smtpUrl: "smtps://forms%40example.com:pw@mail.example.com",
       mailFrom: { name: "formsvc", address: "forms@example.com" },

@@ -7,6 +7,7 @@ import m4 from "./0004_dashboard.sql" with { type: "text" };
 import m5 from "./0005_files_retention.sql" with { type: "text" };
 import m6 from "./0006_webhooks_captcha.sql" with { type: "text" };
 import m7 from "./0007_submission_days.sql" with { type: "text" };
+import m8 from "./0008_outbox_claims.sql" with { type: "text" };
 
 /** Every migration in order, as text, so that the compiled binary carries them. */
 export const migrations: { tag: string; when: number; sql: string }[] = [
@@ -18,4 +19,5 @@ export const migrations: { tag: string; when: number; sql: string }[] = [
   { tag: "0005_files_retention", when: 1795462427065, sql: m5 },
   { tag: "0006_webhooks_captcha", when: 1795462487065, sql: m6 },
   { tag: "0007_submission_days", when: 1795462547065, sql: m7 },
+  { tag: "0008_outbox_claims", when: 1795532850838, sql: m8 },
 ];

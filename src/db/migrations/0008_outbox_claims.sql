@@ -1,0 +1,2 @@
+ALTER TABLE `notifications` ADD `claimed_by` text;--> statement-breakpoint
+ALTER TABLE `notifications` ADD `claimed_until` integer;
