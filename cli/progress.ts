@@ -49,7 +49,8 @@ const thousands = (n: number) => n.toLocaleString("en-US");
 
 /** A one-line progress bar on stderr, redrawn at most ten times a second; for a terminal only. */
 export class ProgressBar {
-  private lastDraw = 0;
+  // The first chunk draws at once, however soon after the start it comes: a fast export still shows it began.
+  private lastDraw = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly io: Io,
