@@ -45,11 +45,9 @@ function ensureDatabaseDirectory(db: string, io: Io): void {
 /** Serves until SIGINT or SIGTERM; on a database with no key, says how to make the first one. */
 export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   // The server is loaded when serve runs, not by every command of the CLI.
-  const [{ loadServeConfig, redactedSmtpUrl }, { startServer }, { apiKeys, forms }, { count, eq }, { SETUP_LINK_MS }] = await Promise.all([
+  const [{ loadServeConfig, redactedSmtpUrl }, { startServer }, { SETUP_LINK_MS }] = await Promise.all([
     import("../src/config.ts"),
     import("../src/server.ts"),
-    import("../src/db/schema.ts"),
-    import("drizzle-orm"),
     import("../src/services/users.ts"),
   ]);
   const config = loadServeConfig(options, io.env);
@@ -66,25 +64,22 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   io.err(mailStatus(config, redactedSmtpUrl));
   if (config.webhooksAllowPrivate) io.err("webhooks may reach private and loopback addresses (--webhooks-allow-private)\n");
   // Asked on the server's own connection: a second open of the file would run the migration check again.
-  const [keys] = await server.services.store.db.select({ n: count() }).from(apiKeys);
+  const facts = await server.services.settings.startFacts();
   // A database with no dashboard user gets a one-time link that makes the first one (a new link at each start).
-  if ((await server.services.users.count()) === 0) {
+  if (!facts.dashboardUser) {
     const token = await server.services.users.createLink("setup", null, SETUP_LINK_MS);
     io.err(
       `No dashboard user yet. Open this link within an hour to create the first one (it works once):\n  ${config.baseUrl}/dashboard/setup?token=${token}\n`,
     );
   }
   // --max-body bounds the whole post, files included: below --max-file-size, it is the real limit of a file.
-  if (config.maxBody < config.maxFileSize) {
-    const [takingFiles] = await server.services.store.db.select({ n: count() }).from(forms).where(eq(forms.fileUploads, true));
-    if ((takingFiles?.n ?? 0) > 0) {
-      io.err(
-        `forms that take files accept posts of at most ${config.maxBody} bytes, files included (--max-body); ` +
-          `to take files up to ${config.maxFileSize} bytes (--max-file-size), raise --max-body\n`,
-      );
-    }
+  if (config.maxBody < config.maxFileSize && facts.formsTakingFiles > 0) {
+    io.err(
+      `forms that take files accept posts of at most ${config.maxBody} bytes, files included (--max-body); ` +
+        `to take files up to ${config.maxFileSize} bytes (--max-file-size), raise --max-body\n`,
+    );
   }
-  if ((keys?.n ?? 0) === 0) {
+  if (facts.apiKeys === 0) {
     io.err(`No API keys yet. Make the first one with:\n  ${selfCommand()} keys create --db ${config.db} --name admin\n`);
   }
   await new Promise<void>((resolve, reject) => {

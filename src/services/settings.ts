@@ -1,6 +1,15 @@
-import { inArray } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
 import type { Store } from "../db/client.ts";
-import { settings } from "../db/schema.ts";
+import { apiKeys, forms, settings, users } from "../db/schema.ts";
+
+/** What serve's start-up lines say of the database. */
+export interface StartFacts {
+  apiKeys: number;
+  /** Whether any dashboard user exists (without one, serve prints a setup link). */
+  dashboardUser: boolean;
+  /** Forms that take files (serve says when --max-body, not --max-file-size, bounds them). */
+  formsTakingFiles: number;
+}
 
 /** The public addresses a server serves under, as it last recorded them. */
 export interface ServedUrls {
@@ -16,6 +25,20 @@ const KEYS = { baseUrl: "base_url", submitUrl: "submit_url" } as const;
  */
 export function settingsService(store: Store) {
   return {
+    /**
+     * The start-up lines' facts in one read: one small statement rather than three built queries keeps a
+     * start's work (and the query-building code it would warm) down.
+     */
+    async startFacts(): Promise<StartFacts> {
+      // all(), not get(): on bun:sqlite drizzle's get() of raw SQL gives the row's values, on libSQL an object.
+      const [row] = (await store.db.all(
+        sql`SELECT (SELECT count(*) FROM ${apiKeys}) AS keys, EXISTS (SELECT 1 FROM ${users}) AS users,
+          (SELECT count(*) FROM ${forms} WHERE ${forms.fileUploads} = 1) AS files`,
+      )) as { keys: number; users: number; files: number }[];
+      if (!row) throw new Error("the start-up read gave no row");
+      return { apiKeys: Number(row.keys), dashboardUser: Number(row.users) === 1, formsTakingFiles: Number(row.files) };
+    },
+
     /** Records the addresses; a restart under the same ones writes nothing, so it needs no write lock and builds no insert. */
     async recordServedUrls(urls: ServedUrls): Promise<void> {
       const recorded = await this.servedUrls();
