@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db, Store } from "../db/client.ts";
+import { preparedOn } from "../db/prepared.ts";
 import { submissions } from "../db/schema.ts";
 
 /** The columns an outbox table (notifications, webhook deliveries) has for its leases. */
@@ -36,6 +37,29 @@ export function outboxLeases(store: Store, t: OutboxColumns) {
       .where(and(pending, NOT_SPAM, lte(t.nextAttemptAt, now), free(now)))
       .orderBy(asc(t.nextAttemptAt), asc(t.id))
       .limit(limit);
+  // The reads of the poll, prepared once per connection (see preparedOn): a sender with nothing to do asks
+  // again every few seconds, and should not build the same SQL each time.
+  const dueNow = sql.placeholder("now");
+  const dueRead = preparedOn((db) =>
+    db
+      .select({ id: t.id })
+      .from(t.table)
+      .innerJoin(submissions, eq(submissions.id, t.submissionId))
+      .where(and(pending, NOT_SPAM, lte(t.nextAttemptAt, dueNow), or(isNull(t.claimedUntil), lt(t.claimedUntil, dueNow))))
+      .orderBy(asc(t.nextAttemptAt), asc(t.id))
+      .limit(sql.placeholder("limit"))
+      .prepare(),
+  );
+  const nextDueRead = preparedOn((db) =>
+    db
+      .select({ at: sql<number>`max(${t.nextAttemptAt}, coalesce(${t.claimedUntil} + 1, 0))` })
+      .from(t.table)
+      .innerJoin(submissions, eq(submissions.id, t.submissionId))
+      .where(and(pending, NOT_SPAM))
+      .orderBy(asc(t.nextAttemptAt))
+      .limit(1)
+      .prepare(),
+  );
 
   return {
     /** The condition on pending items: for the table's own updates. */
@@ -44,7 +68,7 @@ export function outboxLeases(store: Store, t: OutboxColumns) {
     /** Claims up to `limit` due items for `worker` until `now + leaseMs`; the ids it now holds, soonest due first. */
     async claim(worker: string, now: number, leaseMs: number, limit: number): Promise<string[]> {
       // A read first: an idle server that polls never takes the writer's lock for nothing.
-      if ((await dueIn(store.db, now, limit)).length === 0) return [];
+      if ((await dueRead(store.db).all({ now, limit })).length === 0) return [];
       // One statement: on libSQL one round trip, and two processes never both take an item.
       const [claimed] = (await store.batch((db) => [
         db
@@ -78,13 +102,7 @@ export function outboxLeases(store: Store, t: OutboxColumns) {
     async nextDueAt(): Promise<number | null> {
       // The soonest by its own time, through the partial index; one held elsewhere is looked at again when its
       // lease ends (and the poll finds any other that fell due meanwhile).
-      const [row] = await store.db
-        .select({ at: sql<number>`max(${t.nextAttemptAt}, coalesce(${t.claimedUntil} + 1, 0))` })
-        .from(t.table)
-        .innerJoin(submissions, eq(submissions.id, t.submissionId))
-        .where(and(pending, NOT_SPAM))
-        .orderBy(asc(t.nextAttemptAt))
-        .limit(1);
+      const [row] = await nextDueRead(store.db).all();
       return row?.at ?? null;
     },
   };
