@@ -196,8 +196,11 @@ export function usersService(store: Store) {
       const now = Date.now();
       await store.write(async (tx) => {
         await tx.insert(sessions).values({ tokenHash: sha256(token), userId, csrfToken, viaLink, createdAt: now, lastSeenAt: now });
-        // Sessions idle past their time are swept as new ones open, so the table does not grow for ever.
+        // Sessions idle past their time, and expired sign-in links (serve makes a setup link at every start while
+        // there is no user), are swept as new sessions open, so neither table grows for ever; an expired link
+        // is refused the same whether its row is there or not. Here, not at serve's start, which stays light.
         await tx.delete(sessions).where(lt(sessions.lastSeenAt, now - SESSION_IDLE_MS));
+        await tx.delete(signinLinks).where(lt(signinLinks.expiresAt, now));
       });
       return { token, csrfToken };
     },

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BASE, testApp, type TestApp } from "../helpers/app.ts";
+import { count } from "drizzle-orm";
+import { signinLinks } from "../../src/db/schema.ts";
 import { operator } from "../../src/services/principal.ts";
 
 // The dashboard's HTTP rules, in-process: cookies, the Origin and CSRF checks, accounts kept apart.
@@ -36,6 +38,21 @@ const post = (path: string, fields: Record<string, string>, headers: Record<stri
     }),
   );
 const get = (path: string, base = BASE) => t.app.fetch(new Request(`${base}${path}`, { headers: { cookie } }));
+
+describe("sign-in links", () => {
+  test("expired links are swept when a session opens; a live one still signs in once", async () => {
+    const links = async () => (await t.services.store.db.select({ n: count() }).from(signinLinks))[0]!.n;
+    const user = (await t.services.users.list()).find((u) => u.email === "me@example.com")!;
+    const before = await links();
+    await t.services.users.createLink("signin", user.id, -1);
+    await t.services.users.createLink("signin", user.id, -1);
+    const live = await t.services.users.createLink("signin", user.id, 60_000);
+    expect(await links()).toBe(before + 3);
+    await t.services.users.createSession(user.id);
+    expect(await links()).toBe(1);
+    expect(await t.services.users.checkLink("signin", live)).toBe(true);
+  });
+});
 
 describe("cookies", () => {
   test("over https the cookies are Secure; over http they are not", async () => {
