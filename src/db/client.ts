@@ -3,7 +3,7 @@ import { closeSync, existsSync, openSync } from "node:fs";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
-import { migrations } from "./migrations/index.ts";
+import { migrateSqlite, PING, WRITE_CHECK } from "./migrate.ts";
 import { isLibsqlUrl } from "./location.ts";
 import * as schema from "./schema.ts";
 
@@ -54,55 +54,6 @@ export type WriteStatement = BatchItem<"sqlite">;
 export interface SchemaChange {
   from: number;
   to: number;
-}
-
-/** The schema version this build of formsvc writes. */
-export const SCHEMA_VERSION = migrations.length;
-
-/** A queue that runs one task at a time, in order. */
-function serial() {
-  let tail: Promise<unknown> = Promise.resolve();
-  return <T>(task: () => Promise<T>): Promise<T> => {
-    const run = tail.then(task, task);
-    tail = run.catch(() => undefined);
-    return run;
-  };
-}
-
-const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)`;
-
-/** Migrations newer than the last applied, in drizzle's own bookkeeping format, so drizzle-kit sees the same history. */
-function pendingMigrations(lastApplied: number | null) {
-  return migrations
-    .filter((m) => m.when > (lastApplied ?? -1))
-    .map((m) => ({
-      when: m.when,
-      hash: new Bun.CryptoHasher("sha256").update(m.sql).digest("hex"),
-      statements: m.sql
-        .split("--> statement-breakpoint")
-        .map((s) => s.trim())
-        .filter(Boolean),
-    }));
-}
-
-const RECORD_MIGRATION = `INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES (?, ?)`;
-const LAST_MIGRATION = `SELECT max(created_at) AS last, count(*) AS applied FROM "__drizzle_migrations"`;
-// A row that is written and rolled back at once: proof that the file takes writes, leaving no trace.
-const WRITE_CHECK = `INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES ('formsvc write check', NULL)`;
-const PING = `SELECT count(*) AS n FROM "__drizzle_migrations"`;
-
-/**
- * Refuses a database that a newer formsvc has migrated: this build would not know its tables and columns,
- * and would drop what it does not know on every write.
- */
-function refuseNewerSchema(location: string, last: number | null, applied: number): void {
-  const newest = migrations[migrations.length - 1]!.when;
-  if (applied > migrations.length || (last !== null && last > newest)) {
-    throw new Error(
-      `the database ${location} has schema version ${applied}, newer than this formsvc's ${SCHEMA_VERSION}: ` +
-        "a newer formsvc has upgraded it. Run that version (or newer), or restore a backup taken before the upgrade.",
-    );
-  }
 }
 
 /** Makes `path` as an empty file only its owner may read and write: it will hold submissions and key hashes. */
@@ -194,7 +145,8 @@ interface WriteTask {
   reject: (error: unknown) => void;
 }
 
-const MAX_BATCH = 256;
+/** Most writes one commit takes (a SQLite transaction, or one libSQL request). */
+export const MAX_BATCH = 256;
 /** How long a write waits for the lock another process holds before it fails (as busy_timeout did). */
 const LOCK_WAIT_MS = 5_000;
 /** How long ago a wait for the lock counts as other writers being about: see groupCommit. */
@@ -293,167 +245,7 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db, lock: ReturnType<typeo
     });
 }
 
-function migrateSqlite(writer: SqliteDatabase, location: string): SchemaChange {
-  writer.exec(MIGRATIONS_TABLE);
-  const lastMigration = writer.prepare(LAST_MIGRATION);
-  const before = lastMigration.get() as { last: number | null; applied: number };
-  refuseNewerSchema(location, before.last, before.applied);
-  if (pendingMigrations(before.last).length === 0) return { from: before.applied, to: before.applied };
-  // Several processes started at once on a new file all find it behind: each looks again inside the write
-  // transaction, so the first migrates and the others, waiting on its lock, find nothing left to do.
-  return writer
-    .transaction(() => {
-      const { last, applied } = lastMigration.get() as { last: number | null; applied: number };
-      refuseNewerSchema(location, last, applied);
-      const pending = pendingMigrations(last);
-      for (const m of pending) {
-        for (const statement of m.statements) writer.exec(statement);
-        writer.prepare(RECORD_MIGRATION).run(m.hash, m.when);
-      }
-      // Another process may have migrated it meanwhile: then this open changed nothing.
-      return { from: applied, to: applied + pending.length };
-    })
-    .immediate();
-}
-
-async function openLibsql(url: string, authToken?: string): Promise<Store> {
-  // The libSQL client is loaded only for a libSQL URL: a SQLite file never pays for it.
-  const [{ createClient }, { drizzle: drizzleLibsql }] = await Promise.all([import("@libsql/client"), import("drizzle-orm/libsql")]);
-  // The client keeps a pool of connections and a PRAGMA reaches only one of them: the busy timeout is given
-  // here, so that every connection waits for another process's write rather than fail at once.
-  const client = createClient({ url, authToken, timeout: 5000 });
-  if (url.startsWith("file:")) {
-    await client.execute("PRAGMA journal_mode = WAL");
-    await client.execute("PRAGMA synchronous = FULL");
-  }
-  await client.execute("PRAGMA foreign_keys = ON");
-  await client.execute(MIGRATIONS_TABLE);
-  const result = await client.execute(LAST_MIGRATION);
-  const last = (result.rows[0]?.last as number | null) ?? null;
-  const applied = Number(result.rows[0]?.applied ?? 0);
-  try {
-    refuseNewerSchema(url, last, applied);
-  } catch (error) {
-    client.close();
-    throw error;
-  }
-  let migrated = applied;
-  let schemaFrom = applied;
-  if (pendingMigrations(last).length > 0) {
-    // As for a SQLite file: the check is made again inside the write transaction, so that processes started at
-    // once on a new database migrate it once.
-    const tx = await client.transaction("write");
-    try {
-      const again = await tx.execute(LAST_MIGRATION);
-      const lastNow = (again.rows[0]?.last as number | null) ?? null;
-      refuseNewerSchema(url, lastNow, Number(again.rows[0]?.applied ?? 0));
-      const pending = pendingMigrations(lastNow);
-      await tx.batch(pending.flatMap((m) => [...m.statements, { sql: RECORD_MIGRATION, args: [m.hash, m.when] }]));
-      await tx.commit();
-      // Another process may have migrated it meanwhile: then this open changed nothing.
-      schemaFrom = Number(again.rows[0]?.applied ?? 0);
-      migrated = schemaFrom + pending.length;
-    } catch (error) {
-      client.close();
-      throw error;
-    } finally {
-      tx.close();
-    }
-  }
-  const db = drizzleLibsql({ client, schema }) as unknown as Db;
-  const queue = serial();
-  return {
-    driver: "libsql",
-    db,
-    write: (work) => queue(() => db.transaction((tx) => work(tx as unknown as Db), { behavior: "immediate" })),
-    batch: batchCommit(client, db),
-    backup: async (target) => {
-      await client.execute({ sql: "VACUUM INTO ?", args: [target] });
-    },
-    ping: async () => {
-      await client.execute(PING);
-    },
-    checkWritable: async () => {
-      const tx = await client.transaction("write");
-      try {
-        await tx.execute(WRITE_CHECK);
-      } finally {
-        await tx.rollback();
-      }
-    },
-    schema: { from: schemaFrom, to: migrated },
-    close: () => client.close(),
-  };
-}
-
-/** What drizzle makes of a query to send it in a batch (its own libSQL batch does the same, in deferred mode). */
-interface PreparedStatement {
-  getQuery(): { sql: string; params: unknown[] };
-  mapResult(result: unknown, isFromBatch: boolean): unknown;
-}
-
-interface BatchTask {
-  statements: PreparedStatement[];
-  resolve: (results: unknown[]) => void;
-  reject: (error: unknown) => void;
-}
-
-/**
- * The batch writes of a libSQL database, group-committed: the batches that wait while one is sent go together
- * in the next request, as one write transaction. When a joined request fails, each batch is sent again alone,
- * so that one bad write fails only its own caller.
- */
-function batchCommit(client: import("@libsql/client").Client, db: Db): Store["batch"] {
-  const pending: BatchTask[] = [];
-  let draining = false;
-
-  async function send(tasks: BatchTask[]): Promise<void> {
-    const statements = tasks.flatMap((task) => task.statements);
-    const results = await client.batch(
-      statements.map((statement) => {
-        const query = statement.getQuery();
-        return { sql: query.sql, args: query.params as never };
-      }),
-      "write",
-    );
-    let at = 0;
-    for (const task of tasks) {
-      task.resolve(task.statements.map((statement, i) => statement.mapResult(results[at + i], true)));
-      at += task.statements.length;
-    }
-  }
-
-  async function drain(): Promise<void> {
-    while (pending.length > 0) {
-      const tasks = pending.splice(0, MAX_BATCH);
-      try {
-        await send(tasks);
-      } catch (error) {
-        if (tasks.length === 1) tasks[0]!.reject(error);
-        else for (const task of tasks) await send([task]).catch(task.reject);
-      }
-      if (pending.length === 0) await new Promise((resolve) => setImmediate(resolve));
-    }
-    draining = false;
-  }
-
-  return (build) =>
-    new Promise<unknown[]>((resolve, reject) => {
-      try {
-        const statements = build(db).map((item) => (item as unknown as { _prepare(): PreparedStatement })._prepare());
-        pending.push({ statements, resolve, reject });
-      } catch (error) {
-        reject(error);
-        return;
-      }
-      if (!draining) {
-        draining = true;
-        setImmediate(drain);
-      }
-    });
-}
-
 /** Opens (and migrates) the database: a SQLite file path, or a libSQL URL (`libsql://…`, `http://…`, `file:…`). */
 export async function openStore(location: string, options: { authToken?: string } = {}): Promise<Store> {
-  return isLibsqlUrl(location) ? openLibsql(location, options.authToken) : openSqlite(location);
+  return isLibsqlUrl(location) ? (await import("./libsql.ts")).openLibsql(location, options.authToken) : openSqlite(location);
 }

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SCHEMA_VERSION } from "../../src/db/client.ts";
+import { SCHEMA_VERSION } from "../../src/db/migrate.ts";
 
 // Processes started at the same moment on a new database (a service manager starting several instances): the
 // database is migrated once, by one of them, and every one of them opens it.

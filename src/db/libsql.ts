@@ -1,0 +1,154 @@
+// The store on a libSQL database (a libSQL server, or a `file:` URL through @libsql/client). Loaded only for a
+// libSQL URL: a SQLite file never pays for this module or the client it loads.
+import type { Db, Store } from "./client.ts";
+import { MAX_BATCH } from "./client.ts";
+import { LAST_MIGRATION, MIGRATIONS_TABLE, PING, pendingMigrations, RECORD_MIGRATION, refuseNewerSchema, WRITE_CHECK } from "./migrate.ts";
+import * as schema from "./schema.ts";
+
+/** A queue that runs one task at a time, in order. */
+function serial() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(task: () => Promise<T>): Promise<T> => {
+    const run = tail.then(task, task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
+/** Opens (and migrates) a libSQL database. */
+export async function openLibsql(url: string, authToken?: string): Promise<Store> {
+  // The libSQL client is loaded only for a libSQL URL: a SQLite file never pays for it.
+  const [{ createClient }, { drizzle: drizzleLibsql }] = await Promise.all([import("@libsql/client"), import("drizzle-orm/libsql")]);
+  // The client keeps a pool of connections and a PRAGMA reaches only one of them: the busy timeout is given
+  // here, so that every connection waits for another process's write rather than fail at once.
+  const client = createClient({ url, authToken, timeout: 5000 });
+  if (url.startsWith("file:")) {
+    await client.execute("PRAGMA journal_mode = WAL");
+    await client.execute("PRAGMA synchronous = FULL");
+  }
+  await client.execute("PRAGMA foreign_keys = ON");
+  await client.execute(MIGRATIONS_TABLE);
+  const result = await client.execute(LAST_MIGRATION);
+  const last = (result.rows[0]?.last as number | null) ?? null;
+  const applied = Number(result.rows[0]?.applied ?? 0);
+  try {
+    refuseNewerSchema(url, last, applied);
+  } catch (error) {
+    client.close();
+    throw error;
+  }
+  let migrated = applied;
+  let schemaFrom = applied;
+  if (pendingMigrations(last).length > 0) {
+    // As for a SQLite file: the check is made again inside the write transaction, so that processes started at
+    // once on a new database migrate it once.
+    const tx = await client.transaction("write");
+    try {
+      const again = await tx.execute(LAST_MIGRATION);
+      const lastNow = (again.rows[0]?.last as number | null) ?? null;
+      refuseNewerSchema(url, lastNow, Number(again.rows[0]?.applied ?? 0));
+      const pending = pendingMigrations(lastNow);
+      await tx.batch(pending.flatMap((m) => [...m.statements, { sql: RECORD_MIGRATION, args: [m.hash, m.when] }]));
+      await tx.commit();
+      // Another process may have migrated it meanwhile: then this open changed nothing.
+      schemaFrom = Number(again.rows[0]?.applied ?? 0);
+      migrated = schemaFrom + pending.length;
+    } catch (error) {
+      client.close();
+      throw error;
+    } finally {
+      tx.close();
+    }
+  }
+  const db = drizzleLibsql({ client, schema }) as unknown as Db;
+  const queue = serial();
+  return {
+    driver: "libsql",
+    db,
+    write: (work) => queue(() => db.transaction((tx) => work(tx as unknown as Db), { behavior: "immediate" })),
+    batch: batchCommit(client, db),
+    backup: async (target) => {
+      await client.execute({ sql: "VACUUM INTO ?", args: [target] });
+    },
+    ping: async () => {
+      await client.execute(PING);
+    },
+    checkWritable: async () => {
+      const tx = await client.transaction("write");
+      try {
+        await tx.execute(WRITE_CHECK);
+      } finally {
+        await tx.rollback();
+      }
+    },
+    schema: { from: schemaFrom, to: migrated },
+    close: () => client.close(),
+  };
+}
+
+/** What drizzle makes of a query to send it in a batch (its own libSQL batch does the same, in deferred mode). */
+interface PreparedStatement {
+  getQuery(): { sql: string; params: unknown[] };
+  mapResult(result: unknown, isFromBatch: boolean): unknown;
+}
+
+interface BatchTask {
+  statements: PreparedStatement[];
+  resolve: (results: unknown[]) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The batch writes of a libSQL database, group-committed: the batches that wait while one is sent go together
+ * in the next request, as one write transaction. When a joined request fails, each batch is sent again alone,
+ * so that one bad write fails only its own caller.
+ */
+function batchCommit(client: import("@libsql/client").Client, db: Db): Store["batch"] {
+  const pending: BatchTask[] = [];
+  let draining = false;
+
+  async function send(tasks: BatchTask[]): Promise<void> {
+    const statements = tasks.flatMap((task) => task.statements);
+    const results = await client.batch(
+      statements.map((statement) => {
+        const query = statement.getQuery();
+        return { sql: query.sql, args: query.params as never };
+      }),
+      "write",
+    );
+    let at = 0;
+    for (const task of tasks) {
+      task.resolve(task.statements.map((statement, i) => statement.mapResult(results[at + i], true)));
+      at += task.statements.length;
+    }
+  }
+
+  async function drain(): Promise<void> {
+    while (pending.length > 0) {
+      const tasks = pending.splice(0, MAX_BATCH);
+      try {
+        await send(tasks);
+      } catch (error) {
+        if (tasks.length === 1) tasks[0]!.reject(error);
+        else for (const task of tasks) await send([task]).catch(task.reject);
+      }
+      if (pending.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    draining = false;
+  }
+
+  return (build) =>
+    new Promise<unknown[]>((resolve, reject) => {
+      try {
+        const statements = build(db).map((item) => (item as unknown as { _prepare(): PreparedStatement })._prepare());
+        pending.push({ statements, resolve, reject });
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      if (!draining) {
+        draining = true;
+        setImmediate(drain);
+      }
+    });
+}
