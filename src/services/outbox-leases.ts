@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, lte, or, type Placeholder, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db, Store } from "../db/client.ts";
 import { preparedOn } from "../db/prepared.ts";
@@ -28,28 +28,18 @@ const NOT_SPAM = sql`${submissions.isSpam} = 0`;
 export function outboxLeases(store: Store, t: OutboxColumns) {
   // A literal (not a bound parameter), so that SQLite can match it to the table's partial index on due items.
   const pending = sql`${t.status} = 'pending'`;
-  const free = (now: number) => or(isNull(t.claimedUntil), lt(t.claimedUntil, now));
-  const dueIn = (db: Db, now: number, limit: number) =>
+  // The due items, soonest first: with values for the claim's own subquery, with placeholders for the poll's read.
+  const dueIn = (db: Db, now: number | Placeholder, limit: number | Placeholder) =>
     db
       .select({ id: t.id })
       .from(t.table)
       .innerJoin(submissions, eq(submissions.id, t.submissionId))
-      .where(and(pending, NOT_SPAM, lte(t.nextAttemptAt, now), free(now)))
+      .where(and(pending, NOT_SPAM, lte(t.nextAttemptAt, now), or(isNull(t.claimedUntil), lt(t.claimedUntil, now))))
       .orderBy(asc(t.nextAttemptAt), asc(t.id))
       .limit(limit);
   // The reads of the poll, prepared once per connection (see preparedOn): a sender with nothing to do asks
   // again every few seconds, and should not build the same SQL each time.
-  const dueNow = sql.placeholder("now");
-  const dueRead = preparedOn((db) =>
-    db
-      .select({ id: t.id })
-      .from(t.table)
-      .innerJoin(submissions, eq(submissions.id, t.submissionId))
-      .where(and(pending, NOT_SPAM, lte(t.nextAttemptAt, dueNow), or(isNull(t.claimedUntil), lt(t.claimedUntil, dueNow))))
-      .orderBy(asc(t.nextAttemptAt), asc(t.id))
-      .limit(sql.placeholder("limit"))
-      .prepare(),
-  );
+  const dueRead = preparedOn((db) => dueIn(db, sql.placeholder("now"), sql.placeholder("limit")).prepare());
   const nextDueRead = preparedOn((db) =>
     db
       .select({ at: sql<number>`max(${t.nextAttemptAt}, coalesce(${t.claimedUntil} + 1, 0))` })
