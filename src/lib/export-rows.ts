@@ -2,7 +2,7 @@
 // text, made by JSON.stringify on receive) is not parsed again unless a row holds file objects or a CSV cell
 // holds a list or an object. The bytes are the ones exportChunks makes from the API's Submission objects; a
 // unit test holds the two together for both drivers.
-import { csvCell, csvRecord, textCell, type ExportFormat } from "./export.ts";
+import { csvCell, csvRecord, fieldValue, quotedCell, textCell, type ExportFormat } from "./export.ts";
 import { filePath, isFileRef } from "./files.ts";
 import { iso } from "./time.ts";
 
@@ -21,16 +21,17 @@ export interface StoredRow {
 export const mayHoldFiles = (data: string) => data.includes('"fil_');
 
 /**
- * A submission's data with each file object that is one of its stored files (`stored`, file ids) given the
- * path where the owner downloads it; other values, and file-shaped objects with no file behind them, as they are.
+ * A value with, when it is a file object of one of the submission's stored files (`stored`, file ids), the path
+ * where the owner downloads it; other values, and file-shaped objects with no file behind them, as they are.
  */
+const fileLinker = (formId: string, submissionId: string, stored: ReadonlySet<string>) => (value: unknown) =>
+  isFileRef(value) && stored.has(value.file) ? { ...value, path: filePath(formId, submissionId, value.file) } : value;
+
+/** A submission's data with a download path on each of its stored files (see fileLinker). */
 export function withFilePaths(data: Record<string, unknown>, formId: string, submissionId: string, stored: ReadonlySet<string>): Record<string, unknown> {
-  const linked = (value: unknown) => (isFileRef(value) && stored.has(value.file) ? { ...value, path: filePath(formId, submissionId, value.file) } : value);
+  const linked = fileLinker(formId, submissionId, stored);
   return Object.fromEntries(Object.entries(data).map(([name, value]) => [name, Array.isArray(value) ? value.map(linked) : linked(value)]));
 }
-
-const NEEDS_QUOTES = /[",\r\n]/;
-const QUOTES = /"/g;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
@@ -231,22 +232,16 @@ export class RowWriter {
     cells[0] = row.id;
     cells[1] = this.clock.at(row.created_at);
     if (this.spamReason) cells[2] = (row.is_spam ? row.spam_reason : null) ?? "";
-    const link =
-      files === null
-        ? null
-        : (value: unknown) => (isFileRef(value) && files.has(value.file) ? { ...value, path: filePath(this.formId, row.id, value.file) } : value);
+    const link = files === null ? null : fileLinker(this.formId, row.id, files);
     if (!this.scannable || !scanCells(row.data, this.columns, cells, link)) {
       let data = JSON.parse(row.data) as Record<string, unknown>;
       if (files !== null) data = withFilePaths(data, this.formId, row.id, files);
       cells.fill("", this.prefix);
-      for (const [i, field] of this.fields.entries()) cells[this.prefix + i] = csvCell(Object.hasOwn(data, field) ? data[field] : undefined);
+      for (const [i, field] of this.fields.entries()) cells[this.prefix + i] = csvCell(fieldValue(data, field));
     }
     // id and createdAt never need quotes: the record starts with them as they are.
     let line = `${cells[0]},${cells[1]}`;
-    for (let i = 2; i < cells.length; i++) {
-      const cell = cells[i]!;
-      line += NEEDS_QUOTES.test(cell) ? `,"${cell.replace(QUOTES, '""')}"` : `,${cell}`;
-    }
+    for (let i = 2; i < cells.length; i++) line += `,${quotedCell(cells[i]!)}`;
     return `${line}\n`;
   }
 }

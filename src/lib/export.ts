@@ -19,14 +19,13 @@ export const textCell = (text: string) => (FORMULA_START.has(text.charCodeAt(0))
 const NEEDS_QUOTES = /[",\r\n]/;
 const QUOTES = /"/g;
 
-/** One CSV record (RFC 4180): a cell with a comma, quote or line break is quoted, its quotes doubled. */
+/** A cell as RFC 4180 writes it: one with a comma, quote or line break is quoted, its quotes doubled. */
+export const quotedCell = (cell: string) => (NEEDS_QUOTES.test(cell) ? `"${cell.replace(QUOTES, '""')}"` : cell);
+
+/** One CSV record (RFC 4180). */
 export function csvRecord(cells: string[]): string {
   let line = "";
-  for (let i = 0; i < cells.length; i++) {
-    const cell = cells[i]!;
-    if (i > 0) line += ",";
-    line += NEEDS_QUOTES.test(cell) ? `"${cell.replace(QUOTES, '""')}"` : cell;
-  }
+  for (let i = 0; i < cells.length; i++) line += i > 0 ? `,${quotedCell(cells[i]!)}` : quotedCell(cells[i]!);
   return `${line}\n`;
 }
 
