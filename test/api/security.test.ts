@@ -1,8 +1,5 @@
 import { expect, test } from "bun:test";
-import { createApp } from "../../src/app.ts";
-import { Metrics } from "../../src/http/metrics.ts";
-import { RateLimiter } from "../../src/http/rate-limit.ts";
-import { testApp } from "../helpers/app.ts";
+import { registeredRoutes } from "../helpers/app.ts";
 import { generateKey } from "../../src/lib/keys.ts";
 import { operator } from "../../src/services/principal.ts";
 import { apiError, runScenarios } from "./scenario.ts";
@@ -58,25 +55,10 @@ const PUBLIC_ROUTES: Record<string, string> = {
 };
 
 test("every route the app registers is in the security table or named public", async () => {
-  const t = await testApp();
-  try {
-    // The app itself, with every optional route turned on, not a router rebuilt from a list of modules.
-    const app = createApp({
-      services: t.services,
-      maxBody: 1024,
-      trustProxy: false,
-      rateLimiter: new RateLimiter(0, 1),
-      log: { request() {}, error() {} },
-      metrics: new Metrics(),
-      serveMetrics: true,
-    });
-    const registered = app.routes().map((r) => `${r.method} ${r.path}`);
-    const protectedRoutes = ROUTES.map((r) => `${r.method} ${r.path}`);
-    expect(registered.filter((r) => !(r in PUBLIC_ROUTES)).toSorted()).toEqual(protectedRoutes.toSorted());
-    expect(Object.keys(PUBLIC_ROUTES).filter((r) => !registered.includes(r))).toEqual([]);
-  } finally {
-    t.close();
-  }
+  const registered = await registeredRoutes();
+  const protectedRoutes = ROUTES.map((r) => `${r.method} ${r.path}`);
+  expect(registered.filter((r) => !(r in PUBLIC_ROUTES)).toSorted()).toEqual(protectedRoutes.toSorted());
+  expect(Object.keys(PUBLIC_ROUTES).filter((r) => !registered.includes(r))).toEqual([]);
 });
 
 for (const route of ROUTES) runCommonRouteTests(route);

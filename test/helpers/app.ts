@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp, type App } from "../../src/app.ts";
 import { openStore } from "../../src/db/client.ts";
+import { Metrics } from "../../src/http/metrics.ts";
 import { RateLimiter } from "../../src/http/rate-limit.ts";
 import { createServices, type Services } from "../../src/services/index.ts";
 import { operator, type Mode, type Permission } from "../../src/services/principal.ts";
@@ -118,4 +119,26 @@ export async function testApp(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Every route the app registers, as `METHOD /path/:param`: the app itself with every optional route turned on
+ * (metrics on the main port), not a router rebuilt from a list of modules.
+ */
+export async function registeredRoutes(): Promise<string[]> {
+  const t = await testApp();
+  try {
+    const app = createApp({
+      services: t.services,
+      maxBody: 1024,
+      trustProxy: false,
+      rateLimiter: new RateLimiter(0, 1),
+      log: { request() {}, error() {} },
+      metrics: new Metrics(),
+      serveMetrics: true,
+    });
+    return app.routes().map((r) => `${r.method} ${r.path}`);
+  } finally {
+    t.close();
+  }
 }
