@@ -1,3 +1,12 @@
+import { hostname } from "node:os";
+import { randomBase62 } from "./lib/random.ts";
+
+/**
+ * The name a sender claims outbox items under: host, process id and a random part, so that a claim says which
+ * instance holds it and a restarted process (perhaps given the same pid) is never taken for its former self.
+ */
+export const workerName = () => `${hostname()}:${process.pid}:${randomBase62(8)}`;
+
 /** The longest a timer may wait (setTimeout's own limit is about 24.8 days). */
 const MAX_WAIT = 2 ** 31 - 1;
 

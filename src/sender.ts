@@ -1,8 +1,6 @@
-import { hostname } from "node:os";
 import nodemailer from "nodemailer";
-import { randomBase62 } from "./lib/random.ts";
 import { headerSafe, type Mailbox } from "./lib/mail.ts";
-import { startOutboxLoop } from "./outbox.ts";
+import { startOutboxLoop, workerName } from "./outbox.ts";
 import type { NotificationsService, OutgoingNotification } from "./services/notifications.ts";
 
 /** How many due notifications are read at a time; they are still sent one by one. */
@@ -47,7 +45,7 @@ function secretsOf(smtpUrl: string): string[] {
  * never holds up an answer: a submission only wakes it.
  */
 export function startSender(notifications: NotificationsService, options: SenderOptions): NotificationSender {
-  const worker = `${hostname()}:${process.pid}:${randomBase62(8)}`;
+  const worker = workerName();
   const timeoutMs = options.timeoutMs ?? 10_000;
   const transport = nodemailer.createTransport({
     url: options.smtpUrl,

@@ -1,8 +1,6 @@
-import { hostname } from "node:os";
 import { BlockedAddress, checkedAddresses, hostBlockedReason, type Resolver } from "./lib/address.ts";
-import { randomBase62 } from "./lib/random.ts";
 import { signWebhook } from "./lib/webhook-message.ts";
-import { startOutboxLoop } from "./outbox.ts";
+import { startOutboxLoop, workerName } from "./outbox.ts";
 import type { AttemptResult, OutgoingDelivery, WebhooksService } from "./services/webhooks.ts";
 
 /** How many due deliveries are claimed at a time; they are sent one after another. */
@@ -137,7 +135,7 @@ export function postOnce(
  * processes on one database share the work without sending a delivery twice.
  */
 export function startWebhookSender(webhooksService: WebhooksService, options: WebhookSenderOptions): WebhookSender {
-  const worker = `${hostname()}:${process.pid}:${randomBase62(8)}`;
+  const worker = workerName();
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   // A send ends at its timeout, with a margin for the address look-up; a claim lasts for two of them, and a
   // send starts only while one is left (see the outbox loop), so that a claim outlives the attempt of a live process.
