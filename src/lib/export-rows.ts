@@ -4,7 +4,7 @@
 // unit test holds the two together for both drivers.
 import { csvCell, csvRecord, fieldValue, quotedCell, textCell, type ExportFormat } from "./export.ts";
 import { filePath, isFileRef } from "./files.ts";
-import { iso } from "./time.ts";
+import { DAY_MS, iso } from "./time.ts";
 
 /** A submission as the export reads it from the database: columns as stored, flags as 0/1 or booleans. */
 export interface StoredRow {
@@ -57,7 +57,6 @@ function unescapeJson(raw: string): string {
 
 const TWO = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, "0"));
 const THREE = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, "0"));
-const DAY_MS = 86_400_000;
 const YEAR_10000 = 253_402_300_800_000;
 
 /**

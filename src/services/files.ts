@@ -1,5 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
-import type { Db, Store } from "../db/client.ts";
+import type { Store } from "../db/client.ts";
 import { files, submissions, type FileRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { UploadedFile, type FileRef } from "../lib/files.ts";
@@ -38,11 +38,6 @@ export function attachFiles(data: Record<string, unknown>, now: number): { data:
   const out: Record<string, unknown> = Object.create(null);
   for (const [field, value] of Object.entries(data)) out[field] = Array.isArray(value) ? value.map((v) => stored(field, v)) : stored(field, value);
   return { data: out, files: pending };
-}
-
-/** Writes the files of a submission just inserted, in the caller's transaction. */
-export async function insertFiles(tx: Db, formId: string, submissionId: string, pending: PendingFile[]): Promise<void> {
-  for (const file of pending) await tx.insert(files).values({ ...file, submissionId, formId });
 }
 
 /** A stored file, ready to download. */

@@ -7,6 +7,7 @@ import { notificationsService } from "./notifications.ts";
 import { retentionService } from "./retention.ts";
 import { settingsService } from "./settings.ts";
 import { submissionsService } from "./submissions.ts";
+import { intakeService } from "./submissions/intake.ts";
 import { usersService } from "./users.ts";
 import { defaultWebhookOptions, webhooksService, type WebhookOptions } from "./webhooks.ts";
 
@@ -22,13 +23,15 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
   const notifications = notificationsService(store, forms);
   const files = filesService(store, forms);
   const webhooks = webhooksService(store, forms, urls, options.webhooks ?? defaultWebhookOptions);
+  const submissions = submissionsService(store, forms, notifications, files, webhooks);
   return {
     store,
     urls,
     accounts: accountsService(store),
     forms,
     keys: keysService(store, forms),
-    submissions: submissionsService(store, forms, notifications, files, webhooks),
+    submissions,
+    intake: intakeService(forms, submissions, urls),
     files,
     notifications,
     webhooks,

@@ -1,15 +1,15 @@
 import { and, asc, eq, gt, inArray, isNotNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db, Store } from "../db/client.ts";
 import { forms, submissions } from "../db/schema.ts";
+import { DAY_MS } from "../lib/time.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";
 import type { Principal } from "./principal.ts";
-import { countInDay } from "./submission-pages.ts";
-import { counterShare, rebuiltFields } from "./submissions.ts";
+import { removeShares } from "./submissions/counters.ts";
+import { rebuiltFields } from "./submissions/field-list.ts";
 
 /** Rows deleted in one transaction: small, so that submissions never wait long behind a purge or an erasure. */
 export const DELETE_BATCH = 500;
 const SCAN_BATCH = 500;
-const DAY = 24 * 60 * 60 * 1000;
 
 /** Per form, how many submissions were (or would be) deleted. */
 export type CountByForm = Record<string, number>;
@@ -57,34 +57,8 @@ async function deleteSubmissions(tx: Db, ids: string[], still?: SQL): Promise<Co
       isStarred: submissions.isStarred,
       isSpam: submissions.isSpam,
     });
-  const totals = new Map<string, { n: number; submissionCount: number; spamCount: number; unreadCount: number; starredCount: number }>();
-  for (const row of gone) {
-    const total = totals.get(row.formId) ?? { n: 0, submissionCount: 0, spamCount: 0, unreadCount: 0, starredCount: 0 };
-    const share = counterShare(row);
-    // The day counters that lists and counts with `since` read must lose it too.
-    await countInDay(tx, row.formId, row.createdAt, share, -1);
-    totals.set(row.formId, {
-      n: total.n + 1,
-      submissionCount: total.submissionCount + share.submissionCount,
-      spamCount: total.spamCount + share.spamCount,
-      unreadCount: total.unreadCount + share.unreadCount,
-      starredCount: total.starredCount + share.starredCount,
-    });
-  }
-  const counts: CountByForm = {};
-  for (const [formId, t] of totals) {
-    await tx
-      .update(forms)
-      .set({
-        submissionCount: sql`${forms.submissionCount} - ${t.submissionCount}`,
-        spamCount: sql`${forms.spamCount} - ${t.spamCount}`,
-        unreadCount: sql`${forms.unreadCount} - ${t.unreadCount}`,
-        starredCount: sql`${forms.starredCount} - ${t.starredCount}`,
-      })
-      .where(eq(forms.id, formId));
-    counts[formId] = t.n;
-  }
-  return counts;
+  // The day counters that lists and counts with `since` read lose them too.
+  return removeShares(tx, gone);
 }
 
 function addCounts(into: CountByForm, more: CountByForm): void {
@@ -168,9 +142,9 @@ export function retentionService(store: Store) {
         const spamDays = Math.min(form.retentionDays ?? Infinity, form.spamRetentionDays ?? Infinity);
         let n = 0;
         // Literal flags (not bound parameters), as the list queries use them, so the (form, is_spam, created_at) index serves.
-        if (days !== null) n += await purgeWhere(form.id, and(sql`${submissions.isSpam} = 0`, lt(submissions.createdAt, now - days * DAY))!, stopped);
+        if (days !== null) n += await purgeWhere(form.id, and(sql`${submissions.isSpam} = 0`, lt(submissions.createdAt, now - days * DAY_MS))!, stopped);
         if (Number.isFinite(spamDays))
-          n += await purgeWhere(form.id, and(sql`${submissions.isSpam} = 1`, lt(submissions.createdAt, now - spamDays * DAY))!, stopped);
+          n += await purgeWhere(form.id, and(sql`${submissions.isSpam} = 1`, lt(submissions.createdAt, now - spamDays * DAY_MS))!, stopped);
         if (n > 0) {
           counts[form.id] = n;
           await rebuildFieldLists([form.id]);

@@ -3,13 +3,14 @@ import type { Db } from "../db/client.ts";
 import { preparedOn } from "../db/prepared.ts";
 import { submissionDays, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
+import { DAY_MS } from "../lib/time.ts";
+import { dayOf } from "./submissions/counters.ts";
 
 export const FILTERS = ["all", "unread", "starred", "spam"] as const;
 export type Filter = (typeof FILTERS)[number];
 export type Order = "asc" | "desc";
 
 type Counter = "submissionCount" | "spamCount" | "unreadCount" | "starredCount";
-export type CounterShare = Record<Counter, number>;
 
 export const COUNTER_OF: Record<Filter, Counter> = {
   all: "submissionCount",
@@ -45,44 +46,6 @@ type Columns = ReturnType<typeof getTableColumns<typeof submissions>>;
 export const COLUMNS = Object.fromEntries(Object.entries(getTableColumns(submissions)).map(([name, column]) => [name, sql`${column}`.mapWith(column)])) as {
   [K in keyof Columns]: SQL<Columns[K]["_"]["data"]>;
 };
-
-export const DAY_MS = 86_400_000;
-const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
-
-const addToDay = preparedOn((db) =>
-  db
-    .insert(submissionDays)
-    .values({
-      formId: sql.placeholder("formId"),
-      day: sql.placeholder("day"),
-      submissionCount: sql.placeholder("submissionCount"),
-      spamCount: sql.placeholder("spamCount"),
-      unreadCount: sql.placeholder("unreadCount"),
-      starredCount: sql.placeholder("starredCount"),
-    })
-    .onConflictDoUpdate({
-      target: [submissionDays.formId, submissionDays.day],
-      set: {
-        submissionCount: sql`${submissionDays.submissionCount} + excluded.submission_count`,
-        spamCount: sql`${submissionDays.spamCount} + excluded.spam_count`,
-        unreadCount: sql`${submissionDays.unreadCount} + excluded.unread_count`,
-        starredCount: sql`${submissionDays.starredCount} + excluded.starred_count`,
-      },
-    })
-    .prepare(),
-);
-
-/** Adds `sign` times a submission's share to the counters of its day, in the caller's transaction. */
-export async function countInDay(tx: Db, formId: string, createdAt: number, share: CounterShare, sign: 1 | -1): Promise<void> {
-  await addToDay(tx).run({
-    formId,
-    day: dayOf(createdAt),
-    submissionCount: sign * share.submissionCount,
-    spamCount: sign * share.spamCount,
-    unreadCount: sign * share.unreadCount,
-    starredCount: sign * share.starredCount,
-  });
-}
 
 const daysOf = preparedOn((db) =>
   db

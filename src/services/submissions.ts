@@ -1,21 +1,22 @@
 import { and, asc, count, desc, eq, gt, sql, type SQL } from "drizzle-orm";
-import type { Db, Store } from "../db/client.ts";
-import { memoized, preparedOn } from "../db/prepared.ts";
-import { forms, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
+import type { Store } from "../db/client.ts";
+import { preparedOn } from "../db/prepared.ts";
+import { forms, submissions, type SubmissionRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
-import { newId } from "../lib/ids.ts";
 import { iso, parseIsoDate } from "../lib/time.ts";
 import { lazySchema, parseBody, parsePaging } from "../lib/validate.ts";
 import type { ExportFormat } from "../lib/export.ts";
 import { mayHoldFiles, withFilePaths } from "../lib/export-rows.ts";
-import { attachFiles, insertFiles, type FilesService } from "./files.ts";
+import type { FilesService } from "./files.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
 import type { NotificationRequest, NotificationsService } from "./notifications.ts";
 import type { Principal } from "./principal.ts";
-import { oneRequestReceiver, type ReceivingForm } from "./receive-batch.ts";
+import { addShare, moveShare } from "./submissions/counters.ts";
+import { fieldsAfterRemoving } from "./submissions/field-list.ts";
+import { asBound, submissionWriter, type ReceivingForm } from "./submissions/write.ts";
 import type { WebhooksService } from "./webhooks.ts";
 import { exportText } from "./submission-export.ts";
-import { COLUMNS, countInDay, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
+import { COLUMNS, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
 
 export { FILTERS, type Filter, type Order };
 
@@ -79,36 +80,6 @@ export function parseListQuery(params: Record<string, string | undefined>, { pag
   return { limit, offset, since: sinceMs, order, filter: filter as Filter, after: paged ? (after ?? null) : null, search: q?.trim() || null };
 }
 
-type Flags = Pick<SubmissionRow, "isRead" | "isStarred" | "isSpam">;
-type Counted = Flags & Pick<SubmissionRow, "createdAt">;
-
-/** How much one submission with these flags adds to each of the form's counters. */
-export function counterShare(flags: Flags) {
-  const kept = flags.isSpam ? 0 : 1;
-  return {
-    submissionCount: kept,
-    spamCount: 1 - kept,
-    unreadCount: kept && !flags.isRead ? 1 : 0,
-    starredCount: kept && flags.isStarred ? 1 : 0,
-  };
-}
-
-/** Adds `sign` times the submission's share to the form's counters and to those of its day. */
-async function adjustCounters(tx: Db, formId: string, submission: Counted, sign: 1 | -1, extra: Partial<FormRow> = {}) {
-  const share = counterShare(submission);
-  await countInDay(tx, formId, submission.createdAt, share, sign);
-  await tx
-    .update(forms)
-    .set({
-      submissionCount: sql`${forms.submissionCount} + ${sign * share.submissionCount}`,
-      spamCount: sql`${forms.spamCount} + ${sign * share.spamCount}`,
-      unreadCount: sql`${forms.unreadCount} + ${sign * share.unreadCount}`,
-      starredCount: sql`${forms.starredCount} + ${sign * share.starredCount}`,
-      ...extra,
-    })
-    .where(eq(forms.id, formId));
-}
-
 export const toSubmission = (row: SubmissionRow): Submission => ({
   id: row.id,
   data: JSON.parse(row.data) as Record<string, unknown>,
@@ -132,7 +103,7 @@ const EXPORT_BATCH = 500;
 // What the export's statement reads: every column but the form's id, a string each row would carry for nothing.
 const { formId: _formId, ...EXPORTED } = COLUMNS;
 
-// The statements of the public write, prepared once per connection: see preparedOn.
+// The form as the write needs it, when a caller names it by id (the dashboard's test post).
 const formForWrite = preparedOn((db) =>
   db
     .select({
@@ -141,76 +112,12 @@ const formForWrite = preparedOn((db) =>
       slug: forms.slug,
       mode: forms.mode,
       notificationEmail: forms.notificationEmail,
-      fields: forms.fields,
       lastSubmissionAt: forms.lastSubmissionAt,
     })
     .from(forms)
     .where(eq(forms.id, sql.placeholder("id")))
     .prepare(),
 );
-const insertSubmission = preparedOn((db) =>
-  db
-    .insert(submissions)
-    .values({
-      id: sql.placeholder("id"),
-      formId: sql.placeholder("formId"),
-      data: sql.placeholder("data"),
-      createdAt: sql.placeholder("createdAt"),
-      isRead: sql.placeholder("isRead"),
-      isStarred: sql.placeholder("isStarred"),
-      isSpam: sql.placeholder("isSpam"),
-      spamReason: sql.placeholder("spamReason"),
-    })
-    .prepare(),
-);
-/** A new submission's share of the counters, its time as the form's newest, and (when it brought new names) the field list. */
-const countReceived = preparedOn((db) =>
-  db
-    .update(forms)
-    .set({
-      submissionCount: sql`${forms.submissionCount} + ${sql.placeholder("kept")}`,
-      spamCount: sql`${forms.spamCount} + ${sql.placeholder("spam")}`,
-      unreadCount: sql`${forms.unreadCount} + ${sql.placeholder("kept")}`,
-      lastSubmissionAt: sql`${sql.placeholder("at")}`,
-      fields: sql`coalesce(${sql.placeholder("fields")}, ${forms.fields})`,
-    })
-    .where(eq(forms.id, sql.placeholder("id")))
-    .prepare(),
-);
-
-const knownFields = memoized((text: string) => new Set(JSON.parse(text) as string[]));
-
-/**
- * The form's field list once `gone` is deleted: "every field name of the form's submissions, in order of
- * first appearance". It changes only when `gone` was the first (or only) submission to have one of its
- * names, so the whole list is rebuilt only then; usually each name is found in an older submission at once.
- */
-async function fieldsAfterRemoving(tx: Db, gone: SubmissionRow): Promise<Partial<FormRow>> {
-  const names = Object.keys(JSON.parse(gone.data) as Record<string, unknown>);
-  let introducedOne = false;
-  for (const name of names) {
-    const older = await tx.all(sql`
-      SELECT 1 FROM ${submissions} s, json_each(s.data) j
-      WHERE s.form_id = ${gone.formId} AND (s.created_at, s.id) < (${gone.createdAt}, ${gone.id}) AND j.key = ${name}
-      LIMIT 1`);
-    if (older.length === 0) {
-      introducedOne = true;
-      break;
-    }
-  }
-  if (!introducedOne) return {};
-  return { fields: await rebuiltFields(tx, gone.formId) };
-}
-
-/** The form's field list rebuilt from its submissions, as JSON: every name, in order of first appearance. */
-export async function rebuiltFields(tx: Db, formId: string): Promise<string> {
-  const rows: { name: string }[] = await tx.all(sql`
-    SELECT name FROM (
-      SELECT j.key AS name, row_number() OVER (ORDER BY s.created_at, s.id, j.id) AS position
-      FROM ${submissions} s, json_each(s.data) j WHERE s.form_id = ${formId}
-    ) GROUP BY name ORDER BY min(position)`);
-  return JSON.stringify(rows.map((row) => row.name));
-}
 
 /** Submissions: the owner's lists, export and flags, and the store behind the public endpoint. */
 export function submissionsService(
@@ -254,12 +161,10 @@ export function submissionsService(
     return { createdAt: row.createdAt, id };
   }
 
-  const receiveInOneRequest = oneRequestReceiver(store, {
-    readForm: (formId) => formForWrite(store.db).get({ id: formId }),
-    toSubmission,
-    notifications: notificationsService,
-    webhooks: webhooksService,
-  });
+  const write = submissionWriter(
+    store,
+    webhooksService ? (form, row) => asBound(webhooksService.queueStatement(form, toSubmission(row), row.createdAt)) : null,
+  );
 
   async function findRow(formId: string, submissionId: string): Promise<SubmissionRow> {
     const [row] = await store.db
@@ -378,8 +283,7 @@ export function submissionsService(
           .update(submissions)
           .set({ ...patch, spamReason: after.spamReason })
           .where(eq(submissions.id, before.id));
-        await adjustCounters(tx, form.id, before, -1);
-        await adjustCounters(tx, form.id, after, 1);
+        await moveShare(tx, before, after);
         return toSubmission(after);
       });
     },
@@ -392,7 +296,9 @@ export function submissionsService(
           .where(and(eq(submissions.formId, form.id), eq(submissions.id, submissionId)))
           .returning();
         if (!gone) throw new ApiError("not_found", `No submission ${submissionId} in this form.`);
-        await adjustCounters(tx, form.id, gone, -1, await fieldsAfterRemoving(tx, gone));
+        await addShare(tx, gone, -1);
+        const fields = await fieldsAfterRemoving(tx, gone);
+        if (fields !== null) await tx.update(forms).set({ fields }).where(eq(forms.id, form.id));
       });
     },
 
@@ -406,43 +312,17 @@ export function submissionsService(
       data: Record<string, unknown>,
       flags: { isSpam: boolean; spamReason?: SpamReason; notification?: NotificationRequest },
     ): Promise<Submission> {
-      if (store.driver === "libsql") return receiveInOneRequest(formRef, data, flags);
-      const formId = typeof formRef === "string" ? formRef : formRef.id;
-      const { submission, queued, events } = await store.write(async (tx) => {
-        const form = await formForWrite(tx).get({ id: formId });
-        if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
-        // A form's createdAt values are unique and rise in the order submissions are stored, so that a script
-        // polling with since=<the last createdAt it saw> never misses one stored later in the same millisecond.
-        const now = Math.max(Date.now(), form.lastSubmissionAt + 1);
-        const attached = attachFiles(data, now);
-        const row: SubmissionRow = {
-          id: newId("submission", now),
-          formId,
-          data: JSON.stringify(attached.data),
-          createdAt: now,
-          isRead: false,
-          isStarred: false,
-          isSpam: flags.isSpam,
-          spamReason: flags.isSpam ? (flags.spamReason ?? "honeypot") : null,
-        };
-        await insertSubmission(tx).run(row);
-        await insertFiles(tx, formId, row.id, attached.files);
-        const seen = knownFields(form.fields);
-        const added = Object.keys(data).filter((name) => !seen.has(name));
-        const fields = added.length > 0 ? JSON.stringify([...seen, ...added]) : null;
-        await countReceived(tx).run({ id: formId, kept: flags.isSpam ? 0 : 1, spam: flags.isSpam ? 1 : 0, at: now, fields });
-        await countInDay(tx, formId, now, counterShare(row), 1);
-        // Spam is never mailed: a honeypot catch gets no notification at all.
-        const queued = !flags.isSpam && (await notificationsService.queue(tx, form, row, flags.notification ?? {}));
-        const submission = toSubmission(row);
-        // Nor is spam ever sent to a webhook: the event is written with the submission, or not at all.
-        const events = !flags.isSpam && webhooksService !== undefined && (await webhooksService.queue(tx, form, submission, now));
-        return { submission, queued, events };
-      });
+      const form = typeof formRef === "string" ? await formForWrite(store.db).get({ id: formRef }) : formRef;
+      if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
+      // A spam verdict with no reason given is the honeypot's, the first kind of spam there was.
+      const spamReason = flags.isSpam ? (flags.spamReason ?? "honeypot") : null;
+      const written = await write({ form, data, spamReason, notification: flags.notification ?? {} });
       // Only now is the notification committed, so the sender cannot look for it too early.
-      if (queued) notificationsService.announce();
-      if (events) webhooksService?.announce();
-      return submission;
+      if (written.queued) notificationsService.announce();
+      if (written.events) webhooksService?.announce();
+      return toSubmission(written.row);
     },
   };
 }
+
+export type SubmissionsService = ReturnType<typeof submissionsService>;

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db, Store } from "../db/client.ts";
 import { webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow, type WebhookRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
@@ -11,7 +11,6 @@ import type { FormsService } from "./forms.ts";
 import { outboxLeases } from "./outbox-leases.ts";
 import type { Principal } from "./principal.ts";
 import type { Submission } from "./submissions.ts";
-import { preparedOn } from "../db/prepared.ts";
 
 /** A webhook endpoint as lists show it: the secret hidden, its start shown. */
 export interface Webhook {
@@ -129,15 +128,6 @@ export const MAX_WEBHOOKS_PER_FORM = 20;
 
 /** How long a refused address takes to be found at creation before the check is left to send time. */
 const CREATE_LOOKUP_MS = 3_000;
-
-// Read in every public write: prepared once per connection, not built and compiled for each post.
-const endpointsOf = preparedOn((db) =>
-  db
-    .select()
-    .from(webhooks)
-    .where(eq(webhooks.formId, sql.placeholder("formId")))
-    .prepare(),
-);
 
 /** Webhooks: endpoints per form, the outbox written with each submission, and the claims of the senders. */
 export function webhooksService(store: Store, formsService: FormsService, urls: { baseUrl: () => string }, options: WebhookOptions) {
@@ -298,41 +288,14 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
     },
 
     /**
-     * Writes a `submission.created` delivery for each endpoint of the form, in the caller's transaction (the
-     * submission's), so that an event exists exactly when its submission does. True when one was written.
-     */
-    async queue(tx: Db, form: Pick<FormRow, "id" | "slug" | "name" | "mode">, submission: Submission, createdAt: number): Promise<boolean> {
-      const endpoints = await endpointsOf(tx).all({ formId: form.id });
-      if (endpoints.length === 0) return false;
-      const messageId = newId("message", createdAt);
-      for (const endpoint of endpoints) {
-        await tx.insert(webhookDeliveries).values({
-          id: newId("delivery", createdAt),
-          webhookId: endpoint.id,
-          formId: form.id,
-          submissionId: submission.id,
-          // One event, one webhook-id: a receiver with several endpoints can tell it got the same event twice.
-          messageId,
-          eventType: "submission.created",
-          payload: payloadFor(endpoint.format as WebhookFormat, form, submission, submission.createdAt),
-          status: "pending",
-          attempts: 0,
-          nextAttemptAt: createdAt,
-          createdAt,
-        });
-      }
-      return true;
-    },
-
-    /**
-     * The statement that writes a `submission.created` delivery for each endpoint of the form, for a batch (no
-     * read first): it writes nothing unless the submission `submission.id` was written earlier in the batch.
+     * The statement that writes a `submission.created` delivery for each endpoint of the form, for the submission's
+     * write (no read first): it writes nothing unless the submission `submission.id` was written earlier in the batch.
      * Each endpoint's body is chosen by its format in SQL; its rows' ids come from a list made here. Returns the ids it wrote.
      */
-    queueStatement(db: Db, form: Pick<FormRow, "id" | "slug" | "name" | "mode">, submission: Submission, createdAt: number) {
+    queueStatement(form: Pick<FormRow, "id" | "slug" | "name" | "mode">, submission: Submission, createdAt: number): SQL {
       const ids = JSON.stringify(Array.from({ length: MAX_WEBHOOKS_PER_FORM }, () => newId("delivery", createdAt)));
       const body = (format: WebhookFormat) => payloadFor(format, form, submission, submission.createdAt);
-      return db.all<{ id: string }>(sql`
+      return sql`
         INSERT INTO ${webhookDeliveries} (id, webhook_id, form_id, submission_id, message_id, event_type, payload, status, attempts, next_attempt_at, created_at)
         SELECT json_extract(${ids}, '$[' || (row_number() OVER (ORDER BY w.created_at, w.id) - 1) || ']'), w.id, ${form.id}, ${submission.id},
           ${newId("message", createdAt)}, 'submission.created',
@@ -340,7 +303,7 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
           'pending', 0, ${createdAt}, ${createdAt}
         FROM ${webhooks} w
         WHERE w.form_id = ${form.id} AND EXISTS (SELECT 1 FROM submissions WHERE id = ${submission.id})
-        RETURNING id`);
+        RETURNING id`;
     },
 
     /** Tells this process's sender that a committed write queued deliveries. */

@@ -125,3 +125,19 @@ describe("accounts stay apart", () => {
     });
   });
 });
+
+describe("the test submission goes through the public endpoint's rules, as the owner's post", () => {
+  test("it skips the allowed domains, and is refused by an inactive form, storing nothing", async () => {
+    const mine = operator(mineId, "live");
+    const form = await t.services.forms.create(mine, { name: "Guarded", allowedDomains: ["example.com"] });
+    const send = () => post(`/dashboard/forms/${form.id}/test`, { _csrf: csrf }, { origin: BASE });
+    expect((await send()).headers.get("location")).toBe(`/dashboard/forms/${form.id}/submissions?notice=tested`);
+    expect((await t.services.forms.get(mine, form.id)).submissionCount).toBe(1);
+
+    await t.services.forms.update(mine, form.id, { isActive: false });
+    const refused = await send();
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain("This form is not accepting submissions right now.");
+    expect((await t.services.forms.get(mine, form.id)).submissionCount).toBe(1);
+  });
+});

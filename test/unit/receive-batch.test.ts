@@ -1,7 +1,10 @@
 import { expect, test } from "bun:test";
 import { Sqlite3Client, Sqlite3Transaction } from "@libsql/client/sqlite3";
 import { sql } from "drizzle-orm";
+import { join } from "node:path";
+import { openStore } from "../../src/db/client.ts";
 import { UploadedFile } from "../../src/lib/files.ts";
+import { createServices } from "../../src/services/index.ts";
 import { operator } from "../../src/services/principal.ts";
 import { testApp } from "../helpers/app.ts";
 
@@ -62,6 +65,31 @@ test("many posts at once, all behind another process's newest submission, are al
     t.close();
   }
 });
+
+for (const driver of ["sqlite", "libsql"] as const) {
+  test(`two processes' stores posting at once to one form (${driver}): every submission stored once, none refused`, async () => {
+    const t = await testApp({ driver });
+    const file = join(t.dir, "formsvc.db");
+    const other = createServices(await openStore(driver === "libsql" ? `file:${file}` : file), t.services.urls);
+    try {
+      const account = await t.account();
+      const form = (await t.services.forms.findBySlug((await account.form({ notificationEmail: "owner@example.com" })).slug))!;
+      const posts = Array.from({ length: 60 }, (_, i) =>
+        (i % 2 ? t.services : other).submissions.receive(form, { n: String(i) }, { isSpam: false }).then(
+          (s) => s.createdAt,
+          (error: Error) => `refused: ${error.message}`,
+        ),
+      );
+      const times = await Promise.all(posts);
+      expect(times.filter((time) => time.startsWith("refused"))).toEqual([]);
+      expect(new Set(times).size).toBe(60);
+      expect((await t.services.forms.get(operator(account.id, "live"), form.id)).submissionCount).toBe(60);
+    } finally {
+      other.store.close();
+      t.close();
+    }
+  });
+}
 
 test("on libSQL a submission with a notification, a webhook and a file is one request to the database", async () => {
   const t = await testApp({ driver: "libsql", webhooks: { allowPrivate: true, resolve: async () => [{ address: "127.0.0.1", family: 4 }] } });

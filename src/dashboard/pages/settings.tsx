@@ -138,6 +138,7 @@ export function SettingsPage({ session, form, input, errors = {}, notice, extra 
       body: (
         <form method="post" action={`${base}/test`}>
           <Csrf session={session} />
+          <Notice text={errors.test} kind="error" />
           <p>Stores a submission as your site would, and sends its notification email{form.mode === "test" ? " (recorded, not sent, for a test form)" : ""}.</p>
           <button type="submit" class="secondary">
             Send a test submission

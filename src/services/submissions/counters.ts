@@ -1,0 +1,138 @@
+// The one owner of the counters that lists read instead of counting rows: each form's (submissions, spam,
+// unread, starred) and the same per UTC day. Every path that adds, changes or deletes a submission (receive,
+// mark, delete, bulk actions, retention, erasure) goes through here.
+import { eq, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { preparedOn } from "../../db/prepared.ts";
+import { forms, submissionDays, submissions, type SubmissionRow } from "../../db/schema.ts";
+import { DAY_MS } from "../../lib/time.ts";
+
+type Counter = "submissionCount" | "spamCount" | "unreadCount" | "starredCount";
+/** What one submission (or several) adds to each counter. */
+export type CounterShare = Record<Counter, number>;
+type Flags = Pick<SubmissionRow, "isRead" | "isStarred" | "isSpam">;
+/** What the counters need to know of a submission. */
+export type Counted = Flags & Pick<SubmissionRow, "formId" | "createdAt">;
+
+/** The UTC day of a time: days since the epoch. */
+export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
+
+/** How much one submission with these flags adds to each of the form's counters. */
+export function counterShare(flags: Flags): CounterShare {
+  const kept = flags.isSpam ? 0 : 1;
+  return {
+    submissionCount: kept,
+    spamCount: 1 - kept,
+    unreadCount: kept && !flags.isRead ? 1 : 0,
+    starredCount: kept && flags.isStarred ? 1 : 0,
+  };
+}
+
+const addToDay = preparedOn((db) =>
+  db
+    .insert(submissionDays)
+    .values({
+      formId: sql.placeholder("formId"),
+      day: sql.placeholder("day"),
+      submissionCount: sql.placeholder("submissionCount"),
+      spamCount: sql.placeholder("spamCount"),
+      unreadCount: sql.placeholder("unreadCount"),
+      starredCount: sql.placeholder("starredCount"),
+    })
+    .onConflictDoUpdate({
+      target: [submissionDays.formId, submissionDays.day],
+      set: {
+        submissionCount: sql`${submissionDays.submissionCount} + excluded.submission_count`,
+        spamCount: sql`${submissionDays.spamCount} + excluded.spam_count`,
+        unreadCount: sql`${submissionDays.unreadCount} + excluded.unread_count`,
+        starredCount: sql`${submissionDays.starredCount} + excluded.starred_count`,
+      },
+    })
+    .prepare(),
+);
+
+const addToForm = preparedOn((db) =>
+  db
+    .update(forms)
+    .set({
+      submissionCount: sql`${forms.submissionCount} + ${sql.placeholder("submissionCount")}`,
+      spamCount: sql`${forms.spamCount} + ${sql.placeholder("spamCount")}`,
+      unreadCount: sql`${forms.unreadCount} + ${sql.placeholder("unreadCount")}`,
+      starredCount: sql`${forms.starredCount} + ${sql.placeholder("starredCount")}`,
+    })
+    .where(eq(forms.id, sql.placeholder("formId")))
+    .prepare(),
+);
+
+const times = (sign: number, share: CounterShare): CounterShare => ({
+  submissionCount: sign * share.submissionCount,
+  spamCount: sign * share.spamCount,
+  unreadCount: sign * share.unreadCount,
+  starredCount: sign * share.starredCount,
+});
+
+/** Adds `sign` times a submission's share to the form's counters and to those of its day, in the caller's transaction. */
+export async function addShare(tx: Db, submission: Counted, sign: 1 | -1): Promise<void> {
+  const share = times(sign, counterShare(submission));
+  await addToDay(tx).run({ formId: submission.formId, day: dayOf(submission.createdAt), ...share });
+  await addToForm(tx).run({ formId: submission.formId, ...share });
+}
+
+/** A submission's flags changed (`before` → `after`): its counters follow, in the caller's transaction. */
+export async function moveShare(tx: Db, before: Counted, after: Counted): Promise<void> {
+  await addShare(tx, before, -1);
+  await addShare(tx, after, 1);
+}
+
+/**
+ * Takes deleted submissions off their forms' counters and their days', in the caller's transaction: one
+ * update per form and per day, however many went. Returns how many went from each form.
+ */
+export async function removeShares(tx: Db, gone: Counted[]): Promise<Record<string, number>> {
+  const byForm = new Map<string, CounterShare & { n: number }>();
+  const byDay = new Map<string, CounterShare & { formId: string; day: number }>();
+  const add = (into: CounterShare, share: CounterShare) => {
+    for (const key of Object.keys(share) as Counter[]) into[key] += share[key];
+  };
+  const zero = (): CounterShare => ({ submissionCount: 0, spamCount: 0, unreadCount: 0, starredCount: 0 });
+  for (const row of gone) {
+    const share = counterShare(row);
+    const form = byForm.get(row.formId) ?? { ...zero(), n: 0 };
+    add(form, share);
+    form.n += 1;
+    byForm.set(row.formId, form);
+    const key = `${row.formId} ${dayOf(row.createdAt)}`;
+    const day = byDay.get(key) ?? { ...zero(), formId: row.formId, day: dayOf(row.createdAt) };
+    add(day, share);
+    byDay.set(key, day);
+  }
+  for (const { formId, day, ...share } of byDay.values()) await addToDay(tx).run({ formId, day, ...times(-1, share) });
+  const counts: Record<string, number> = {};
+  for (const [formId, { n, ...share }] of byForm) {
+    await addToForm(tx).run({ formId, ...times(-1, share) });
+    counts[formId] = n;
+  }
+  return counts;
+}
+
+/**
+ * The counters' part of the public write (write.ts), as statements of a batch that count only when the
+ * submission was written (see storedSubmission): the form's counters and newest time, and its day's counters. Placeholders:
+ * submissionId, formId, createdAt, day, kept (1, or 0 for spam), spam (1 - kept).
+ */
+export function countReceivedStatements(stored: SQL): SQL[] {
+  return [
+    sql`UPDATE ${forms} SET submission_count = submission_count + ${sql.placeholder("kept")},
+        spam_count = spam_count + ${sql.placeholder("spam")}, unread_count = unread_count + ${sql.placeholder("kept")},
+        last_submission_at = ${sql.placeholder("createdAt")}
+      WHERE id = ${sql.placeholder("formId")} AND ${stored}`,
+    sql`INSERT INTO ${submissionDays} (form_id, day, submission_count, spam_count, unread_count, starred_count)
+      SELECT ${sql.placeholder("formId")}, ${sql.placeholder("day")}, ${sql.placeholder("kept")}, ${sql.placeholder("spam")}, ${sql.placeholder("kept")}, 0
+      WHERE ${stored}
+      ON CONFLICT (form_id, day) DO UPDATE SET submission_count = submission_count + excluded.submission_count,
+        spam_count = spam_count + excluded.spam_count, unread_count = unread_count + excluded.unread_count`,
+  ];
+}
+
+/** Used by the statements of the write: true when the submission `:submissionId` was written earlier in it. */
+export const storedSubmission = sql`EXISTS (SELECT 1 FROM ${submissions} WHERE id = ${sql.placeholder("submissionId")})`;

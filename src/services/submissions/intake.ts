@@ -1,0 +1,166 @@
+// The intake: every rule of a public post, in the contract's order (form, active, origin, rate limit, then the
+// body the route reads, special fields, honeypot, field names, redirect, captcha), for every path that posts to
+// a form: the public endpoint and the dashboard's test submission alike. The route only reads the request and
+// writes the answer.
+import type { FormRow } from "../../db/schema.ts";
+import { ApiError } from "../../errors.ts";
+import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type CaptchaOptions } from "../../lib/captcha.ts";
+import { domainAllowed } from "../../lib/domains.ts";
+import { isHttpUrl } from "../../lib/validate.ts";
+import { domainsOf, type CaptchaProvider, type FormsService } from "../forms.ts";
+import type { SpamReason, Submission, SubmissionsService } from "../submissions.ts";
+
+/** Fields that steer the submission and are never stored. */
+export const SPECIAL_FIELDS = ["_next", "_subject", "_replyto", "_gotcha", "g-recaptcha-response", "h-captcha-response", "cf-turnstile-response"];
+
+/** Most fields one submission may have, and the longest field name: no form needs more. */
+export const MAX_FIELDS = 200;
+export const MAX_FIELD_NAME = 200;
+
+/** What the server's settings bring to the rules: the rate limit and where captchas are verified. */
+export interface IntakePolicy {
+  /** 0 when the key may post now, else the seconds to wait. */
+  rateLimit(key: string): number;
+  captcha?: CaptchaOptions;
+}
+
+/** A post to a form, as its route read it. */
+export interface Post {
+  /** The page it was posted from: its Origin, else its Referer; null when it said neither. */
+  origin: string | null;
+  /** The client's address. */
+  ip: string;
+  /** Reads the post's fields: called only once the form, its origin and the rate limit let the post in. */
+  readFields(form: FormRow): Promise<Record<string, unknown>>;
+  /**
+   * A test post by the form's signed-in owner (the dashboard): it comes from no page of the owner's site and no
+   * visitor, so the origin, the rate limit and the captcha are not checked; every other rule is.
+   */
+  byOwner?: boolean;
+}
+
+/** A post the form took. */
+export interface Accepted {
+  submission: Submission;
+  /** Where a browser goes next: `_next`, else the form's redirectUrl, else the thank-you page. */
+  location: string;
+  /** Why it was kept as spam, or null. */
+  spamReason: SpamReason | null;
+}
+
+/** Form exists (404), is active (403), and the page it was posted from may use it (403). */
+function checkForm(form: FormRow | null, post: Post): asserts form is FormRow {
+  if (!form) throw new ApiError("form_not_found", "This form does not exist. Check the form's action address.");
+  if (!form.isActive) throw new ApiError("form_inactive", "This form is not accepting submissions right now.");
+  const domains = domainsOf(form);
+  if (!post.byOwner && domains.length > 0 && !domainAllowed(domains, post.origin)) {
+    throw new ApiError("origin_not_allowed", "This form does not accept submissions from this website.");
+  }
+}
+
+/** An address fit for a Location header (isHttpUrl refuses the control characters a header cannot carry), or null. */
+function redirectAddress(value: string): string | null {
+  return isHttpUrl(value) ? new URL(value).href : null;
+}
+
+/** Where a browser goes after its submission: `_next`, else the form's redirectUrl, else the thank-you page. */
+function redirectTarget(form: FormRow, next: unknown, thanks: string): string {
+  if (next !== undefined && next !== "") {
+    const address = typeof next === "string" ? redirectAddress(next) : null;
+    if (!address) {
+      throw new ApiError("invalid_redirect", "_next must be an absolute http(s) address such as https://example.com/thanks.", { field: "_next" });
+    }
+    const domains = domainsOf(form);
+    if (domains.length > 0 && !domainAllowed(domains, address)) {
+      throw new ApiError("invalid_redirect", "_next must point to one of the form's allowed domains.", { field: "_next" });
+    }
+    return address;
+  }
+  return (form.redirectUrl && redirectAddress(form.redirectUrl)) || thanks;
+}
+
+/**
+ * Every field name joins the form's field list (and a CSV column): without a bound, one post of thousands of
+ * made-up names would swell the form for good and slow every submission after it.
+ */
+function checkFieldNames(data: Record<string, unknown>): void {
+  const names = Object.keys(data);
+  if (names.length > MAX_FIELDS) {
+    throw new ApiError("invalid_body", `A submission may have at most ${MAX_FIELDS} fields; this one has ${names.length}.`);
+  }
+  const long = names.find((name) => name.length > MAX_FIELD_NAME);
+  if (long !== undefined) {
+    throw new ApiError("invalid_body", `Field names may be at most ${MAX_FIELD_NAME} characters long.`, { field: long.slice(0, 40) });
+  }
+}
+
+/**
+ * Checks the form's captcha, if it has one: a missing or refused token is `400 captcha_failed`; a provider that
+ * cannot be asked makes the submission spam (`captcha_unverified`), kept and answered as a success, so that
+ * an outage loses nothing. Null when the captcha passed or the form has none.
+ */
+async function checkCaptcha(form: FormRow, special: Record<string, unknown>, ip: string, options: CaptchaOptions): Promise<SpamReason | null> {
+  if (!form.captchaProvider || !form.captchaSecret) return null;
+  const provider = form.captchaProvider as CaptchaProvider;
+  const token = special[CAPTCHA_TOKEN_FIELDS[provider]];
+  const refused = new ApiError("captcha_failed", "The captcha was not solved. Go back, complete the captcha and send the form again.", {
+    field: CAPTCHA_TOKEN_FIELDS[provider],
+  });
+  if (typeof token !== "string" || token.trim() === "" || token.length > 4096) throw refused;
+  const verdict = await verifyCaptcha(provider, form.captchaSecret, token, ip, options);
+  if (verdict === "refused") throw refused;
+  return verdict === "unverified" ? "captcha_unverified" : null;
+}
+
+const filled = (value: unknown) => value !== undefined && value !== null && value !== "" && !(Array.isArray(value) && value.every((v) => v === ""));
+
+/** The post's fields split into the special ones, which steer it, and the data, which is stored. */
+function splitFields(fields: Record<string, unknown>): { special: Record<string, unknown>; data: Record<string, unknown> } {
+  // No prototype: a field named __proto__ is data to keep, not an object's prototype to set.
+  const special: Record<string, unknown> = Object.create(null);
+  const data: Record<string, unknown> = Object.create(null);
+  for (const [name, value] of Object.entries(fields)) {
+    if (SPECIAL_FIELDS.includes(name)) special[name] = value;
+    else data[name] = value;
+  }
+  return { special, data };
+}
+
+/** The intake of posts to forms: the public endpoint's rules, which the dashboard's test post obeys too. */
+export function intakeService(forms: FormsService, submissions: SubmissionsService, urls: { baseUrl: () => string }) {
+  return {
+    /** The form a post to `slug` is for, or null (looked up first, so that even an error answer knows the form's origins). */
+    findForm: (slug: string): Promise<FormRow | null> => forms.findBySlug(slug),
+
+    /** Applies every rule to a post to `form` (null: no such form) and stores it, or throws the first rule it breaks. */
+    async receive(form: FormRow | null, post: Post, policy: IntakePolicy): Promise<Accepted> {
+      checkForm(form, post);
+      const retryAfter = post.byOwner ? 0 : policy.rateLimit(`${form.id}|${post.ip}`);
+      if (retryAfter > 0) {
+        throw new ApiError("rate_limited", `Too many submissions from your address; try again in ${retryAfter} seconds.`, {
+          headers: { "Retry-After": String(retryAfter) },
+        });
+      }
+      const { special, data } = splitFields(await post.readFields(form));
+      // A filled honeypot is answered exactly like a success, so a bot learns nothing (not even from a post
+      // that holds nothing else); the owner finds it under spam.
+      const honeypot = filled(special._gotcha);
+      if (!honeypot && Object.keys(data).length === 0) throw new ApiError("empty_submission", "The submission has no fields to store.");
+      checkFieldNames(data);
+      // _next is checked whoever asks, so that a bad one is found on the first fetch() test, not in a browser later.
+      const location = redirectTarget(form, special._next, `${urls.baseUrl()}/thanks`);
+      // A honeypot catch is spam whatever its captcha says: the provider is not asked about it.
+      const spamReason: SpamReason | null = honeypot
+        ? "honeypot"
+        : post.byOwner
+          ? null
+          : await checkCaptcha(form, special, post.ip, policy.captcha ?? defaultCaptchaOptions);
+      const submission = await submissions.receive(form, data, {
+        isSpam: spamReason !== null,
+        spamReason: spamReason ?? undefined,
+        notification: { subject: special._subject, replyTo: special._replyto },
+      });
+      return { submission, location, spamReason };
+    },
+  };
+}

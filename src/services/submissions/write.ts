@@ -1,0 +1,211 @@
+// The one write of a submission, on both drivers: its statements are defined once, here, at load (SQL text
+// with placeholders); on a SQLite file they run in the writer's transaction as statements prepared once per
+// connection, on libSQL they go as one batch, one request. Every statement after the submission's own insert
+// writes only when that insert did, so a write that lost a race to another process writes nothing at all.
+import type { Database, Statement } from "bun:sqlite";
+import { fillPlaceholders, getTableColumns, sql, type SQL } from "drizzle-orm";
+import { SQLiteSyncDialect, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { Store, WriteStatement } from "../../db/client.ts";
+import { files, forms, notifications, submissions, webhooks, type FormRow, type SubmissionRow } from "../../db/schema.ts";
+import { ApiError } from "../../errors.ts";
+import { newId } from "../../lib/ids.ts";
+import { attachFiles } from "../files.ts";
+import { notificationRowFor, type NotificationRequest } from "../notifications.ts";
+import { countReceivedStatements, dayOf, storedSubmission } from "./counters.ts";
+import { growFieldListStatement } from "./field-list.ts";
+
+/** SQL text and its parameters, placeholders among them: made once. */
+type Defined = { sql: string; params: unknown[] };
+/** A statement ready to run: its text and its arguments for this submission. */
+type Bound = { sql: string; args: unknown[] };
+
+const dialect = new SQLiteSyncDialect();
+const define = (query: SQL): Defined => dialect.sqlToQuery(query);
+const bind = (statement: Defined, values: Record<string, unknown>): Bound => ({ sql: statement.sql, args: fillPlaceholders(statement.params, values) });
+
+/** `INSERT … SELECT <a row> WHERE <the submission was written>`, its values named after the table's columns. */
+function insertIfStored(table: SQLiteTable, omit: string[] = []): Defined {
+  const columns = Object.entries(getTableColumns(table)).filter(([key]) => !omit.includes(key));
+  const names = sql.join(
+    columns.map(([, column]) => sql.identifier(column.name)),
+    sql`, `,
+  );
+  const values = sql.join(
+    columns.map(([key]) => sql.placeholder(key)),
+    sql`, `,
+  );
+  return define(sql`INSERT INTO ${table} (${names}) SELECT ${values} WHERE ${storedSubmission}`);
+}
+
+const STATEMENTS = {
+  /** The submission, only while its createdAt is later than the form's newest (another process may have stored one). */
+  insert: define(sql`
+    INSERT INTO ${submissions} (id, form_id, data, created_at, is_read, is_starred, is_spam, spam_reason)
+    SELECT ${sql.placeholder("id")}, ${sql.placeholder("formId")}, ${sql.placeholder("data")}, ${sql.placeholder("createdAt")}, 0, 0,
+      ${sql.placeholder("isSpam")}, ${sql.placeholder("spamReason")}
+    FROM ${forms} WHERE id = ${sql.placeholder("formId")} AND last_submission_at < ${sql.placeholder("createdAt")}
+    RETURNING id`),
+  counters: countReceivedStatements(storedSubmission).map(define),
+  fields: define(growFieldListStatement(storedSubmission)),
+  file: insertIfStored(files),
+  notification: insertIfStored(notifications),
+};
+
+/** What the write needs of its form: the route's own look-up, read before the write. */
+export type ReceivingForm = Pick<FormRow, "id" | "name" | "slug" | "mode" | "notificationEmail"> & { lastSubmissionAt?: number };
+
+/** One submission to write, its createdAt chosen by the caller. */
+export interface Received {
+  form: ReceivingForm;
+  data: Record<string, unknown>;
+  /** Null: not spam. */
+  spamReason: string | null;
+  notification: NotificationRequest;
+  createdAt: number;
+}
+
+/** The write of one submission as statements, and how to read what they did. */
+export interface SubmissionWrite {
+  row: SubmissionRow;
+  statements: Bound[];
+  /** Whether a notification to send was written, once the submission was. */
+  queued: boolean;
+  /** The statement of its webhook deliveries, made only when the form may have endpoints; null for spam. */
+  events: (() => Bound) | null;
+}
+
+/**
+ * The statements of one submission's write: the submission, its files, the counters, the field list, its
+ * notification, and apart (from `events`, when not spam) its webhook deliveries, which come last.
+ */
+export function submissionWrite(input: Received, events: ((row: SubmissionRow) => Bound) | null): SubmissionWrite {
+  const { form, createdAt } = input;
+  const attached = attachFiles(input.data, createdAt);
+  const isSpam = input.spamReason !== null;
+  const row: SubmissionRow = {
+    id: newId("submission", createdAt),
+    formId: form.id,
+    data: JSON.stringify(attached.data),
+    createdAt,
+    isRead: false,
+    isStarred: false,
+    isSpam,
+    spamReason: input.spamReason,
+  };
+  const kept = isSpam ? 0 : 1;
+  const values = {
+    ...row,
+    submissionId: row.id,
+    isSpam: 1 - kept,
+    kept,
+    spam: 1 - kept,
+    day: dayOf(createdAt),
+    names: JSON.stringify(Object.keys(input.data)),
+  };
+  const notification = isSpam ? null : notificationRowFor(form, row, input.notification);
+  const statements = [
+    bind(STATEMENTS.insert, values),
+    ...attached.files.map((file) => bind(STATEMENTS.file, { ...file, submissionId: row.id, formId: form.id })),
+    ...STATEMENTS.counters.map((statement) => bind(statement, values)),
+    bind(STATEMENTS.fields, values),
+    ...(notification ? [bind(STATEMENTS.notification, notification)] : []),
+  ];
+  return { row, statements, queued: notification?.status === "pending", events: events && !isSpam ? () => events(row) : null };
+}
+
+// Statements of the write prepared once per SQLite connection, by their text (the webhook deliveries' text,
+// made by the webhooks service, is the same for every submission too).
+const preparedTexts = new WeakMap<Database, Map<string, Statement>>();
+function prepared(client: Database, text: string): Statement {
+  let statements = preparedTexts.get(client);
+  if (!statements) {
+    statements = new Map();
+    preparedTexts.set(client, statements);
+  }
+  let statement = statements.get(text);
+  if (!statement) {
+    if (statements.size >= 64) statements.clear();
+    statement = client.prepare(text);
+    statements.set(text, statement);
+  }
+  return statement;
+}
+
+/** A bound statement as the libSQL batch takes drizzle's queries: its text and arguments, and its rows back. */
+const batchItem = (statement: Bound) =>
+  ({
+    _prepare: () => ({ getQuery: () => ({ sql: statement.sql, params: statement.args }), mapResult: (result: { rows: unknown[] }) => result.rows }),
+  }) as unknown as WriteStatement;
+
+const HAS_ENDPOINTS = define(sql`SELECT 1 FROM ${webhooks} WHERE form_id = ${sql.placeholder("formId")} LIMIT 1`);
+
+/**
+ * Runs a submission's write as one write: one batch on libSQL (one request); on a SQLite file, in the writer's
+ * transaction, where the deliveries' statement (the costliest to make: a body per endpoint format) is made only
+ * when the form has an endpoint. Says whether the submission was written, and whether deliveries were.
+ */
+async function runWrite(store: Store, write: SubmissionWrite, formId: string): Promise<{ stored: boolean; events: boolean }> {
+  if (store.driver === "libsql") {
+    const statements = write.events ? [...write.statements, write.events()] : write.statements;
+    const results = (await store.batch(() => statements.map(batchItem))) as unknown[][];
+    return { stored: results[0]!.length > 0, events: write.events !== null && results[results.length - 1]!.length > 0 };
+  }
+  return store.write(async (tx) => {
+    const client = (tx as unknown as { $client: Database }).$client;
+    const run = (statement: Bound) => prepared(client, statement.sql).all(...(statement.args as never[])) as unknown[];
+    const stored = write.statements.map(run)[0]!.length > 0;
+    const events = stored && write.events !== null && run(bind(HAS_ENDPOINTS, { formId })).length > 0 && run(write.events()).length > 0;
+    return { stored, events };
+  });
+}
+
+/** The form's newest createdAt as committed (the reader's view), or null when the form is gone. */
+async function newestOf(db: Store["db"], formId: string): Promise<number | null> {
+  const rows: { last: number }[] = await db.all(sql`SELECT last_submission_at AS last FROM ${forms} WHERE id = ${formId}`);
+  return rows[0]?.last ?? null;
+}
+
+/** What a stored submission's write did. */
+export interface Written {
+  row: SubmissionRow;
+  /** A notification to send was written. */
+  queued: boolean;
+  /** Webhook deliveries were written. */
+  events: boolean;
+}
+
+/**
+ * Writes submissions (see submissionWrite), each past its form's newest createdAt: a form's createdAt values are
+ * unique and rise in the order submissions are stored, so that a script polling with since=<the last createdAt it
+ * saw> never misses one stored later in the same millisecond. A write that lost to another process's (which
+ * stored a submission of the form at that time or later) is tried again past it.
+ */
+export function submissionWriter(store: Store, events: ((form: ReceivingForm, row: SubmissionRow) => Bound) | null) {
+  // The newest createdAt this process gave each form, so that its own submissions never wait on each other.
+  const lastCreated = new Map<string, number>();
+  return async (input: Omit<Received, "createdAt">): Promise<Written> => {
+    const { form } = input;
+    if (lastCreated.size >= 10_000) lastCreated.clear();
+    const queueEvents = events && ((row: SubmissionRow) => events(form, row));
+    let last = Math.max(lastCreated.get(form.id) ?? 0, form.lastSubmissionAt ?? 0);
+    for (let attempt = 0; attempt < 50; attempt++) {
+      // Past what this process has handed out meanwhile too: the map only ever grows, or the posts waiting in the
+      // same batch would take each other's times and all lose.
+      const createdAt = Math.max(Date.now(), last + 1, (lastCreated.get(form.id) ?? 0) + 1);
+      lastCreated.set(form.id, createdAt);
+      const write = submissionWrite({ ...input, createdAt }, queueEvents);
+      const outcome = await runWrite(store, write, form.id);
+      if (outcome.stored) return { row: write.row, queued: write.queued, events: outcome.events };
+      const newest = await newestOf(store.db, form.id);
+      if (newest === null) throw new ApiError("form_not_found", "This form no longer exists.");
+      last = Math.max(createdAt, newest);
+    }
+    throw new Error(`could not store a submission of form ${form.id}: other processes kept storing later ones`);
+  };
+}
+
+/** A statement made by another service with drizzle (its values inline), as the write runs it. */
+export function asBound(query: SQL): Bound {
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  return { sql: text, args: params };
+}
