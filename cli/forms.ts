@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import type { Form } from "../src/services/forms.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
@@ -18,6 +19,8 @@ const FLAGS = {
   retentionDays: "--retention-days",
   spamRetentionDays: "--spam-retention-days",
   captcha: "--captcha",
+  fields: "--fields-file",
+  otherFields: "--other-fields",
 };
 
 const COLUMNS = (io: Io): Column<Form>[] => [
@@ -42,6 +45,26 @@ export interface FormFlags {
   captcha?: string;
   captchaSecret?: string;
   captchaSecretStdin?: boolean;
+  fieldsFile?: string;
+  otherFields?: string;
+}
+
+/** The fields a form declares, from a JSON file holding their array (`[]` declares none). */
+function fieldsFromFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new CliError(`--fields-file: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, EXIT.usage);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CliError(
+      `--fields-file: ${path} is not JSON: it must hold an array of fields such as [{"name": "email", "type": "email", "required": true}]`,
+      EXIT.usage,
+    );
+  }
 }
 
 /** A number of days, or null for "keep for ever" ('' or never); anything else goes to the API as given, to be refused there. */
@@ -85,6 +108,8 @@ export function formBody(flags: FormFlags): Record<string, unknown> {
   if (flags.fileUploads !== undefined) body.fileUploads = parseBoolean("--file-uploads", flags.fileUploads);
   if (flags.retentionDays !== undefined) body.retentionDays = days(flags.retentionDays);
   if (flags.spamRetentionDays !== undefined) body.spamRetentionDays = days(flags.spamRetentionDays);
+  if (flags.fieldsFile !== undefined) body.fields = fieldsFromFile(flags.fieldsFile);
+  if (flags.otherFields !== undefined) body.otherFields = flags.otherFields;
   return body;
 }
 
@@ -94,7 +119,7 @@ const rethrowWithFlag = (error: unknown) => {
 
 /** Shows one form: `key value` lines (the captcha as its provider's name), or the API's object with --json. */
 function printForm(io: Io, form: Form, json: boolean | undefined): void {
-  printObject(io, json ? { ...form } : { ...form, captcha: form.captcha?.provider ?? "" }, { json });
+  printObject(io, json ? { ...form } : { ...form, captcha: form.captcha?.provider ?? "", fields: form.fields.map((field) => field.name).join(", ") }, { json });
 }
 
 export async function runFormsCreate(flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
@@ -108,7 +133,7 @@ export async function runFormsUpdate(ref: string, flags: FormFlags, globals: Con
   const body = await withCaptcha(formBody(flags), flags, io);
   if (Object.keys(body).length === 0) {
     throw new CliError(
-      "nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha",
+      "nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --fields-file, --other-fields",
       EXIT.usage,
     );
   }
@@ -190,6 +215,8 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--file-uploads <bool>", "true to accept files in multipart posts, false to refuse them")
     .option("--retention-days <days>", "delete submissions older than this, 1 to 3650 ('' to keep for ever)")
     .option("--spam-retention-days <days>", "delete spam older than this, 1 to 3650 ('' to keep it for ever)")
+    .option("--fields-file <path>", "a JSON file with the array of fields the form declares ([] for none; see docs/api.md)")
+    .option("--other-fields <what>", "what posted fields the form does not declare become: keep, drop or refuse")
     .addHelpText(
       "after",
       "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update jobs --file-uploads true --retention-days 180\n",

@@ -7,6 +7,7 @@ export const ERROR_STATUS = {
   invalid_redirect: 400,
   files_not_accepted: 400,
   captcha_failed: 400,
+  validation_failed: 400,
   unauthorized: 401,
   forbidden: 403,
   origin_not_allowed: 403,
@@ -17,6 +18,8 @@ export const ERROR_STATUS = {
   slug_taken: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  unsupported_charset: 415,
+  unsupported_encoding: 415,
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,
@@ -24,8 +27,20 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** One input at fault (or the request as a whole, without `field`), as the `errors` list shows it. */
+export interface ErrorItem {
+  field?: string;
+  code: string;
+  message: string;
+}
+
+/**
+ * The error body: the contract's `error` object, and beside it `errors`, the list that form clients (Formspree's
+ * libraries among them) read: one item for a single error, one per field for `validation_failed`.
+ */
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; field?: string };
+  errors: ErrorItem[];
 }
 
 /** An error meant for the client: a code from the contract, a sentence a person can act on, and the field at fault. */
@@ -33,13 +48,16 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly field?: string;
   readonly headers: Record<string, string>;
+  /** Every input at fault, when there are several (validation_failed); else the error alone. */
+  readonly items?: ErrorItem[];
 
-  constructor(code: ErrorCode, message: string, options: { field?: string; headers?: Record<string, string>; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, options: { field?: string; headers?: Record<string, string>; cause?: unknown; items?: ErrorItem[] } = {}) {
     super(message, { cause: options.cause });
     this.name = "ApiError";
     this.code = code;
     this.field = options.field;
     this.headers = options.headers ?? {};
+    this.items = options.items;
   }
 
   get status(): number {
@@ -48,7 +66,8 @@ export class ApiError extends Error {
 
   /** The one JSON error shape. */
   toBody(): ErrorBody {
-    return { error: { code: this.code, message: this.message, ...(this.field ? { field: this.field } : {}) } };
+    const error = { code: this.code, message: this.message, ...(this.field ? { field: this.field } : {}) };
+    return { error, errors: this.items ?? [error] };
   }
 }
 

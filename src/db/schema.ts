@@ -72,6 +72,10 @@ export const forms = sqliteTable(
     captchaProvider: text("captcha_provider"),
     /** The provider's secret key: write-only, never in a response or a log. */
     captchaSecret: text("captcha_secret"),
+    /** JSON array of the fields the owner declared (contract §14), or null: any field is taken as sent. */
+    fieldRules: text("field_rules"),
+    /** keep | drop | refuse: what a post's undeclared fields become when the form declares fields. */
+    otherFields: text("other_fields").notNull().default("keep"),
     createdAt: millis("created_at"),
     updatedAt: millis("updated_at"),
   },

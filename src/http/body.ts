@@ -1,32 +1,51 @@
 import { ApiError, ClientClosedRequest } from "../errors.ts";
 import { MAX_JSON_DEPTH, scanJson } from "../lib/json-scan.ts";
+import { charsetParam, decodeText, parseUrlencoded } from "./charset.ts";
+import { decodedBody, isEncoded, undecodable } from "./encoding.ts";
 
 // The rest of the body is never read: the connection is closed after the answer rather than kept for another request.
 const tooLarge = (limit: number) =>
   new ApiError("payload_too_large", `The body is larger than the limit of ${limit} bytes.`, { headers: { Connection: "close" } });
 
-/** The request's body as bytes, refused with 413 as soon as it passes `limit` (by Content-Length, or while reading). */
+/** The request's body as bytes (inflated when compressed), refused with 413 as soon as it passes `limit` (by Content-Length, or while reading). */
 export async function readBytes(request: Request, limit: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw tooLarge(limit);
-  if (!request.body) return new Uint8Array(0);
+  const encoded = isEncoded(request);
+  const body = decodedBody(request);
+  if (!body) return new Uint8Array(0);
   // With a declared length (checked above) the body is that long at most: read it whole, which costs a
-  // fraction of iterating the stream chunk by chunk. Only a chunked body is counted as it arrives.
+  // fraction of iterating the stream chunk by chunk. Only a chunked or compressed body is counted as it arrives.
+  if (!encoded && request.headers.has("content-length")) return readWhole(request);
   const chunks: Uint8Array[] = [];
   let size = 0;
+  const reader = body.getReader();
   try {
-    if (request.headers.has("content-length")) return new Uint8Array(await request.arrayBuffer());
-    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-      size += chunk.byteLength;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
       if (size > limit) throw tooLarge(limit);
-      chunks.push(chunk);
+      chunks.push(value);
     }
   } catch (error) {
+    void reader.cancel().catch(() => undefined);
+    if (error instanceof ApiError) throw error;
     // A client that drops the connection mid-body is not a failure of ours: one short line, no stack, no 500.
     if (request.signal.aborted || (error instanceof Error && error.name === "AbortError")) throw new ClientClosedRequest({ cause: error });
+    if (encoded) throw undecodable();
     throw error;
   }
   return Buffer.concat(chunks);
+}
+
+async function readWhole(request: Request): Promise<Uint8Array> {
+  try {
+    return new Uint8Array(await request.arrayBuffer());
+  } catch (error) {
+    if (request.signal.aborted || (error instanceof Error && error.name === "AbortError")) throw new ClientClosedRequest({ cause: error });
+    throw error;
+  }
 }
 
 /** The media type of the request, lowercased, without parameters. */
@@ -91,7 +110,10 @@ export async function readSubmission(request: Request, limit: number): Promise<R
   // Size before type: a body over the limit is 413 whatever it claims to be, as the contract orders the checks.
   const bytes = await readBytes(request, limit);
   if (type === "application/json") {
-    const body = parseJson(bytes, { exactNumbers: true });
+    // JSON is UTF-8 (RFC 8259); a body that names another charset is read in it, as it says.
+    const charset = charsetParam(request.headers.get("content-type"));
+    const text = charset && charset !== "utf-8" && charset !== "utf8" ? new TextEncoder().encode(decodeText(bytes, charset)) : bytes;
+    const body = parseJson(text, { exactNumbers: true });
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
       throw new ApiError("invalid_body", "The body must be a JSON object of field names and values.");
     }
@@ -99,7 +121,7 @@ export async function readSubmission(request: Request, limit: number): Promise<R
   }
   if (type === "application/x-www-form-urlencoded") {
     const fields: Record<string, unknown> = Object.create(null); // no prototype: a field named __proto__ stays a field
-    for (const [key, value] of new URLSearchParams(new TextDecoder().decode(bytes))) addField(fields, key, value);
+    for (const [key, value] of parseUrlencoded(bytes, charsetParam(request.headers.get("content-type")))) addField(fields, key, value);
     return fields;
   }
   throw new ApiError(

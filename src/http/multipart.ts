@@ -3,6 +3,8 @@
 import { Busboy, type BusboyFileStream } from "@fastify/busboy";
 import { ApiError } from "../errors.ts";
 import { UploadedFile } from "../lib/files.ts";
+import { CHARSET_FIELD, charsetParam, decodeText } from "./charset.ts";
+import { decodedBody } from "./encoding.ts";
 
 export interface MultipartLimits {
   /** The whole post, in bytes (--max-body). */
@@ -36,16 +38,28 @@ function addField(fields: Record<string, unknown>, key: string, value: unknown):
   else fields[key] = [fields[key], value];
 }
 
+/** The charset each part declares (`Content-Type: text/plain; charset=…`), read from the parser's own part headers. */
+function onPartCharset(parser: InstanceType<typeof Busboy>, seen: (charset: string | null) => void): void {
+  // Busboy reads the charset of a part but does not pass it on: its part parser (Dicer) is asked directly, after
+  // busboy's own listener, so each part's header arrives right after busboy announced the part.
+  const parts = (parser as unknown as { _parser?: { parser?: { on(event: "part", listener: (part: NodeJS.EventEmitter) => void): void } } })._parser?.parser;
+  parts?.on("part", (part) => part.on("header", (header: Record<string, string[]>) => seen(charsetParam(header["content-type"]?.[0]))));
+}
+
 /**
- * A multipart post's fields in the order they came, each file as an UploadedFile in its field's place. A file
- * input left empty (no name, no bytes) is kept as "", as an empty text input is. Refused: a body over
- * maxBody (413), a file over maxFileSize (413), a file to a form that takes none (400 files_not_accepted),
- * more than maxFiles files (400 invalid_body), and a body that is not well-formed multipart (400 invalid_body).
+ * A multipart post's fields in the order they came, each file as an UploadedFile in its field's place. Text
+ * fields are decoded by their part's charset, else the one the `_charset_` field names, else UTF-8 (see
+ * charset.ts); `_charset_` is not kept. A file input left empty (no name, no bytes) is kept as "", as an empty
+ * text input is. Refused: a body over maxBody (413), a file over maxFileSize (413), a file to a form that takes
+ * none (400 files_not_accepted), more than maxFiles files (400 invalid_body), a body that is not well-formed
+ * multipart (400 invalid_body), a charset formsvc cannot decode (415) and bytes invalid in theirs (400).
  */
 export async function readMultipart(request: Request, limits: MultipartLimits): Promise<Record<string, unknown>> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limits.maxBody) throw tooLarge(limits.maxBody);
   const fields: Record<string, unknown> = Object.create(null); // no prototype: a field named __proto__ stays a field
+  // Text parts are kept as bytes until the end, when `_charset_` (wherever it came) is known.
+  const texts: { name: string; slot: object; bytes: Uint8Array[]; charset: string | null }[] = [];
   let failure: ApiError | null = null;
   const fail = (error: ApiError) => {
     failure ??= error;
@@ -54,20 +68,33 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
   try {
     parser = new Busboy({
       headers: { "content-type": request.headers.get("content-type") ?? "" },
-      // A part is a file when it has a file name, whatever its type says.
-      isPartAFile: (_field, _type, fileName) => fileName !== undefined,
-      limits: { fileSize: limits.maxFileSize, fieldSize: limits.maxBody },
+      // Every part is read as bytes (text fields too, decoded here by their charset); a file is a part with a file name.
+      isPartAFile: () => true,
+      limits: { fileSize: Math.max(limits.maxFileSize, limits.maxBody) },
     });
   } catch {
     throw new ApiError("invalid_body", "The multipart body could not be read: its Content-Type names no boundary.");
   }
   let files = 0;
-  parser.on("field", (name: string, value: string) => addField(fields, name, value));
-  parser.on("file", (name: string, stream: BusboyFileStream, fileName: string, _encoding: string, type: string) => {
+  let latest: { charset: string | null } | null = null;
+  onPartCharset(parser, (charset) => {
+    if (latest) latest.charset = charset;
+  });
+  parser.on("file", (name: string, stream: BusboyFileStream, fileName: string | undefined, _encoding: string, type: string) => {
     const chunks: Uint8Array[] = [];
     let size = 0;
     const slot = {};
     addField(fields, name, slot); // holds the field's place until the bytes are in
+    if (fileName === undefined) {
+      const text = { name, slot, bytes: chunks, charset: null as string | null };
+      texts.push(text);
+      latest = text;
+      stream.on("data", (chunk: Uint8Array) => {
+        if (!failure) chunks.push(chunk);
+      });
+      return;
+    }
+    latest = null;
     const put = (value: unknown) => {
       const current = fields[name];
       if (Array.isArray(current)) current[current.indexOf(slot)] = value;
@@ -79,6 +106,8 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
       files += 1;
       if (files > limits.maxFiles) fail(new ApiError("invalid_body", `A submission may carry at most ${limits.maxFiles} files.`, { field: name }));
     };
+    const fileTooLarge = () =>
+      new ApiError("payload_too_large", `The file "${fileName.slice(0, 100)}" is larger than the limit of ${limits.maxFileSize} bytes.`, { field: name });
     // A part without a file name is a file input left empty (what a browser sends when nothing was chosen),
     // unless bytes come with it.
     if (fileName !== "") admit();
@@ -87,11 +116,10 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
       if (failure) return;
       if (fileName === "" && size === 0) admit();
       size += chunk.byteLength;
+      if (size > limits.maxFileSize) return fail(fileTooLarge());
       chunks.push(chunk);
     });
-    stream.on("limit", () =>
-      fail(new ApiError("payload_too_large", `The file "${fileName.slice(0, 100)}" is larger than the limit of ${limits.maxFileSize} bytes.`, { field: name })),
-    );
+    stream.on("limit", () => fail(fileTooLarge()));
     stream.on("end", () => {
       if (failure) return;
       put(fileName === "" && size === 0 ? "" : new UploadedFile(fileName, fileType(type), Buffer.concat(chunks)));
@@ -103,7 +131,7 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
   });
   finished.catch(() => undefined); // settled below; a parse error that comes first must not go unhandled
 
-  const reader = request.body?.getReader();
+  const reader = decodedBody(request)?.getReader();
   let size = 0;
   try {
     while (reader && !failure) {
@@ -117,6 +145,7 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
     parser.end();
     await finished;
     if (failure) throw failure;
+    decodeTexts(fields, texts);
   } catch (error) {
     // Stop reading what is left of a refused post; the answer goes out at once.
     void reader?.cancel().catch(() => undefined);
@@ -125,4 +154,20 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
     throw new ApiError("invalid_body", "The multipart body could not be read.");
   }
   return fields;
+}
+
+/** Puts each text part in its field's place, decoded by its own charset, else `_charset_`'s, else UTF-8. */
+function decodeTexts(fields: Record<string, unknown>, texts: { name: string; slot: object; bytes: Uint8Array[]; charset: string | null }[]): void {
+  const named = texts.find((text) => text.name === CHARSET_FIELD);
+  const formCharset = named ? new TextDecoder("latin1").decode(Buffer.concat(named.bytes)).trim() || null : null;
+  for (const text of texts) {
+    const value = text.name === CHARSET_FIELD ? undefined : decodeText(Buffer.concat(text.bytes), text.charset ?? formCharset ?? "utf-8", text.name);
+    const current = fields[text.name];
+    if (Array.isArray(current)) {
+      const at = current.indexOf(text.slot);
+      if (value === undefined) current.splice(at, 1);
+      else current[at] = value;
+    } else if (value === undefined) delete fields[text.name];
+    else fields[text.name] = value;
+  }
 }

@@ -34,12 +34,29 @@ export function thanksPage(referer: string | null): string {
   return page("Thank you", `<h1>Thank you!</h1>\n<p>Your submission has been received.</p>\n${backLink(referer)}`);
 }
 
-/** What a browser sees when its submission fails: what went wrong, and the way back. */
-export function errorPage(status: number, message: string, referer: string | null): string {
+/** The fields at fault, as a list a visitor reads ("email: Enter an email address."). */
+function faultList(items: readonly { field?: string; message: string }[]): string {
+  if (items.length === 0) return "";
+  const entries = items.map((item) => `<li${item.field ? ` data-field="${escapeHtml(item.field)}"` : ""}>${escapeHtml(item.message)}</li>`);
+  return `<ul>\n${entries.join("\n")}\n</ul>\n`;
+}
+
+/** What a browser sees when its submission fails: what went wrong (each field at fault, when several are), and the way back. */
+export function errorPage(status: number, message: string, referer: string | null, items: readonly { field?: string; message: string }[] = []): string {
   return page(
     "Submission not sent",
-    `<h1>Your submission was not sent</h1>\n<p>${escapeHtml(message)}</p>\n<p><small>Error ${status}</small></p>\n${backLink(referer)}`,
+    `<h1>Your submission was not sent</h1>\n<p>${escapeHtml(message)}</p>\n${faultList(items)}<p><small>Error ${status}</small></p>\n${backLink(referer)}`,
   );
+}
+
+/** What htmx swaps into the page when a post fails: the message and each field at fault, nothing around them. */
+export function errorFragment(message: string, items: readonly { field?: string; message: string }[] = []): string {
+  return `<div class="formsvc-errors" role="alert">\n<p>${escapeHtml(message)}</p>\n${faultList(items)}</div>\n`;
+}
+
+/** What htmx swaps into the page when a post is taken: the thank-you message. */
+export function thanksFragment(message: string): string {
+  return `<div class="formsvc-thanks" role="status">\n<p>${escapeHtml(message)}</p>\n</div>\n`;
 }
 
 /** What a browser sees when it opens a form's submission address instead of posting to it. */

@@ -1,5 +1,5 @@
 import { ApiError, CLIENT_CLOSED_STATUS, ClientClosedRequest, internalError, isDatabaseUnavailable, unavailableError } from "../errors.ts";
-import { errorPage } from "./pages.ts";
+import { errorFragment, errorPage } from "./pages.ts";
 
 /** A JSON answer. */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -16,8 +16,14 @@ export const noContent = (headers: Record<string, string> = {}) => new Response(
 /** True when the client asked for JSON (`fetch` with Accept: application/json) rather than a browser page. */
 export const wantsJson = (request: Request) => (request.headers.get("accept") ?? "").toLowerCase().includes("application/json");
 
-/** The contract's error answer: JSON, or for a browser's form post a small page with a link back. */
-export function errorResponse(error: unknown, options: { html?: boolean; referer?: string | null; onInternal?: (error: unknown) => void } = {}): Response {
+/**
+ * The contract's error answer: JSON; or for a browser's form post a small page with a link back; or for htmx
+ * (`fragment`) a 200 fragment to swap in, since htmx swaps nothing of an error status by default.
+ */
+export function errorResponse(
+  error: unknown,
+  options: { html?: boolean; fragment?: boolean; referer?: string | null; onInternal?: (error: unknown) => void } = {},
+): Response {
   let apiError: ApiError;
   if (error instanceof ApiError) {
     apiError = error;
@@ -28,6 +34,8 @@ export function errorResponse(error: unknown, options: { html?: boolean; referer
     options.onInternal?.(error);
     apiError = isDatabaseUnavailable(error) ? unavailableError() : internalError();
   }
-  if (options.html) return html(apiError.status, errorPage(apiError.status, apiError.message, options.referer ?? null), apiError.headers);
+  const items = apiError.items ?? [];
+  if (options.fragment) return html(200, errorFragment(apiError.message, items), apiError.headers);
+  if (options.html) return html(apiError.status, errorPage(apiError.status, apiError.message, options.referer ?? null, items), apiError.headers);
   return json(apiError.status, apiError.toBody(), apiError.headers);
 }

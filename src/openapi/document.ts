@@ -49,10 +49,11 @@ function errorResponse(status: number, html: boolean): Json {
   const headers: Json = {};
   if (status === 401) headers["WWW-Authenticate"] = { description: "Bearer", schema: { type: "string" } };
   if (status === 429) headers["Retry-After"] = { description: "Seconds to wait.", schema: { type: "integer", minimum: 1 } };
+  const example = { code: codes[0], message: EXAMPLES.errorMessages[status] ?? "…" };
   const content: Json = {
     "application/json": {
       schema: { allOf: [ref("Error"), { type: "object", properties: { error: { type: "object", properties: { code: { enum: codes } } } } }] },
-      example: { error: { code: codes[0], message: EXAMPLES.errorMessages[status] ?? "…" } },
+      example: { error: example, errors: [example] },
     },
   };
   if (html) content["text/html"] = { schema: { type: "string", description: "What a browser gets: a small page that says what went wrong and links back." } };

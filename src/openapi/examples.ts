@@ -17,6 +17,8 @@ const form = {
   fileUploads: false,
   retentionDays: null,
   spamRetentionDays: 30,
+  fields: [],
+  otherFields: "keep",
 };
 
 const submission = {
@@ -94,7 +96,7 @@ export const EXAMPLES: {
       fields: ["email", "message"],
       pagination: { limit: 50, offset: 0, total: 1, hasMore: false, nextCursor: null },
     },
-    SubmitSuccess: { success: true, message: "Thank you! Your submission has been received.", id: submission.id },
+    SubmitSuccess: { success: true, message: "Thank you! Your submission has been received.", id: submission.id, next: "https://example.com/thanks" },
     Erasure: { erased: 2, forms: { [form.id]: 2 }, dryRun: false },
     KeyList: { keys: [key] },
     NewApiKey: {

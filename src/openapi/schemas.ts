@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ERROR_STATUS } from "../errors.ts";
+import { fieldRules, otherFields } from "../services/submissions/fields.ts";
 import { WEBHOOK_FORMATS } from "../lib/webhook-message.ts";
 import { CAPTCHA_PROVIDERS } from "../services/forms.ts";
 import { FILTERS, SPAM_REASONS } from "../services/submissions.ts";
@@ -22,6 +23,9 @@ export function responseSchemas() {
         message: z.string().describe("A sentence a person can act on."),
         field: z.string().optional().describe("The one input at fault, when there is one (a body field, a query parameter)."),
       }),
+      errors: z
+        .array(z.object({ field: z.string().optional(), code: z.string(), message: z.string() }))
+        .describe("Every input at fault: one item for a single error (the same as `error`), one per field for validation_failed."),
     })
     .describe("The one error shape of the management API and of a JSON submission.");
 
@@ -46,6 +50,8 @@ export function responseSchemas() {
       fileUploads: z.boolean(),
       retentionDays: z.int().min(1).max(3650).nullable().describe("Days a submission is kept; null: for ever."),
       spamRetentionDays: z.int().min(1).max(3650).nullable().describe("Days spam is kept; null: for ever."),
+      fields: fieldRules(z).describe("The fields the form declares, in their order; [] when it declares none (any field is taken as sent)."),
+      otherFields: otherFields(z).describe("What a post's undeclared fields become when the form declares fields: keep, drop or refuse."),
     })
     .describe("A form, the same in every response.");
 
@@ -175,7 +181,12 @@ export function responseSchemas() {
     dryRun: z.boolean(),
   });
 
-  const SubmitSuccess = z.object({ success: z.literal(true), message: z.string(), id: id("sub") });
+  const SubmitSuccess = z.object({
+    success: z.literal(true),
+    message: z.string(),
+    id: id("sub"),
+    next: z.string().describe("The absolute address a browser would have been sent to: _next, else the form's redirectUrl, else /thanks."),
+  });
   const Health = z.object({ status: z.literal("ok") });
 
   return {

@@ -3,7 +3,7 @@ import { mediaType, readSubmission } from "../http/body.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import { requestOrigin } from "../http/origin.ts";
 import { domainAllowed } from "../lib/domains.ts";
-import { endpointPage, thanksPage } from "../http/pages.ts";
+import { endpointPage, thanksFragment, thanksPage } from "../http/pages.ts";
 import { errorResponse, html, json, noContent, wantsJson } from "../http/respond.ts";
 import type { Router } from "../http/router.ts";
 import type { FormRow } from "../db/schema.ts";
@@ -17,9 +17,17 @@ function corsHeaders(request: Request, form: FormRow | null): Record<string, str
   if (!origin) return {};
   const domains = form ? domainsOf(form) : [];
   if (domains.length > 0 && !domainAllowed(domains, origin)) return { Vary: "Origin" };
-  // Retry-After is exposed so that a fetch() caller can read when to try again after a 429.
-  return { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": "Retry-After", Vary: "Origin" };
+  // Retry-After is exposed so that a fetch() caller can read when to try again after a 429, HX-Redirect so that
+  // htmx can follow it from another origin.
+  return { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": EXPOSED, Vary: "Origin" };
 }
+
+const EXPOSED = "Retry-After, HX-Redirect";
+/** What a preflight allows when it does not say what it will send: the headers fetch() and htmx send. */
+const ALLOWED_HEADERS = "Content-Type, Accept, Idempotency-Key, HX-Request, HX-Current-URL, HX-Target, HX-Trigger, HX-Trigger-Name, HX-Boosted, HX-Prompt";
+
+/** True for a post made by htmx, which swaps the answer into the page instead of following it. */
+const fromHtmx = (request: Request) => request.headers.get("hx-request") === "true";
 
 /** 10 MiB: the largest file a post may carry when the server is not told otherwise (--max-file-size). */
 export const DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024;
@@ -50,11 +58,16 @@ async function submit(ctx: RequestContext): Promise<Response> {
     );
     ctx.options.metrics?.submission(accepted.spamReason !== null);
     const cors = corsHeaders(request, form);
-    if (wantsJson(request)) return json(200, { success: true, message: SUCCESS_MESSAGE, id: accepted.submission.id }, cors);
+    if (fromHtmx(request)) {
+      const redirect: Record<string, string> = accepted.redirected ? { "HX-Redirect": accepted.location } : {};
+      return html(200, thanksFragment(SUCCESS_MESSAGE), { ...cors, ...redirect });
+    }
+    if (wantsJson(request)) return json(200, { success: true, message: SUCCESS_MESSAGE, id: accepted.submission.id, next: accepted.location }, cors);
     return new Response(null, { status: 303, headers: { Location: accepted.location, ...cors } });
   } catch (error) {
     const answer = errorResponse(error, {
-      html: !wantsJson(request),
+      html: !wantsJson(request) && !fromHtmx(request),
+      fragment: fromHtmx(request),
       referer: request.headers.get("referer"),
       onInternal: (e) => ctx.options.log.error("submission failed", e),
     });
@@ -74,9 +87,18 @@ async function preflight(ctx: RequestContext): Promise<Response> {
   return noContent({
     ...cors,
     "Access-Control-Allow-Methods": "POST, OPTIONS",
-    "Access-Control-Allow-Headers": ctx.request.headers.get("access-control-request-headers") ?? "Content-Type, Accept",
+    "Access-Control-Allow-Headers": ctx.request.headers.get("access-control-request-headers") ?? ALLOWED_HEADERS,
     "Access-Control-Max-Age": "86400",
   });
+}
+
+/**
+ * CORS of the default thank-you page, which a browser reaches by following a post's 303: open to every origin,
+ * since it holds nothing of any form (the form's own origins govern the post itself).
+ */
+function thanksCors(request: Request): Record<string, string> {
+  const origin = request.headers.get("origin");
+  return origin ? { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": EXPOSED, Vary: "Origin" } : {};
 }
 
 /** The public endpoint, at /api/f/{slug} and /f/{slug}, and the default thank-you page. */
@@ -86,5 +108,13 @@ export function submitRoutes(router: Router<Handler>): void {
   }
   // A person who opens the form's address in a browser gets a page that says what it is, not a JSON 405.
   router.on("GET", "/f/:slug", async () => html(405, endpointPage(), { Allow: "POST, OPTIONS" }));
-  router.on("GET", "/thanks", async (ctx) => html(200, thanksPage(ctx.request.headers.get("referer"))));
+  router.on("GET", "/thanks", async (ctx) => html(200, thanksPage(ctx.request.headers.get("referer")), thanksCors(ctx.request)));
+  router.on("OPTIONS", "/thanks", async (ctx) =>
+    noContent({
+      ...thanksCors(ctx.request),
+      "Access-Control-Allow-Methods": "GET, OPTIONS",
+      "Access-Control-Allow-Headers": ctx.request.headers.get("access-control-request-headers") ?? ALLOWED_HEADERS,
+      "Access-Control-Max-Age": "86400",
+    }),
+  );
 }

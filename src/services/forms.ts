@@ -8,6 +8,7 @@ import { randomLower36 } from "../lib/random.ts";
 import { iso } from "../lib/time.ts";
 import { allowedDomains, email, formName, httpUrl, lazySchema, parseBody, retentionDays, slug, type Zod } from "../lib/validate.ts";
 import type { Mode, Principal } from "./principal.ts";
+import { fieldRules, otherFields, type FieldRule, type OtherFields } from "./submissions/fields.ts";
 
 /** A form as every response shows it. */
 export interface Form {
@@ -31,6 +32,10 @@ export interface Form {
   retentionDays: number | null;
   /** Days spam is kept, or null for ever. */
   spamRetentionDays: number | null;
+  /** The fields the form declares, in their order ([] when it declares none: any field is taken as sent). */
+  fields: FieldRule[];
+  /** What a post's undeclared fields become when the form declares fields: kept, dropped or refused. */
+  otherFields: OtherFields;
 }
 
 export const CAPTCHA_PROVIDERS = ["recaptcha", "hcaptcha", "turnstile"] as const;
@@ -63,6 +68,8 @@ export const createSchema = lazySchema((z) =>
     retentionDays: retentionDays(z, "retentionDays").nullish(),
     spamRetentionDays: retentionDays(z, "spamRetentionDays").nullish(),
     captcha: captcha(z).nullish(),
+    fields: fieldRules(z).nullish(),
+    otherFields: otherFields(z).optional(),
   }),
 );
 
@@ -81,7 +88,21 @@ export const DEFAULT_SPAM_RETENTION_DAYS = 30;
 
 /** The form's public answers to a submission: where it may redirect, which origins it accepts. */
 export const domainsOf = (row: Pick<FormRow, "allowedDomains">): string[] => parseList(row.allowedDomains);
-export const fieldsOf = (row: Pick<FormRow, "fields">): string[] => parseList(row.fields);
+const parseRules = memoized((text: string) => Object.freeze(JSON.parse(text) as FieldRule[]) as FieldRule[]);
+/** The fields the form declares, or null when it declares none. */
+export const rulesOf = (row: Pick<FormRow, "fieldRules">): FieldRule[] | null => (row.fieldRules ? parseRules(row.fieldRules) : null);
+
+/**
+ * Every field name seen in the form's submissions, in order of first appearance, except that the fields the
+ * form declares come first, in their declared order (so exports list them as the owner laid them out).
+ */
+export function fieldsOf(row: Pick<FormRow, "fields" | "fieldRules">): string[] {
+  const seen = parseList(row.fields);
+  const rules = rulesOf(row);
+  if (!rules) return seen;
+  const declared = rules.map((rule) => rule.name).filter((name) => seen.includes(name));
+  return [...declared, ...seen.filter((name) => !declared.includes(name))];
+}
 
 const bySlug = preparedOn((db) =>
   db
@@ -123,6 +144,8 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     fileUploads: row.fileUploads,
     retentionDays: row.retentionDays,
     spamRetentionDays: row.spamRetentionDays,
+    fields: rulesOf(row) ?? [],
+    otherFields: row.otherFields as OtherFields,
   });
 
   // Shared, read-only rows: callers never change a FormRow they are given.
@@ -212,6 +235,8 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           spamRetentionDays: input.spamRetentionDays === undefined ? DEFAULT_SPAM_RETENTION_DAYS : input.spamRetentionDays,
           captchaProvider: input.captcha?.provider ?? null,
           captchaSecret: input.captcha?.secret ?? null,
+          fieldRules: input.fields?.length ? JSON.stringify(input.fields) : null,
+          otherFields: input.otherFields ?? "keep",
           createdAt: now,
           updatedAt: now,
         };
@@ -237,6 +262,8 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           spamRetentionDays: input.spamRetentionDays,
           captchaProvider: input.captcha === undefined ? undefined : (input.captcha?.provider ?? null),
           captchaSecret: input.captcha === undefined ? undefined : (input.captcha?.secret ?? null),
+          fieldRules: input.fields === undefined ? undefined : input.fields?.length ? JSON.stringify(input.fields) : null,
+          otherFields: input.otherFields,
         };
         // Only what really changes is written; a patch that changes nothing leaves updatedAt alone.
         const changes = Object.fromEntries(

@@ -157,7 +157,10 @@ describe("uploads", () => {
     const answer = await post(form.slug, body);
     expect({ status: answer.status, body: await answer.json() }).toEqual({
       status: 400,
-      body: { error: { code: "invalid_body", message: "A submission may carry at most 10 files.", field: "scan" } },
+      body: {
+        error: { code: "invalid_body", message: "A submission may carry at most 10 files.", field: "scan" },
+        errors: [{ code: "invalid_body", message: "A submission may carry at most 10 files.", field: "scan" }],
+      },
     });
     const ten = new FormData();
     for (let i = 0; i < 10; i++) ten.append("scan", new Blob([`page ${i}`]), `page-${i}.txt`);
@@ -174,7 +177,10 @@ describe("uploads", () => {
     const big = await post(form.slug, overFile);
     expect({ status: big.status, body: await big.json() }).toEqual({
       status: 413,
-      body: { error: { code: "payload_too_large", message: `The file "big.bin" is larger than the limit of ${LIMIT} bytes.`, field: "cv" } },
+      body: {
+        error: { code: "payload_too_large", message: `The file "big.bin" is larger than the limit of ${LIMIT} bytes.`, field: "cv" },
+        errors: [{ code: "payload_too_large", message: `The file "big.bin" is larger than the limit of ${LIMIT} bytes.`, field: "cv" }],
+      },
     });
     const overBody = new FormData();
     overBody.append("cv", new Blob([bytes(LIMIT * 5)]), "huge.bin");

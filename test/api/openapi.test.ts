@@ -78,7 +78,12 @@ test("a client generated from the document creates, lists and reads forms and su
     body: { email: "ann@example.com", message: "Hello" },
     headers: { accept: "application/json" },
   });
-  expect(submitted.data).toEqual({ success: true, message: expect.any(String), id: expect.stringMatching(/^sub_/) });
+  expect(submitted.data).toEqual({
+    success: true,
+    message: expect.any(String),
+    id: expect.stringMatching(/^sub_/),
+    next: expect.stringMatching(/^https?:\/\//),
+  });
 
   const page = await client.GET("/api/forms/{id}/submissions", { params: { path: { id: form.id }, query: { limit: 10, filter: "unread" } } });
   expect(page.data!.fields).toEqual(["email", "message"]);

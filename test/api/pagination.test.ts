@@ -122,7 +122,10 @@ test("after and offset together, or an after that is no submission of this form,
   const other = await t.request("GET", `/api/forms/${formId}/submissions?after=sub_00000000000000000000zz`, { key });
   expect({ status: other.status, body: await other.json() }).toEqual({
     status: 400,
-    body: { error: { code: "invalid_parameter", field: "after", message: expect.stringContaining("after must be the id of a submission of this form") } },
+    body: {
+      error: { code: "invalid_parameter", field: "after", message: expect.stringContaining("after must be the id of a submission of this form") },
+      errors: [{ code: "invalid_parameter", field: "after", message: expect.stringContaining("after must be the id of a submission of this form") }],
+    },
   });
   const first = expectedIds("all", null, "desc")[0]!;
   const both = await t.request("GET", `/api/forms/${formId}/submissions?after=${first}&offset=5`, { key });
@@ -130,6 +133,7 @@ test("after and offset together, or an after that is no submission of this form,
     status: 400,
     body: {
       error: { code: "invalid_parameter", field: "offset", message: "offset cannot be combined with after: a cursor already says where the page starts." },
+      errors: [{ code: "invalid_parameter", field: "offset", message: "offset cannot be combined with after: a cursor already says where the page starts." }],
     },
   });
   const garbage = await t.request("GET", `/api/forms/${formId}/submissions?after=x'--`, { key });

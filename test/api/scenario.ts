@@ -76,7 +76,8 @@ export function runScenarios<W extends { t: TestApp }>(title: string, makeWorld:
 
 /** The contract's error body, exactly: a code, some sentence, and the field when one is at fault. */
 export function apiError(code: string, field?: string) {
-  return { error: { code, message: expect.any(String), ...(field ? { field } : {}) } };
+  const error = { code, message: expect.any(String), ...(field ? { field } : {}) };
+  return { error, errors: [error] };
 }
 
 /** ISO 8601 UTC with milliseconds, as every timestamp must be. */

@@ -40,5 +40,11 @@ test("the export takes the same q", async () => {
 
 test("a q over 200 characters is invalid_parameter", async () => {
   const answer = await getJson(w, `/api/forms/${w.form.id}/submissions?q=${"x".repeat(201)}`);
-  expect(answer).toEqual({ status: 400, body: { error: { code: "invalid_parameter", message: "q must be at most 200 characters.", field: "q" } } });
+  expect(answer).toEqual({
+    status: 400,
+    body: {
+      error: { code: "invalid_parameter", message: "q must be at most 200 characters.", field: "q" },
+      errors: [{ code: "invalid_parameter", message: "q must be at most 200 characters.", field: "q" }],
+    },
+  });
 });

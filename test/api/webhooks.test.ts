@@ -285,7 +285,10 @@ describe("webhook deliveries", () => {
       const one = await t.request("POST", hooks(w), { key: w.admin, body: { url: "https://hooks.example.com/21" } });
       expect({ status: one.status, body: await one.json() }).toEqual({
         status: 400,
-        body: { error: { code: "invalid_body", message: "A form may have at most 20 webhooks; remove one first." } },
+        body: {
+          error: { code: "invalid_body", message: "A form may have at most 20 webhooks; remove one first." },
+          errors: [{ code: "invalid_body", message: "A form may have at most 20 webhooks; remove one first." }],
+        },
       });
     } finally {
       t.close();

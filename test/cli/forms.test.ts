@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { MODES, startWorld, type CliWorld } from "./world.ts";
 
 let world: CliWorld;
@@ -48,6 +51,8 @@ for (const mode of MODES) {
         fileUploads: "false",
         retentionDays: "",
         spamRetentionDays: "30",
+        fields: "",
+        otherFields: "keep",
       });
       expect(result.stderr).toBe(`Made form Contact (${lines.id}). It takes submissions at ${world.server.url}/f/contact-${mode}\n`);
     });
@@ -94,7 +99,7 @@ for (const mode of MODES) {
         [["forms", "update", `contact-${mode}`, "--active", "maybe"], 'formsvc: --active must be true or false, not "maybe"\n'],
         [
           ["forms", "update", `contact-${mode}`],
-          "formsvc: nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha\n",
+          "formsvc: nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --fields-file, --other-fields\n",
         ],
         [
           ["forms", "create", "--name", "X", "--redirect", "ftp://example.com"],
@@ -104,6 +109,19 @@ for (const mode of MODES) {
       for (const [args, stderr] of cases) {
         expect({ args, ...(await world.run(mode, args)) }).toEqual({ args, code: 2, stdout: "", stderr });
       }
+    });
+
+    test("--fields-file declares the form's fields from a JSON file; --other-fields says what others become", async () => {
+      const file = join(mkdtempSync(join(tmpdir(), "formsvc-fields-")), "fields.json");
+      const fields = [{ name: "email", type: "email", required: true }];
+      writeFileSync(file, JSON.stringify(fields));
+      const updated = await world.run(mode, ["forms", "update", `contact-${mode}`, "--fields-file", file, "--other-fields", "drop", "--json"]);
+      expect({ code: updated.code, form: JSON.parse(updated.stdout) }).toMatchObject({ code: 0, form: { fields, otherFields: "drop" } });
+      writeFileSync(file, "[{");
+      const broken = await world.run(mode, ["forms", "update", `contact-${mode}`, "--fields-file", file]);
+      expect({ code: broken.code, stderr: broken.stderr }).toEqual({ code: 2, stderr: expect.stringContaining("--fields-file:") });
+      writeFileSync(file, "[]");
+      expect(JSON.parse((await world.run(mode, ["forms", "update", `contact-${mode}`, "--fields-file", file, "--json"])).stdout).fields).toEqual([]);
     });
 
     test("an unknown form is exit 5, a taken slug exit 1", async () => {

@@ -108,7 +108,10 @@ test("a bad or missing token is 400 captcha_failed, nothing stored; a browser ge
     expect({ body, status: response.status, answer: await response.json() }).toEqual({
       body,
       status: 400,
-      answer: { error: { code: "captcha_failed", message: expect.stringContaining("captcha"), field: "h-captcha-response" } },
+      answer: {
+        error: { code: "captcha_failed", message: expect.stringContaining("captcha"), field: "h-captcha-response" },
+        errors: [{ code: "captcha_failed", message: expect.stringContaining("captcha"), field: "h-captcha-response" }],
+      },
     });
   }
   const browser = await fetch(`${server.url}/f/${form.slug}`, {

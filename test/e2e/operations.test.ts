@@ -97,9 +97,8 @@ describe("requests a client gives up on, and bodies over every limit", () => {
     const jsonAnswer = await raw(s.server.url, head("application/json"), { closeAfterMs: 2000 });
     expect(jsonAnswer).toStartWith("HTTP/1.1 413");
     expect(jsonAnswer.toLowerCase()).toContain("content-type: application/json; charset=utf-8");
-    expect(JSON.parse(jsonAnswer.slice(jsonAnswer.indexOf("\r\n\r\n") + 4))).toEqual({
-      error: { code: "payload_too_large", message: "The body is larger than the limit of 1024 bytes." },
-    });
+    const tooLarge = { code: "payload_too_large", message: "The body is larger than the limit of 1024 bytes." };
+    expect(JSON.parse(jsonAnswer.slice(jsonAnswer.indexOf("\r\n\r\n") + 4))).toEqual({ error: tooLarge, errors: [tooLarge] });
     const page = await raw(s.server.url, head("text/html"), { closeAfterMs: 2000 });
     expect(page).toStartWith("HTTP/1.1 413");
     expect(page.toLowerCase()).toContain("content-type: text/html; charset=utf-8");
@@ -111,7 +110,10 @@ describe("requests a client gives up on, and bodies over every limit", () => {
     });
     expect({ status: management.status, body: await management.json() }).toEqual({
       status: 413,
-      body: { error: { code: "payload_too_large", message: "The body is larger than the limit of 1024 bytes." } },
+      body: {
+        error: { code: "payload_too_large", message: "The body is larger than the limit of 1024 bytes." },
+        errors: [{ code: "payload_too_large", message: "The body is larger than the limit of 1024 bytes." }],
+      },
     });
   });
 });
@@ -126,7 +128,10 @@ describe("health and metrics", () => {
     const down = await t.request("GET", "/healthz");
     expect({ status: down.status, body: await down.json() }).toEqual({
       status: 503,
-      body: { error: { code: "unavailable", message: "The service cannot reach its database right now. Try again in a moment." } },
+      body: {
+        error: { code: "unavailable", message: "The service cannot reach its database right now. Try again in a moment." },
+        errors: [{ code: "unavailable", message: "The service cannot reach its database right now. Try again in a moment." }],
+      },
     });
     const api = await t.request("GET", "/api/forms", { key });
     expect({ status: api.status, body: await api.json() }).toEqual({ status: 503, body: await (await t.request("GET", "/healthz")).json() });

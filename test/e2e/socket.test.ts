@@ -95,7 +95,10 @@ describe("fetch() from a static site, with its CORS preflight", () => {
     const posted = await postJson(form.submitUrl, origin);
     expect(posted.headers.get("access-control-allow-origin")).toBe(origin);
     const body = (await posted.json()) as Record<string, unknown>;
-    expect({ status: posted.status, body }).toEqual({ status: 200, body: { success: true, message: expect.any(String), id: expect.stringMatching(/^sub_/) } });
+    expect({ status: posted.status, body }).toEqual({
+      status: 200,
+      body: { success: true, message: expect.any(String), id: expect.stringMatching(/^sub_/), next: expect.stringMatching(/^https?:\/\//) },
+    });
     expect((await stored(form.id)).map((s) => s.id)).toEqual([String(body.id)]);
   });
 
@@ -107,7 +110,7 @@ describe("fetch() from a static site, with its CORS preflight", () => {
     expect(posted.headers.get("access-control-allow-origin")).toBeNull();
     expect({ status: posted.status, body: await posted.json() }).toEqual({
       status: 403,
-      body: { error: { code: "origin_not_allowed", message: expect.any(String) } },
+      body: { error: { code: "origin_not_allowed", message: expect.any(String) }, errors: [{ code: "origin_not_allowed", message: expect.any(String) }] },
     });
     expect(await stored(form.id)).toEqual([]);
   });
@@ -121,7 +124,7 @@ describe("--max-body over a socket", () => {
     const answer = await fetch(form.submitUrl, { method: "POST", headers: json, body: JSON.stringify({ note: "x".repeat(8 * 1024 * 1024) }) });
     expect({ status: answer.status, body: await answer.json() }).toEqual({
       status: 413,
-      body: { error: { code: "payload_too_large", message: expect.any(String) } },
+      body: { error: { code: "payload_too_large", message: expect.any(String) }, errors: [{ code: "payload_too_large", message: expect.any(String) }] },
     });
     const after = await fetch(form.submitUrl, { method: "POST", headers: json, body: JSON.stringify({ note: "small" }) });
     expect(after.status).toBe(200);
@@ -134,7 +137,7 @@ describe("--max-body over a socket", () => {
     const answer = await fetch(form.submitUrl, { method: "POST", headers: json, body, duplex: "half" } as RequestInit);
     expect({ status: answer.status, body: await answer.json() }).toEqual({
       status: 413,
-      body: { error: { code: "payload_too_large", message: expect.any(String) } },
+      body: { error: { code: "payload_too_large", message: expect.any(String) }, errors: [{ code: "payload_too_large", message: expect.any(String) }] },
     });
     expect(await stored(form.id)).toEqual([]);
   });

@@ -12,8 +12,8 @@ test("a post that fills only the honeypot gets the success answer and is kept as
   const form = await f.form();
   const response = await f.post(form.slug, { body: { _gotcha: "http://spam.example" }, headers: json });
   expect(response.status).toBe(200);
-  const answer = (await response.json()) as { success: boolean; message: string; id: string };
-  expect(answer).toEqual({ success: true, message: expect.any(String), id: expect.stringMatching(/^sub_/) });
+  const answer = (await response.json()) as { success: boolean; message: string; id: string; next: string };
+  expect(answer).toEqual({ success: true, message: expect.any(String), id: expect.stringMatching(/^sub_/), next: expect.stringMatching(/^https?:\/\//) });
   expect(await f.stored(form.id)).toEqual([
     { id: answer.id, data: {}, createdAt: expect.any(String), isRead: false, isStarred: false, isSpam: true, spamReason: "honeypot" },
   ]);

@@ -37,7 +37,10 @@ describe("deeply nested JSON", () => {
     const body = await refused.json();
     expect({ status: refused.status, body }).toEqual({
       status: 400,
-      body: { error: { code: "invalid_body", message: "The body nests objects or arrays more than 32 levels deep." } },
+      body: {
+        error: { code: "invalid_body", message: "The body nests objects or arrays more than 32 levels deep." },
+        errors: [{ code: "invalid_body", message: "The body nests objects or arrays more than 32 levels deep." }],
+      },
     });
   });
 

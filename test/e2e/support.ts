@@ -83,7 +83,8 @@ export function chunked(text: string, pieces = 4): ReadableStream<Uint8Array> {
 export async function expectJsonError(response: Response, status: number, code: string, field?: string): Promise<void> {
   const text = await response.text();
   expect({ status: response.status, type: response.headers.get("content-type") }).toEqual({ status, type: "application/json; charset=utf-8" });
-  expect(JSON.parse(text)).toEqual({ error: { code, message: expect.stringMatching(/\w.*\w/), ...(field ? { field } : {}) } });
+  const error = { code, message: expect.stringMatching(/\w.*\w/), ...(field ? { field } : {}) };
+  expect(JSON.parse(text)).toEqual({ error, errors: [error] });
 }
 
 /** Asserts the browser's error page: same status, HTML that says what failed, and no JSON dump. */
@@ -115,7 +116,7 @@ export interface Scenario {
   stored?: { data: Record<string, unknown>; isSpam?: boolean };
 }
 
-const SUCCESS_JSON = { success: true, message: expect.stringMatching(/\w/), id: expect.stringMatching(/^sub_/) };
+const SUCCESS_JSON = { success: true, message: expect.stringMatching(/\w/), id: expect.stringMatching(/^sub_/), next: expect.stringMatching(/^https?:\/\//) };
 
 /** Runs one scenario on a form of its own and checks the answer and the store. */
 export async function runScenario(fx: PublicFixture, scenario: Scenario): Promise<void> {

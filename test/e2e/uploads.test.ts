@@ -183,7 +183,7 @@ describe("uploads through a real server", () => {
         body: streamedUpload(boundary, size),
         duplex: "half",
       } as RequestInit);
-      expect({ status: answer.status, code: ((await answer.json()) as { error: { code: string } }).error.code }).toEqual({
+      expect({ status: answer.status, code: ((await answer.json()) as { error: { code: string }; errors: [{ code: string }] }).error.code }).toEqual({
         status: 413,
         code: "payload_too_large",
       });
@@ -212,13 +212,16 @@ describe("uploads through a real server", () => {
     const refused = await fetch(`${server.url}/f/${withFiles.slug}`, { method: "POST", headers: { accept: "application/json" }, body: eleven });
     expect({ status: refused.status, body: await refused.json() }).toEqual({
       status: 400,
-      body: { error: { code: "invalid_body", message: "A submission may carry at most 10 files.", field: "page" } },
+      body: {
+        error: { code: "invalid_body", message: "A submission may carry at most 10 files.", field: "page" },
+        errors: [{ code: "invalid_body", message: "A submission may carry at most 10 files.", field: "page" }],
+      },
     });
     const one = new FormData();
     one.append("name", "Ann");
     one.append("cv", new Blob(["x"]), "cv.pdf");
     const notAccepted = await fetch(`${server.url}/f/${without.slug}`, { method: "POST", headers: { accept: "application/json" }, body: one });
-    expect({ status: notAccepted.status, code: ((await notAccepted.json()) as { error: { code: string } }).error.code }).toEqual({
+    expect({ status: notAccepted.status, code: ((await notAccepted.json()) as { error: { code: string }; errors: [{ code: string }] }).error.code }).toEqual({
       status: 400,
       code: "files_not_accepted",
     });

@@ -521,6 +521,23 @@ export interface components {
         provider: "recaptcha" | "hcaptcha" | "turnstile";
         secret: string;
       } | null;
+      fields?:
+        | {
+            name: string;
+            label?: string;
+            /** @enum {string} */
+            type: "text" | "textarea" | "email" | "number" | "url" | "tel" | "date" | "checkbox" | "select" | "file";
+            required?: boolean;
+            minLength?: number;
+            maxLength?: number;
+            min?: number;
+            max?: number;
+            pattern?: string;
+            options?: string[];
+          }[]
+        | null;
+      /** @enum {string} */
+      otherFields?: "keep" | "drop" | "refuse";
     };
     FormUpdate: {
       /** @description 1 to 200 characters after trimming; cannot be null. */
@@ -547,6 +564,23 @@ export interface components {
         provider: "recaptcha" | "hcaptcha" | "turnstile";
         secret: string;
       } | null;
+      fields?:
+        | {
+            name: string;
+            label?: string;
+            /** @enum {string} */
+            type: "text" | "textarea" | "email" | "number" | "url" | "tel" | "date" | "checkbox" | "select" | "file";
+            required?: boolean;
+            minLength?: number;
+            maxLength?: number;
+            min?: number;
+            max?: number;
+            pattern?: string;
+            options?: string[];
+          }[]
+        | null;
+      /** @enum {string} */
+      otherFields?: "keep" | "drop" | "refuse";
     };
     SubmissionUpdate: {
       isRead?: boolean;
@@ -599,6 +633,7 @@ export interface components {
           | "invalid_redirect"
           | "files_not_accepted"
           | "captcha_failed"
+          | "validation_failed"
           | "unauthorized"
           | "forbidden"
           | "origin_not_allowed"
@@ -609,6 +644,8 @@ export interface components {
           | "slug_taken"
           | "payload_too_large"
           | "unsupported_media_type"
+          | "unsupported_charset"
+          | "unsupported_encoding"
           | "rate_limited"
           | "internal_error"
           | "unavailable";
@@ -617,6 +654,12 @@ export interface components {
         /** @description The one input at fault, when there is one (a body field, a query parameter). */
         field?: string;
       };
+      /** @description Every input at fault: one item for a single error (the same as `error`), one per field for validation_failed. */
+      errors: {
+        field?: string;
+        code: string;
+        message: string;
+      }[];
     };
     /** @description A form, the same in every response. */
     Form: {
@@ -658,6 +701,25 @@ export interface components {
       retentionDays: number | null;
       /** @description Days spam is kept; null: for ever. */
       spamRetentionDays: number | null;
+      /** @description The fields the form declares, in their order; [] when it declares none (any field is taken as sent). */
+      fields: {
+        name: string;
+        label?: string;
+        /** @enum {string} */
+        type: "text" | "textarea" | "email" | "number" | "url" | "tel" | "date" | "checkbox" | "select" | "file";
+        required?: boolean;
+        minLength?: number;
+        maxLength?: number;
+        min?: number;
+        max?: number;
+        pattern?: string;
+        options?: string[];
+      }[];
+      /**
+       * @description What a post's undeclared fields become when the form declares fields: keep, drop or refuse.
+       * @enum {string}
+       */
+      otherFields: "keep" | "drop" | "refuse";
     };
     FormList: {
       /** @description Newest first. */
@@ -862,6 +924,8 @@ export interface components {
       success: true;
       message: string;
       id: string;
+      /** @description The absolute address a browser would have been sent to: _next, else the form's redirectUrl, else /thanks. */
+      next: string;
     };
     Health: {
       /** @constant */
@@ -912,7 +976,9 @@ export interface operations {
            *           "submitUrl": "https://forms.example.com/f/k3v9x2m7q8r4",
            *           "fileUploads": false,
            *           "retentionDays": null,
-           *           "spamRetentionDays": 30
+           *           "spamRetentionDays": 30,
+           *           "fields": [],
+           *           "otherFields": "keep"
            *         }
            *       ]
            *     }
@@ -933,7 +999,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -955,7 +1027,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -977,7 +1055,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -999,7 +1083,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1061,13 +1151,15 @@ export interface operations {
            *       "submitUrl": "https://forms.example.com/f/k3v9x2m7q8r4",
            *       "fileUploads": false,
            *       "retentionDays": null,
-           *       "spamRetentionDays": 30
+           *       "spamRetentionDays": 30,
+           *       "fields": [],
+           *       "otherFields": "keep"
            *     }
            */
           "application/json": components["schemas"]["Form"];
         };
       };
-      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed. */
+      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed, validation_failed. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1078,13 +1170,27 @@ export interface operations {
            *       "error": {
            *         "code": "invalid_json",
            *         "message": "limit must be an integer from 1 to 100, not \"0\"."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "invalid_json",
+           *           "message": "limit must be an integer from 1 to 100, not \"0\"."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "invalid_json" | "invalid_body" | "invalid_parameter" | "empty_submission" | "invalid_redirect" | "files_not_accepted" | "captcha_failed";
+              code?:
+                | "invalid_json"
+                | "invalid_body"
+                | "invalid_parameter"
+                | "empty_submission"
+                | "invalid_redirect"
+                | "files_not_accepted"
+                | "captcha_failed"
+                | "validation_failed";
             };
           };
         };
@@ -1102,7 +1208,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1124,7 +1236,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1146,7 +1264,13 @@ export interface operations {
            *       "error": {
            *         "code": "slug_taken",
            *         "message": "The slug contact is taken."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "slug_taken",
+           *           "message": "The slug contact is taken."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1168,7 +1292,13 @@ export interface operations {
            *       "error": {
            *         "code": "payload_too_large",
            *         "message": "The body is larger than the limit of 1048576 bytes."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "payload_too_large",
+           *           "message": "The body is larger than the limit of 1048576 bytes."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1179,7 +1309,7 @@ export interface operations {
           };
         };
       };
-      /** @description A body that is not JSON (or, for a submission, urlencoded or multipart). Codes: unsupported_media_type. */
+      /** @description A body that is not JSON (or, for a submission, urlencoded or multipart). Codes: unsupported_media_type, unsupported_charset, unsupported_encoding. */
       415: {
         headers: {
           [name: string]: unknown;
@@ -1190,13 +1320,19 @@ export interface operations {
            *       "error": {
            *         "code": "unsupported_media_type",
            *         "message": "The body must be JSON."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unsupported_media_type",
+           *           "message": "The body must be JSON."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "unsupported_media_type";
+              code?: "unsupported_media_type" | "unsupported_charset" | "unsupported_encoding";
             };
           };
         };
@@ -1212,7 +1348,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1234,7 +1376,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1284,7 +1432,9 @@ export interface operations {
            *       "submitUrl": "https://forms.example.com/f/k3v9x2m7q8r4",
            *       "fileUploads": false,
            *       "retentionDays": null,
-           *       "spamRetentionDays": 30
+           *       "spamRetentionDays": 30,
+           *       "fields": [],
+           *       "otherFields": "keep"
            *     }
            */
           "application/json": components["schemas"]["Form"];
@@ -1303,7 +1453,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1325,7 +1481,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1347,7 +1509,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1369,7 +1537,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1391,7 +1565,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1436,7 +1616,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1458,7 +1644,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1480,7 +1672,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1502,7 +1700,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1524,7 +1728,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1584,13 +1794,15 @@ export interface operations {
            *       "submitUrl": "https://forms.example.com/f/k3v9x2m7q8r4",
            *       "fileUploads": false,
            *       "retentionDays": null,
-           *       "spamRetentionDays": 30
+           *       "spamRetentionDays": 30,
+           *       "fields": [],
+           *       "otherFields": "keep"
            *     }
            */
           "application/json": components["schemas"]["Form"];
         };
       };
-      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed. */
+      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed, validation_failed. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1601,13 +1813,27 @@ export interface operations {
            *       "error": {
            *         "code": "invalid_json",
            *         "message": "limit must be an integer from 1 to 100, not \"0\"."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "invalid_json",
+           *           "message": "limit must be an integer from 1 to 100, not \"0\"."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "invalid_json" | "invalid_body" | "invalid_parameter" | "empty_submission" | "invalid_redirect" | "files_not_accepted" | "captcha_failed";
+              code?:
+                | "invalid_json"
+                | "invalid_body"
+                | "invalid_parameter"
+                | "empty_submission"
+                | "invalid_redirect"
+                | "files_not_accepted"
+                | "captcha_failed"
+                | "validation_failed";
             };
           };
         };
@@ -1625,7 +1851,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1647,7 +1879,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1669,7 +1907,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1691,7 +1935,13 @@ export interface operations {
            *       "error": {
            *         "code": "slug_taken",
            *         "message": "The slug contact is taken."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "slug_taken",
+           *           "message": "The slug contact is taken."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1713,7 +1963,13 @@ export interface operations {
            *       "error": {
            *         "code": "payload_too_large",
            *         "message": "The body is larger than the limit of 1048576 bytes."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "payload_too_large",
+           *           "message": "The body is larger than the limit of 1048576 bytes."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1724,7 +1980,7 @@ export interface operations {
           };
         };
       };
-      /** @description A body that is not JSON (or, for a submission, urlencoded or multipart). Codes: unsupported_media_type. */
+      /** @description A body that is not JSON (or, for a submission, urlencoded or multipart). Codes: unsupported_media_type, unsupported_charset, unsupported_encoding. */
       415: {
         headers: {
           [name: string]: unknown;
@@ -1735,13 +1991,19 @@ export interface operations {
            *       "error": {
            *         "code": "unsupported_media_type",
            *         "message": "The body must be JSON."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unsupported_media_type",
+           *           "message": "The body must be JSON."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "unsupported_media_type";
+              code?: "unsupported_media_type" | "unsupported_charset" | "unsupported_encoding";
             };
           };
         };
@@ -1757,7 +2019,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1779,7 +2047,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1857,7 +2131,7 @@ export interface operations {
           "application/json": components["schemas"]["SubmissionPage"];
         };
       };
-      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed. */
+      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed, validation_failed. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1868,13 +2142,27 @@ export interface operations {
            *       "error": {
            *         "code": "invalid_json",
            *         "message": "limit must be an integer from 1 to 100, not \"0\"."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "invalid_json",
+           *           "message": "limit must be an integer from 1 to 100, not \"0\"."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "invalid_json" | "invalid_body" | "invalid_parameter" | "empty_submission" | "invalid_redirect" | "files_not_accepted" | "captcha_failed";
+              code?:
+                | "invalid_json"
+                | "invalid_body"
+                | "invalid_parameter"
+                | "empty_submission"
+                | "invalid_redirect"
+                | "files_not_accepted"
+                | "captcha_failed"
+                | "validation_failed";
             };
           };
         };
@@ -1892,7 +2180,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1914,7 +2208,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1936,7 +2236,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1958,7 +2264,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -1980,7 +2292,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2029,7 +2347,7 @@ export interface operations {
           "application/json": components["schemas"]["Submission"][];
         };
       };
-      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed. */
+      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed, validation_failed. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2040,13 +2358,27 @@ export interface operations {
            *       "error": {
            *         "code": "invalid_json",
            *         "message": "limit must be an integer from 1 to 100, not \"0\"."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "invalid_json",
+           *           "message": "limit must be an integer from 1 to 100, not \"0\"."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "invalid_json" | "invalid_body" | "invalid_parameter" | "empty_submission" | "invalid_redirect" | "files_not_accepted" | "captcha_failed";
+              code?:
+                | "invalid_json"
+                | "invalid_body"
+                | "invalid_parameter"
+                | "empty_submission"
+                | "invalid_redirect"
+                | "files_not_accepted"
+                | "captcha_failed"
+                | "validation_failed";
             };
           };
         };
@@ -2064,7 +2396,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2086,7 +2424,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2108,7 +2452,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2130,7 +2480,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2152,7 +2508,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2215,7 +2577,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2237,7 +2605,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2259,7 +2633,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2281,7 +2661,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2303,7 +2689,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2350,7 +2742,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2372,7 +2770,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2394,7 +2798,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2416,7 +2826,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2438,7 +2854,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2498,7 +2920,7 @@ export interface operations {
           "application/json": components["schemas"]["Submission"];
         };
       };
-      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed. */
+      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed, validation_failed. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2509,13 +2931,27 @@ export interface operations {
            *       "error": {
            *         "code": "invalid_json",
            *         "message": "limit must be an integer from 1 to 100, not \"0\"."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "invalid_json",
+           *           "message": "limit must be an integer from 1 to 100, not \"0\"."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "invalid_json" | "invalid_body" | "invalid_parameter" | "empty_submission" | "invalid_redirect" | "files_not_accepted" | "captcha_failed";
+              code?:
+                | "invalid_json"
+                | "invalid_body"
+                | "invalid_parameter"
+                | "empty_submission"
+                | "invalid_redirect"
+                | "files_not_accepted"
+                | "captcha_failed"
+                | "validation_failed";
             };
           };
         };
@@ -2533,7 +2969,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2555,7 +2997,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2577,7 +3025,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2599,7 +3053,13 @@ export interface operations {
            *       "error": {
            *         "code": "payload_too_large",
            *         "message": "The body is larger than the limit of 1048576 bytes."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "payload_too_large",
+           *           "message": "The body is larger than the limit of 1048576 bytes."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2610,7 +3070,7 @@ export interface operations {
           };
         };
       };
-      /** @description A body that is not JSON (or, for a submission, urlencoded or multipart). Codes: unsupported_media_type. */
+      /** @description A body that is not JSON (or, for a submission, urlencoded or multipart). Codes: unsupported_media_type, unsupported_charset, unsupported_encoding. */
       415: {
         headers: {
           [name: string]: unknown;
@@ -2621,13 +3081,19 @@ export interface operations {
            *       "error": {
            *         "code": "unsupported_media_type",
            *         "message": "The body must be JSON."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unsupported_media_type",
+           *           "message": "The body must be JSON."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "unsupported_media_type";
+              code?: "unsupported_media_type" | "unsupported_charset" | "unsupported_encoding";
             };
           };
         };
@@ -2643,7 +3109,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2665,7 +3137,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2722,7 +3200,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2744,7 +3228,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2766,7 +3256,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2788,7 +3284,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2810,7 +3312,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2860,7 +3368,7 @@ export interface operations {
           "application/json": components["schemas"]["Erasure"];
         };
       };
-      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed. */
+      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed, validation_failed. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2871,13 +3379,27 @@ export interface operations {
            *       "error": {
            *         "code": "invalid_json",
            *         "message": "limit must be an integer from 1 to 100, not \"0\"."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "invalid_json",
+           *           "message": "limit must be an integer from 1 to 100, not \"0\"."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "invalid_json" | "invalid_body" | "invalid_parameter" | "empty_submission" | "invalid_redirect" | "files_not_accepted" | "captcha_failed";
+              code?:
+                | "invalid_json"
+                | "invalid_body"
+                | "invalid_parameter"
+                | "empty_submission"
+                | "invalid_redirect"
+                | "files_not_accepted"
+                | "captcha_failed"
+                | "validation_failed";
             };
           };
         };
@@ -2895,7 +3417,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2917,7 +3445,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2939,7 +3473,13 @@ export interface operations {
            *       "error": {
            *         "code": "payload_too_large",
            *         "message": "The body is larger than the limit of 1048576 bytes."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "payload_too_large",
+           *           "message": "The body is larger than the limit of 1048576 bytes."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -2950,7 +3490,7 @@ export interface operations {
           };
         };
       };
-      /** @description A body that is not JSON (or, for a submission, urlencoded or multipart). Codes: unsupported_media_type. */
+      /** @description A body that is not JSON (or, for a submission, urlencoded or multipart). Codes: unsupported_media_type, unsupported_charset, unsupported_encoding. */
       415: {
         headers: {
           [name: string]: unknown;
@@ -2961,13 +3501,19 @@ export interface operations {
            *       "error": {
            *         "code": "unsupported_media_type",
            *         "message": "The body must be JSON."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unsupported_media_type",
+           *           "message": "The body must be JSON."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "unsupported_media_type";
+              code?: "unsupported_media_type" | "unsupported_charset" | "unsupported_encoding";
             };
           };
         };
@@ -2983,7 +3529,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3005,7 +3557,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3068,7 +3626,7 @@ export interface operations {
           "application/json": components["schemas"]["NotificationPage"];
         };
       };
-      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed. */
+      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed, validation_failed. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3079,13 +3637,27 @@ export interface operations {
            *       "error": {
            *         "code": "invalid_json",
            *         "message": "limit must be an integer from 1 to 100, not \"0\"."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "invalid_json",
+           *           "message": "limit must be an integer from 1 to 100, not \"0\"."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "invalid_json" | "invalid_body" | "invalid_parameter" | "empty_submission" | "invalid_redirect" | "files_not_accepted" | "captcha_failed";
+              code?:
+                | "invalid_json"
+                | "invalid_body"
+                | "invalid_parameter"
+                | "empty_submission"
+                | "invalid_redirect"
+                | "files_not_accepted"
+                | "captcha_failed"
+                | "validation_failed";
             };
           };
         };
@@ -3103,7 +3675,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3125,7 +3703,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3147,7 +3731,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3169,7 +3759,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3191,7 +3787,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3233,7 +3835,7 @@ export interface operations {
           "application/json": components["schemas"]["Retried"];
         };
       };
-      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed. */
+      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed, validation_failed. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3244,13 +3846,27 @@ export interface operations {
            *       "error": {
            *         "code": "invalid_json",
            *         "message": "limit must be an integer from 1 to 100, not \"0\"."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "invalid_json",
+           *           "message": "limit must be an integer from 1 to 100, not \"0\"."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "invalid_json" | "invalid_body" | "invalid_parameter" | "empty_submission" | "invalid_redirect" | "files_not_accepted" | "captcha_failed";
+              code?:
+                | "invalid_json"
+                | "invalid_body"
+                | "invalid_parameter"
+                | "empty_submission"
+                | "invalid_redirect"
+                | "files_not_accepted"
+                | "captcha_failed"
+                | "validation_failed";
             };
           };
         };
@@ -3268,7 +3884,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3290,7 +3912,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3312,7 +3940,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3334,7 +3968,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3356,7 +3996,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3418,7 +4064,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3440,7 +4092,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3462,7 +4120,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3484,7 +4148,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3506,7 +4176,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3564,7 +4240,7 @@ export interface operations {
           "application/json": components["schemas"]["WebhookWithSecret"];
         };
       };
-      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed. */
+      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed, validation_failed. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3575,13 +4251,27 @@ export interface operations {
            *       "error": {
            *         "code": "invalid_json",
            *         "message": "limit must be an integer from 1 to 100, not \"0\"."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "invalid_json",
+           *           "message": "limit must be an integer from 1 to 100, not \"0\"."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "invalid_json" | "invalid_body" | "invalid_parameter" | "empty_submission" | "invalid_redirect" | "files_not_accepted" | "captcha_failed";
+              code?:
+                | "invalid_json"
+                | "invalid_body"
+                | "invalid_parameter"
+                | "empty_submission"
+                | "invalid_redirect"
+                | "files_not_accepted"
+                | "captcha_failed"
+                | "validation_failed";
             };
           };
         };
@@ -3599,7 +4289,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3621,7 +4317,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3643,7 +4345,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3665,7 +4373,13 @@ export interface operations {
            *       "error": {
            *         "code": "payload_too_large",
            *         "message": "The body is larger than the limit of 1048576 bytes."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "payload_too_large",
+           *           "message": "The body is larger than the limit of 1048576 bytes."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3676,7 +4390,7 @@ export interface operations {
           };
         };
       };
-      /** @description A body that is not JSON (or, for a submission, urlencoded or multipart). Codes: unsupported_media_type. */
+      /** @description A body that is not JSON (or, for a submission, urlencoded or multipart). Codes: unsupported_media_type, unsupported_charset, unsupported_encoding. */
       415: {
         headers: {
           [name: string]: unknown;
@@ -3687,13 +4401,19 @@ export interface operations {
            *       "error": {
            *         "code": "unsupported_media_type",
            *         "message": "The body must be JSON."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unsupported_media_type",
+           *           "message": "The body must be JSON."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "unsupported_media_type";
+              code?: "unsupported_media_type" | "unsupported_charset" | "unsupported_encoding";
             };
           };
         };
@@ -3709,7 +4429,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3731,7 +4457,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3778,7 +4510,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3800,7 +4538,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3822,7 +4566,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3844,7 +4594,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3866,7 +4622,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3927,7 +4689,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3949,7 +4717,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3971,7 +4745,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -3993,7 +4773,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4015,7 +4801,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4084,7 +4876,7 @@ export interface operations {
           "application/json": components["schemas"]["DeliveryPage"];
         };
       };
-      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed. */
+      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed, validation_failed. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4095,13 +4887,27 @@ export interface operations {
            *       "error": {
            *         "code": "invalid_json",
            *         "message": "limit must be an integer from 1 to 100, not \"0\"."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "invalid_json",
+           *           "message": "limit must be an integer from 1 to 100, not \"0\"."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "invalid_json" | "invalid_body" | "invalid_parameter" | "empty_submission" | "invalid_redirect" | "files_not_accepted" | "captcha_failed";
+              code?:
+                | "invalid_json"
+                | "invalid_body"
+                | "invalid_parameter"
+                | "empty_submission"
+                | "invalid_redirect"
+                | "files_not_accepted"
+                | "captcha_failed"
+                | "validation_failed";
             };
           };
         };
@@ -4119,7 +4925,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4141,7 +4953,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4163,7 +4981,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4185,7 +5009,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4207,7 +5037,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4277,7 +5113,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4299,7 +5141,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4321,7 +5169,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4343,7 +5197,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4365,7 +5225,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4434,7 +5300,7 @@ export interface operations {
           "application/json": components["schemas"]["DeliveryPage"];
         };
       };
-      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed. */
+      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed, validation_failed. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4445,13 +5311,27 @@ export interface operations {
            *       "error": {
            *         "code": "invalid_json",
            *         "message": "limit must be an integer from 1 to 100, not \"0\"."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "invalid_json",
+           *           "message": "limit must be an integer from 1 to 100, not \"0\"."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "invalid_json" | "invalid_body" | "invalid_parameter" | "empty_submission" | "invalid_redirect" | "files_not_accepted" | "captcha_failed";
+              code?:
+                | "invalid_json"
+                | "invalid_body"
+                | "invalid_parameter"
+                | "empty_submission"
+                | "invalid_redirect"
+                | "files_not_accepted"
+                | "captcha_failed"
+                | "validation_failed";
             };
           };
         };
@@ -4469,7 +5349,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4491,7 +5377,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4513,7 +5405,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4535,7 +5433,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4557,7 +5461,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4625,7 +5535,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4647,7 +5563,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4669,7 +5591,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4691,7 +5619,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4713,7 +5647,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4777,7 +5717,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4799,7 +5745,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4821,7 +5773,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4843,7 +5801,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4901,7 +5865,7 @@ export interface operations {
           "application/json": components["schemas"]["NewApiKey"];
         };
       };
-      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed. */
+      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed, validation_failed. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4912,13 +5876,27 @@ export interface operations {
            *       "error": {
            *         "code": "invalid_json",
            *         "message": "limit must be an integer from 1 to 100, not \"0\"."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "invalid_json",
+           *           "message": "limit must be an integer from 1 to 100, not \"0\"."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "invalid_json" | "invalid_body" | "invalid_parameter" | "empty_submission" | "invalid_redirect" | "files_not_accepted" | "captcha_failed";
+              code?:
+                | "invalid_json"
+                | "invalid_body"
+                | "invalid_parameter"
+                | "empty_submission"
+                | "invalid_redirect"
+                | "files_not_accepted"
+                | "captcha_failed"
+                | "validation_failed";
             };
           };
         };
@@ -4936,7 +5914,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4958,7 +5942,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -4980,7 +5970,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5002,7 +5998,13 @@ export interface operations {
            *       "error": {
            *         "code": "payload_too_large",
            *         "message": "The body is larger than the limit of 1048576 bytes."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "payload_too_large",
+           *           "message": "The body is larger than the limit of 1048576 bytes."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5013,7 +6015,7 @@ export interface operations {
           };
         };
       };
-      /** @description A body that is not JSON (or, for a submission, urlencoded or multipart). Codes: unsupported_media_type. */
+      /** @description A body that is not JSON (or, for a submission, urlencoded or multipart). Codes: unsupported_media_type, unsupported_charset, unsupported_encoding. */
       415: {
         headers: {
           [name: string]: unknown;
@@ -5024,13 +6026,19 @@ export interface operations {
            *       "error": {
            *         "code": "unsupported_media_type",
            *         "message": "The body must be JSON."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unsupported_media_type",
+           *           "message": "The body must be JSON."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "unsupported_media_type";
+              code?: "unsupported_media_type" | "unsupported_charset" | "unsupported_encoding";
             };
           };
         };
@@ -5046,7 +6054,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5068,7 +6082,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5113,7 +6133,13 @@ export interface operations {
            *       "error": {
            *         "code": "unauthorized",
            *         "message": "A valid API key is required: send Authorization: Bearer <key>."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unauthorized",
+           *           "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5135,7 +6161,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5157,7 +6189,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5179,7 +6217,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5201,7 +6245,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5255,7 +6305,8 @@ export interface operations {
            * @example {
            *       "success": true,
            *       "message": "Thank you! Your submission has been received.",
-           *       "id": "sub_0f3k9x2m7q8r4t6v1w5y0z3a"
+           *       "id": "sub_0f3k9x2m7q8r4t6v1w5y0z3a",
+           *       "next": "https://example.com/thanks"
            *     }
            */
           "application/json": components["schemas"]["SubmitSuccess"];
@@ -5269,7 +6320,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed. */
+      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed, validation_failed. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5280,13 +6331,27 @@ export interface operations {
            *       "error": {
            *         "code": "invalid_json",
            *         "message": "limit must be an integer from 1 to 100, not \"0\"."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "invalid_json",
+           *           "message": "limit must be an integer from 1 to 100, not \"0\"."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "invalid_json" | "invalid_body" | "invalid_parameter" | "empty_submission" | "invalid_redirect" | "files_not_accepted" | "captcha_failed";
+              code?:
+                | "invalid_json"
+                | "invalid_body"
+                | "invalid_parameter"
+                | "empty_submission"
+                | "invalid_redirect"
+                | "files_not_accepted"
+                | "captcha_failed"
+                | "validation_failed";
             };
           };
           "text/html": string;
@@ -5303,7 +6368,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5326,7 +6397,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5349,7 +6426,13 @@ export interface operations {
            *       "error": {
            *         "code": "payload_too_large",
            *         "message": "The body is larger than the limit of 1048576 bytes."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "payload_too_large",
+           *           "message": "The body is larger than the limit of 1048576 bytes."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5361,7 +6444,7 @@ export interface operations {
           "text/html": string;
         };
       };
-      /** @description A body that is not JSON (or, for a submission, urlencoded or multipart). Codes: unsupported_media_type. */
+      /** @description A body that is not JSON (or, for a submission, urlencoded or multipart). Codes: unsupported_media_type, unsupported_charset, unsupported_encoding. */
       415: {
         headers: {
           [name: string]: unknown;
@@ -5372,13 +6455,19 @@ export interface operations {
            *       "error": {
            *         "code": "unsupported_media_type",
            *         "message": "The body must be JSON."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unsupported_media_type",
+           *           "message": "The body must be JSON."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "unsupported_media_type";
+              code?: "unsupported_media_type" | "unsupported_charset" | "unsupported_encoding";
             };
           };
           "text/html": string;
@@ -5397,7 +6486,13 @@ export interface operations {
            *       "error": {
            *         "code": "rate_limited",
            *         "message": "Too many submissions from your address; try again in 12 seconds."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "rate_limited",
+           *           "message": "Too many submissions from your address; try again in 12 seconds."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5420,7 +6515,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5443,7 +6544,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5487,7 +6594,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5509,7 +6622,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5531,7 +6650,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5553,7 +6678,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5607,7 +6738,8 @@ export interface operations {
            * @example {
            *       "success": true,
            *       "message": "Thank you! Your submission has been received.",
-           *       "id": "sub_0f3k9x2m7q8r4t6v1w5y0z3a"
+           *       "id": "sub_0f3k9x2m7q8r4t6v1w5y0z3a",
+           *       "next": "https://example.com/thanks"
            *     }
            */
           "application/json": components["schemas"]["SubmitSuccess"];
@@ -5621,7 +6753,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed. */
+      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed, validation_failed. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5632,13 +6764,27 @@ export interface operations {
            *       "error": {
            *         "code": "invalid_json",
            *         "message": "limit must be an integer from 1 to 100, not \"0\"."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "invalid_json",
+           *           "message": "limit must be an integer from 1 to 100, not \"0\"."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "invalid_json" | "invalid_body" | "invalid_parameter" | "empty_submission" | "invalid_redirect" | "files_not_accepted" | "captcha_failed";
+              code?:
+                | "invalid_json"
+                | "invalid_body"
+                | "invalid_parameter"
+                | "empty_submission"
+                | "invalid_redirect"
+                | "files_not_accepted"
+                | "captcha_failed"
+                | "validation_failed";
             };
           };
           "text/html": string;
@@ -5655,7 +6801,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5678,7 +6830,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5701,7 +6859,13 @@ export interface operations {
            *       "error": {
            *         "code": "payload_too_large",
            *         "message": "The body is larger than the limit of 1048576 bytes."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "payload_too_large",
+           *           "message": "The body is larger than the limit of 1048576 bytes."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5713,7 +6877,7 @@ export interface operations {
           "text/html": string;
         };
       };
-      /** @description A body that is not JSON (or, for a submission, urlencoded or multipart). Codes: unsupported_media_type. */
+      /** @description A body that is not JSON (or, for a submission, urlencoded or multipart). Codes: unsupported_media_type, unsupported_charset, unsupported_encoding. */
       415: {
         headers: {
           [name: string]: unknown;
@@ -5724,13 +6888,19 @@ export interface operations {
            *       "error": {
            *         "code": "unsupported_media_type",
            *         "message": "The body must be JSON."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unsupported_media_type",
+           *           "message": "The body must be JSON."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "unsupported_media_type";
+              code?: "unsupported_media_type" | "unsupported_charset" | "unsupported_encoding";
             };
           };
           "text/html": string;
@@ -5749,7 +6919,13 @@ export interface operations {
            *       "error": {
            *         "code": "rate_limited",
            *         "message": "Too many submissions from your address; try again in 12 seconds."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "rate_limited",
+           *           "message": "Too many submissions from your address; try again in 12 seconds."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5772,7 +6948,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5795,7 +6977,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5839,7 +7027,13 @@ export interface operations {
            *       "error": {
            *         "code": "forbidden",
            *         "message": "This key lacks the write permission."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "forbidden",
+           *           "message": "This key lacks the write permission."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5861,7 +7055,13 @@ export interface operations {
            *       "error": {
            *         "code": "not_found",
            *         "message": "No such form."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "not_found",
+           *           "message": "No such form."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5883,7 +7083,13 @@ export interface operations {
            *       "error": {
            *         "code": "internal_error",
            *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "internal_error",
+           *           "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5905,7 +7111,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {
@@ -5947,7 +7159,13 @@ export interface operations {
            *       "error": {
            *         "code": "unavailable",
            *         "message": "The service cannot reach its database right now. Try again in a moment."
-           *       }
+           *       },
+           *       "errors": [
+           *         {
+           *           "code": "unavailable",
+           *           "message": "The service cannot reach its database right now. Try again in a moment."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["Error"] & {

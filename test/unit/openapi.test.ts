@@ -23,7 +23,7 @@ test("docs/openapi.json is the document the server serves (npm run openapi write
 });
 
 test("every route of the API is in the document; the rest are pages for people", async () => {
-  const pages = ["GET /", "GET /thanks", "GET /f/{slug}", "GET /docs", "GET /docs/{asset}"];
+  const pages = ["GET /", "GET /thanks", "OPTIONS /thanks", "GET /f/{slug}", "GET /docs", "GET /docs/{asset}"];
   const registered = (await registeredRoutes()).map((r) => r.replace(/:(\w+)/g, "{$1}")).filter((r) => !pages.includes(r));
   const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`));
   expect(registered.toSorted()).toEqual(documented.toSorted());
@@ -98,6 +98,8 @@ describe("an answer that drifts from the document fails the test that receives i
     fileUploads: false,
     retentionDays: null,
     spamRetentionDays: 30,
+    fields: [],
+    otherFields: "keep",
   };
   const check = (status: number, body: unknown, url = `${BASE}/api/forms/${form.id}`) => checkResponse("GET", url, Response.json(body, { status }));
 
@@ -117,7 +119,9 @@ describe("an answer that drifts from the document fails the test that receives i
     await expect(check(409, { error: { code: "slug_taken", message: "taken" } })).rejects.toThrow(/a status the OpenAPI document does not list/);
   });
   test("an error code of another status", async () => {
-    await expect(check(404, { error: { code: "forbidden", message: "no" } })).rejects.toThrow(/must be equal to one of the allowed values/);
+    await expect(check(404, { error: { code: "forbidden", message: "no" }, errors: [{ code: "forbidden", message: "no" }] })).rejects.toThrow(
+      /must be equal to one of the allowed values/,
+    );
   });
   test("an unknown path under /api that is not the error shape", async () => {
     await expect(check(404, { message: "no" }, `${BASE}/api/nowhere`)).rejects.toThrow(/not the error shape/);

@@ -7,7 +7,8 @@ import { ApiError } from "../../errors.ts";
 import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type CaptchaOptions } from "../../lib/captcha.ts";
 import { domainAllowed } from "../../lib/domains.ts";
 import { isHttpUrl } from "../../lib/validate.ts";
-import { domainsOf, type CaptchaProvider, type FormsService } from "../forms.ts";
+import { domainsOf, rulesOf, type CaptchaProvider, type FormsService } from "../forms.ts";
+import { applyFieldRules, type OtherFields } from "./fields.ts";
 import type { SpamReason, Submission, SubmissionsService } from "../submissions.ts";
 
 /** Fields that steer the submission and are never stored. */
@@ -44,6 +45,8 @@ export interface Accepted {
   submission: Submission;
   /** Where a browser goes next: `_next`, else the form's redirectUrl, else the thank-you page. */
   location: string;
+  /** True when `location` is the post's `_next` or the form's redirectUrl, not the default thank-you page. */
+  redirected: boolean;
   /** Why it was kept as spam, or null. */
   spamReason: SpamReason | null;
 }
@@ -147,20 +150,22 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
       const honeypot = filled(special._gotcha);
       if (!honeypot && Object.keys(data).length === 0) throw new ApiError("empty_submission", "The submission has no fields to store.");
       checkFieldNames(data);
+      const kept = honeypot ? data : applyFieldRules(rulesOf(form), form.otherFields as OtherFields, data);
       // _next is checked whoever asks, so that a bad one is found on the first fetch() test, not in a browser later.
-      const location = redirectTarget(form, special._next, `${urls.baseUrl()}/thanks`);
+      const thanks = `${urls.baseUrl()}/thanks`;
+      const location = redirectTarget(form, special._next, thanks);
       // A honeypot catch is spam whatever its captcha says: the provider is not asked about it.
       const spamReason: SpamReason | null = honeypot
         ? "honeypot"
         : post.byOwner
           ? null
           : await checkCaptcha(form, special, post.ip, policy.captcha ?? defaultCaptchaOptions);
-      const submission = await submissions.receive(form, data, {
+      const submission = await submissions.receive(form, kept, {
         isSpam: spamReason !== null,
         spamReason: spamReason ?? undefined,
         notification: { subject: special._subject, replyTo: special._replyto },
       });
-      return { submission, location, spamReason };
+      return { submission, location, redirected: location !== thanks, spamReason };
     },
   };
 }

@@ -1,0 +1,2 @@
+ALTER TABLE `forms` ADD `field_rules` text;--> statement-breakpoint
+ALTER TABLE `forms` ADD `other_fields` text DEFAULT 'keep' NOT NULL;
