@@ -1,4 +1,4 @@
-import { unavailableError } from "./errors.ts";
+import { ApiError, unavailableError } from "./errors.ts";
 import type { AccessEntry, AppOptions, Handler, RequestContext } from "./http/context.ts";
 import { metricsResponse } from "./http/metrics.ts";
 import { accessLine } from "./log.ts";
@@ -36,6 +36,22 @@ function clientIp(request: Request, info: ConnectionInfo, trustProxy: boolean): 
 
 const MAX_LOGGED_AGENT = 256;
 
+/**
+ * The request's address. An HTTP/1.0 request without a Host header (what HAProxy's default health check sends)
+ * reaches us with no host in it: it is read against the server's own base URL rather than failing.
+ */
+function requestUrl(request: Request, baseUrl: string): URL {
+  if (URL.canParse(request.url)) {
+    const url = new URL(request.url);
+    if (url.host !== "") return url;
+    return new URL(`${url.pathname}${url.search}`, baseUrl);
+  }
+  return new URL(request.url.startsWith("/") ? request.url : `/${request.url}`, baseUrl);
+}
+
+/** The methods of HTTP that formsvc knows; any other is 501, not 405 (RFC 9110 §15.6.2). */
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
 /** The whole HTTP app as one fetch function; nothing here binds a port. */
 export function createApp(options: AppOptions) {
   const router = new Router<Handler>();
@@ -72,6 +88,9 @@ export function createApp(options: AppOptions) {
         dashboard ??= import("./dashboard/index.tsx").then((module) => module.createDashboard());
         return await (await dashboard).handle({ request, url, params: {}, ip, services: options.services, options });
       }
+      if (!KNOWN_METHODS.has(request.method)) {
+        throw new ApiError("not_implemented", `The method ${request.method.slice(0, 20)} is not one this server implements.`);
+      }
       const { handler, params, route } = router.match(request.method, url.pathname);
       matched.route = route;
       const ctx: RequestContext = { request, url, params, ip, services: options.services, options };
@@ -87,7 +106,7 @@ export function createApp(options: AppOptions) {
     /** Answers one request; logs one line for it (method, path, status, milliseconds, client), never its key, query or body. */
     async fetch(request: Request, info: ConnectionInfo = {}): Promise<Response> {
       const started = performance.now();
-      const url = new URL(request.url);
+      const url = requestUrl(request, options.services.urls.baseUrl());
       const ip = clientIp(request, info, options.trustProxy);
       // Counted by route pattern, so that made-up paths cannot swell the metrics: every unknown path is one series.
       const matched = { route: "unmatched" };

@@ -22,6 +22,7 @@ export const ERROR_STATUS = {
   unsupported_encoding: 415,
   rate_limited: 429,
   internal_error: 500,
+  not_implemented: 501,
   unavailable: 503,
 } as const;
 

@@ -75,6 +75,7 @@ export function startSender(notifications: NotificationsService, options: Sender
         to: notification.to,
         subject: notification.subject,
         replyTo: notification.replyTo ?? undefined,
+        ...(notification.cc.length > 0 ? { cc: notification.cc } : {}),
         text: notification.text,
         // RFC 3834: tells auto-responders (vacation replies) not to answer a machine.
         headers: { "Auto-Submitted": "auto-generated" },

@@ -140,6 +140,8 @@ export const notifications = sqliteTable(
     to: text("to").notNull(),
     subject: text("subject").notNull(),
     replyTo: text("reply_to"),
+    /** Addresses the post's `_cc` asked to be copied, comma-separated, or null. */
+    cc: text("cc"),
     /** pending (to be sent) | sent | failed (gave up) | recorded (a test form's: never sent) */
     status: text("status").notNull(),
     attempts: integer("attempts").notNull().default(0),

@@ -105,7 +105,8 @@ export function serveMetricsAlone(listen: { host: string; port: number }, metric
     hostname: listen.host,
     port: listen.port,
     fetch: (request) => {
-      const path = new URL(request.url).pathname;
+      // An HTTP/1.0 request without Host has no host in its URL: its path is read as it came.
+      const path = URL.canParse(request.url) ? new URL(request.url).pathname : request.url.split("?")[0];
       if (path === "/metrics" && (request.method === "GET" || request.method === "HEAD")) return metricsResponse(metrics);
       return json(404, new ApiError("not_found", "Only /metrics is served here.").toBody());
     },

@@ -1,6 +1,5 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Db, Store } from "../db/client.ts";
-import { preparedOn } from "../db/prepared.ts";
+import type { Store } from "../db/client.ts";
 import { forms, notifications, submissions, type FormRow, type NotificationRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
@@ -36,6 +35,8 @@ export interface NotificationPage {
 export interface OutgoingNotification {
   id: string;
   to: string;
+  /** Copied, from the post's `_cc`. */
+  cc: string[];
   subject: string;
   replyTo: string | null;
   attempts: number;
@@ -68,6 +69,8 @@ const PENDING = sql`${notifications.status} = 'pending'`;
 export interface NotificationRequest {
   subject?: unknown;
   replyTo?: unknown;
+  /** Checked addresses to copy (`_cc`). */
+  cc?: string[];
 }
 
 type NotifiedForm = Pick<FormRow, "id" | "name" | "mode" | "notificationEmail">;
@@ -86,6 +89,7 @@ export function notificationRowFor(form: NotifiedForm, submission: { id: string;
     to: form.notificationEmail,
     subject: notificationSubject(request.subject, form.name),
     replyTo: notificationReplyTo(request.replyTo),
+    cc: request.cc?.length ? request.cc.join(", ") : null,
     status: live ? "pending" : "recorded",
     attempts: 0,
     lastError: null,
@@ -96,29 +100,6 @@ export function notificationRowFor(form: NotifiedForm, submission: { id: string;
     claimedUntil: null,
   };
 }
-
-const COLUMN_NAMES = [
-  "id",
-  "formId",
-  "submissionId",
-  "to",
-  "subject",
-  "replyTo",
-  "status",
-  "attempts",
-  "lastError",
-  "createdAt",
-  "sentAt",
-  "nextAttemptAt",
-  "claimedBy",
-  "claimedUntil",
-] as const;
-const insertNotification = preparedOn((db) =>
-  db
-    .insert(notifications)
-    .values(Object.fromEntries(COLUMN_NAMES.map((name) => [name, sql.placeholder(name)])) as unknown as NotificationRow)
-    .prepare(),
-);
 
 /** Notifications: the outbox written with each submission, read by the sender and listed for the owner. */
 export function notificationsService(store: Store, formsService: FormsService) {
@@ -137,17 +118,6 @@ export function notificationsService(store: Store, formsService: FormsService) {
   });
 
   return {
-    /**
-     * Writes the notification of a submission just stored, in the caller's transaction: none without a
-     * notificationEmail; a test form's is `recorded`, never sent. True when one now waits to be sent.
-     */
-    async queue(tx: Db, form: NotifiedForm, submission: { id: string; createdAt: number }, request: NotificationRequest): Promise<boolean> {
-      const row = notificationRowFor(form, submission, request);
-      if (!row) return false;
-      await insertNotification(tx).run(row);
-      return row.status === "pending";
-    },
-
     /** Tells the sender that a committed write queued a notification. */
     announce,
 
@@ -186,6 +156,7 @@ export function notificationsService(store: Store, formsService: FormsService) {
           to: notifications.to,
           subject: notifications.subject,
           replyTo: notifications.replyTo,
+          cc: notifications.cc,
           attempts: notifications.attempts,
           submissionId: submissions.id,
           data: submissions.data,
@@ -207,6 +178,7 @@ export function notificationsService(store: Store, formsService: FormsService) {
             to: row.to,
             subject: row.subject,
             replyTo: row.replyTo,
+            cc: row.cc ? row.cc.split(", ") : [],
             attempts: row.attempts,
             text: notificationText({
               formName: row.formName,

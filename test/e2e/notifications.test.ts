@@ -132,6 +132,31 @@ test("a live form's owner gets a plain-text mail: _subject as Subject, _replyto 
   expect(notification.sentAt).not.toBeNull();
 });
 
+test("_cc copies up to 5 valid addresses, not stored; without _replyto a field named email is the Reply-To", async () => {
+  const smtp = await sink();
+  const server = await serve({ smtpUrl: smtp.url });
+  const me = await owner(server);
+  const form = await me.form({ name: "Contact" });
+  await submit(form.submitUrl, [
+    ["email", "ann@example.com"],
+    ["_cc", "sales@example.com, boss@example.com"],
+  ]);
+  const [mail] = await smtp.waitFor(1);
+  expect(mail).toMatchObject({ rcptTos: ["owner@example.com", "sales@example.com", "boss@example.com"], replyTo: "ann@example.com" });
+  expect(mail!.headers).toContainEqual(["Cc", "sales@example.com, boss@example.com"]);
+  expect((await me.stored(form.id)).map((s) => s.data)).toEqual([{ email: "ann@example.com" }]);
+  const refused = await fetch(form.submitUrl, {
+    method: "POST",
+    headers: { accept: "application/json" },
+    body: new URLSearchParams({ email: "ann@example.com", _cc: "a@example.com, not-an-address" }),
+  });
+  expect({ status: refused.status, errors: ((await refused.json()) as { errors: unknown[] }).errors }).toEqual({
+    status: 400,
+    errors: [{ field: "_cc", code: "invalid_email", message: expect.any(String) }],
+  });
+  expect(await me.stored(form.id)).toHaveLength(1);
+});
+
 test("spam is never mailed, and a test-mode form's notification is recorded, not sent", async () => {
   const smtp = await sink();
   const server = await serve({ smtpUrl: smtp.url });

@@ -648,6 +648,7 @@ export interface components {
           | "unsupported_encoding"
           | "rate_limited"
           | "internal_error"
+          | "not_implemented"
           | "unavailable";
         /** @description A sentence a person can act on. */
         message: string;

@@ -1,2 +1,3 @@
 ALTER TABLE `forms` ADD `field_rules` text;--> statement-breakpoint
-ALTER TABLE `forms` ADD `other_fields` text DEFAULT 'keep' NOT NULL;
+ALTER TABLE `forms` ADD `other_fields` text DEFAULT 'keep' NOT NULL;--> statement-breakpoint
+ALTER TABLE `notifications` ADD `cc` text;

@@ -6,13 +6,13 @@ import type { FormRow } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
 import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type CaptchaOptions } from "../../lib/captcha.ts";
 import { domainAllowed } from "../../lib/domains.ts";
-import { isHttpUrl } from "../../lib/validate.ts";
+import { isEmail, isHttpUrl } from "../../lib/validate.ts";
 import { domainsOf, rulesOf, type CaptchaProvider, type FormsService } from "../forms.ts";
 import { applyFieldRules, type OtherFields } from "./fields.ts";
 import type { SpamReason, Submission, SubmissionsService } from "../submissions.ts";
 
 /** Fields that steer the submission and are never stored. */
-export const SPECIAL_FIELDS = ["_next", "_subject", "_replyto", "_gotcha", "g-recaptcha-response", "h-captcha-response", "cf-turnstile-response"];
+export const SPECIAL_FIELDS = ["_next", "_subject", "_replyto", "_cc", "_gotcha", "g-recaptcha-response", "h-captcha-response", "cf-turnstile-response"];
 
 /** Most fields one submission may have, and the longest field name: no form needs more. */
 export const MAX_FIELDS = 200;
@@ -115,6 +115,30 @@ async function checkCaptcha(form: FormRow, special: Record<string, unknown>, ip:
   return verdict === "unverified" ? "captcha_unverified" : null;
 }
 
+/** Most addresses `_cc` may name. */
+const MAX_CC = 5;
+
+/** The addresses of `_cc` (one field, comma-separated): at most 5 valid ones, else `400 validation_failed` naming `_cc`. */
+function copiedTo(value: unknown): string[] {
+  if (value === undefined || value === "") return [];
+  const addresses =
+    typeof value === "string"
+      ? value
+          .split(",")
+          .map((a) => a.trim())
+          .filter(Boolean)
+      : null;
+  const fault = !addresses
+    ? "_cc must be one field of comma-separated email addresses."
+    : addresses.length > MAX_CC
+      ? `_cc may name at most ${MAX_CC} addresses.`
+      : addresses.find((a) => !(a.length <= 254 && isEmail(a)))
+        ? "_cc must hold only email addresses such as ann@example.com, separated by commas."
+        : null;
+  if (fault) throw new ApiError("validation_failed", fault, { field: "_cc", items: [{ field: "_cc", code: "invalid_email", message: fault }] });
+  return addresses!;
+}
+
 const filled = (value: unknown) => value !== undefined && value !== null && value !== "" && !(Array.isArray(value) && value.every((v) => v === ""));
 
 /** The post's fields split into the special ones, which steer it, and the data, which is stored. */
@@ -150,6 +174,7 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
       const honeypot = filled(special._gotcha);
       if (!honeypot && Object.keys(data).length === 0) throw new ApiError("empty_submission", "The submission has no fields to store.");
       checkFieldNames(data);
+      const cc = honeypot ? [] : copiedTo(special._cc);
       const kept = honeypot ? data : applyFieldRules(rulesOf(form), form.otherFields as OtherFields, data);
       // _next is checked whoever asks, so that a bad one is found on the first fetch() test, not in a browser later.
       const thanks = `${urls.baseUrl()}/thanks`;
@@ -163,7 +188,7 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
       const submission = await submissions.receive(form, kept, {
         isSpam: spamReason !== null,
         spamReason: spamReason ?? undefined,
-        notification: { subject: special._subject, replyTo: special._replyto },
+        notification: { subject: special._subject, replyTo: special._replyto ?? kept.email, cc },
       });
       return { submission, location, redirected: location !== thanks, spamReason };
     },
