@@ -141,3 +141,23 @@ describe("the test submission goes through the public endpoint's rules, as the o
     expect((await t.services.forms.get(mine, form.id)).submissionCount).toBe(1);
   });
 });
+
+describe("the settings page's HTML snippet", () => {
+  test("is made from the form's declared fields, so that the browser checks what the server will", async () => {
+    const form = await t.services.forms.create(operator(mineId, "live"), {
+      name: "Declared",
+      fields: [
+        { name: "email", label: "Your email", type: "email", required: true },
+        { name: "age", type: "number", min: 18 },
+        { name: "topic", type: "select", options: ["sales", "support"], required: true },
+      ],
+    });
+    const page = await (await get(`/dashboard/forms/${form.id}/settings`)).text();
+    const snippet = /<code id="snippet-html">([\s\S]*?)<\/code>/.exec(page)![1]!.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"');
+    expect(snippet.split("\n").slice(1, 4)).toEqual([
+      '  <label>Your email <input name="email" type="email" required></label>',
+      '  <label>age <input name="age" type="number" min="18"></label>',
+      '  <label>topic <select name="topic" required><option>sales</option><option>support</option></select></label>',
+    ]);
+  });
+});

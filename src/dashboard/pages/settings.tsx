@@ -1,5 +1,6 @@
 import type { Child } from "hono/jsx";
 import type { Form } from "../../services/forms.ts";
+import type { FieldRule } from "../../services/submissions/fields.ts";
 import type { Session } from "../../services/users.ts";
 import { CopyButton, Csrf, Field, FormHeader, Layout, Notice } from "./layout.tsx";
 
@@ -24,11 +25,40 @@ export const settingsInput = (form: Form): SettingsInput => ({
   allowedDomains: form.allowedDomains.join("\n"),
 });
 
-/** The HTML to paste into a page: a plain form posting to this form's address, with the honeypot. */
+const attr = (text: string) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+
+/** One declared field as the input a browser checks before it posts: its type, required, lengths, range, pattern. */
+function inputFor(rule: FieldRule): string {
+  const name = attr(rule.name);
+  const label = attr(rule.label || rule.name);
+  const checks = [
+    rule.required ? " required" : "",
+    rule.minLength !== undefined ? ` minlength="${rule.minLength}"` : "",
+    rule.maxLength !== undefined ? ` maxlength="${rule.maxLength}"` : "",
+    rule.min !== undefined ? ` min="${rule.min}"` : "",
+    rule.max !== undefined ? ` max="${rule.max}"` : "",
+    rule.pattern !== undefined ? ` pattern="${attr(rule.pattern)}"` : "",
+  ].join("");
+  if (rule.type === "textarea") return `<label>${label} <textarea name="${name}"${checks}></textarea></label>`;
+  if (rule.type === "select") {
+    const options = (rule.options ?? []).map((option) => `<option>${attr(option)}</option>`).join("");
+    return `<label>${label} <select name="${name}"${checks}>${rule.required ? "" : "<option></option>"}${options}</select></label>`;
+  }
+  return `<label>${label} <input name="${name}" type="${rule.type}"${checks}></label>`;
+}
+
+/**
+ * The HTML to paste into a page: a plain form posting to this form's address, with the honeypot; its inputs are
+ * the form's declared fields when it has some (so the browser checks what formsvc will), else an email and a message.
+ */
 export function snippetHtml(form: Form): string {
-  return `<form action="${form.submitUrl}" method="post">
-  <label>Email <input name="email" type="email" required></label>
-  <label>Message <textarea name="message"></textarea></label>
+  const inputs =
+    form.fields.length > 0
+      ? form.fields.map(inputFor)
+      : ['<label>Email <input name="email" type="email" required></label>', '<label>Message <textarea name="message"></textarea></label>'];
+  const multipart = form.fields.some((rule) => rule.type === "file") ? ' enctype="multipart/form-data"' : "";
+  return `<form action="${form.submitUrl}" method="post"${multipart}>
+${inputs.map((input) => `  ${input}`).join("\n")}
   <input name="_gotcha" style="display:none" tabindex="-1" autocomplete="off">
   <button>Send</button>
 </form>`;
@@ -41,7 +71,7 @@ export function snippetFetch(form: Form): string {
   headers: { "Content-Type": "application/json", Accept: "application/json" },
   body: JSON.stringify({ email: "ada@example.com", message: "Hello" }),
 });
-const result = await answer.json(); // {success: true, message, id} or {error: {code, message}}`;
+const result = await answer.json(); // {success: true, message, id, next} or {error: {code, message}, errors: [{field, code, message}]}`;
 }
 
 /**
