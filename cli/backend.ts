@@ -3,15 +3,14 @@
 import { existsSync } from "node:fs";
 import { isLibsqlUrl } from "../src/db/location.ts";
 import { ApiError } from "../src/errors.ts";
-import type { ExportFormat } from "../src/lib/export.ts";
-import type { Form } from "../src/services/forms.ts";
 import type { Services } from "../src/services/index.ts";
 import type { ApiKey, NewApiKey } from "../src/services/keys.ts";
 import type { NotificationPage } from "../src/services/notifications.ts";
 import type { DeliveryPage, Webhook, WebhookDelivery, WebhookWithSecret } from "../src/services/webhooks.ts";
-import { operator, type Mode, type Principal } from "../src/services/principal.ts";
+import type { ExportFormat, Form, Mode, Principal, Submission } from "../src/domain/types.ts";
+import { operator } from "../src/services/principal.ts";
 import type { Erasure } from "../src/services/retention.ts";
-import type { Submission, SubmissionPage } from "../src/services/submissions.ts";
+import type { SubmissionPage } from "../src/services/submissions.ts";
 import type { ApiClient } from "./client.ts";
 import { CliError, EXIT } from "./errors.ts";
 

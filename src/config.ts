@@ -1,8 +1,8 @@
 import { ApiError } from "./errors.ts";
 import { parseMailbox, type Mailbox } from "./lib/mail.ts";
 import { isEmail } from "./lib/validate.ts";
-import { CAPTCHA_VERIFY_URLS } from "./lib/captcha.ts";
-import { CAPTCHA_PROVIDERS, type CaptchaProvider } from "./services/forms.ts";
+import { CAPTCHA_VERIFY_URLS } from "./services/captcha.ts";
+import { CAPTCHA_PROVIDERS, type CaptchaProvider } from "./domain/types.ts";
 
 /** Everything `formsvc serve` can be told, after flags, environment and defaults are merged and checked. */
 export interface ServeConfig {

@@ -1,7 +1,7 @@
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
-import type { Form } from "../services/forms.ts";
+import type { Form } from "../domain/types.ts";
 import type { ApiKey } from "../services/keys.ts";
 import type { Session } from "../services/users.ts";
 import { action, fieldErrors, noticeOf, signedIn } from "./guard.tsx";

@@ -1,18 +1,5 @@
+import { type Mode, type Permission, PERMISSIONS, type Principal } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
-
-export type Mode = "live" | "test";
-export type Permission = "read" | "write" | "delete" | "admin";
-export const PERMISSIONS: readonly Permission[] = ["read", "write", "delete", "admin"];
-
-/** Who is acting: an account, in one mode, with permissions, and for a form-level key the one form it may reach. */
-export interface Principal {
-  accountId: string;
-  mode: Mode;
-  permissions: ReadonlySet<Permission>;
-  /** Set for a form-level (`fk_`) key: the only form it reaches. */
-  formId: string | null;
-  keyId: string | null;
-}
 
 /** admin implies read, write and delete. */
 export const hasPermission = (principal: Principal, permission: Permission) => principal.permissions.has(permission) || principal.permissions.has("admin");

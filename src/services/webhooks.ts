@@ -9,8 +9,8 @@ import { isHttpUrl, lazySchema, parseBody } from "../lib/validate.ts";
 import { discordMessage, newWebhookSecret, secretPrefix, slackMessage, WEBHOOK_FORMATS, type WebhookFormat } from "../lib/webhook-message.ts";
 import type { FormsService } from "./forms.ts";
 import { outboxLeases } from "./outbox-leases.ts";
-import type { Principal } from "./principal.ts";
-import type { Submission } from "./submissions.ts";
+import type { Principal } from "../domain/types.ts";
+import type { Submission } from "../domain/types.ts";
 import { preparedOn } from "../db/prepared.ts";
 
 /** A webhook endpoint as lists show it: the secret hidden, its start shown. */
