@@ -1,5 +1,5 @@
 import { type Mode, type Permission, PERMISSIONS, type Principal } from "../domain/types.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, type ErrorCode } from "../errors.ts";
 
 /** admin implies read, write and delete. */
 export const hasPermission = (principal: Principal, permission: Permission) => principal.permissions.has(permission) || principal.permissions.has("admin");
@@ -26,4 +26,18 @@ export function parsePermissions(value: string | readonly string[], field = "per
     }
   }
   return PERMISSIONS.filter((p) => names.includes(p));
+}
+
+/**
+ * Acts as the account's operator in one mode, then in the other ("try the live key, then the test key"):
+ * only an ApiError with the code `notFound` moves on to the next mode; anything else is thrown at once, and
+ * the second mode's not-found is the answer when neither has it.
+ */
+export async function inEitherMode<T>(accountId: string, notFound: ErrorCode, act: (principal: Principal) => Promise<T>, first: Mode = "live"): Promise<T> {
+  try {
+    return await act(operator(accountId, first));
+  } catch (error) {
+    if (!(error instanceof ApiError && error.code === notFound)) throw error;
+  }
+  return act(operator(accountId, first === "live" ? "test" : "live"));
 }
