@@ -54,7 +54,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     maxFileSize: config.maxFileSize,
     trustProxy: config.trustProxy,
     rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst),
-    captcha: { verifyUrls: config.captchaVerifyUrls, timeoutMs: config.captchaTimeoutMs },
+    captcha: { verifyUrls: config.captchaVerifyUrls, timeoutMs: config.captchaTimeoutMs, log: (line) => log.request(line) },
     log,
     metrics,
     serveMetrics: config.metrics,
