@@ -66,6 +66,9 @@ export interface Submission {
   spamReason: SpamReason | null;
 }
 
+/** Most webhook endpoints one form may have: each submission is sent to every one of them. */
+export const MAX_WEBHOOKS_PER_FORM = 20;
+
 /** The formats an export is written in. */
 export const EXPORT_FORMATS = ["csv", "ndjson", "json"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
