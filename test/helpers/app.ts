@@ -69,7 +69,10 @@ export async function testApp(
     trustProxy: false,
     rateLimiter: new RateLimiter(options.rateLimit ?? 0, options.rateBurst ?? 10),
     captcha: options.captcha,
-    log: { request: (line) => logs.push(line), error: (message, error) => logs.push(`${message}: ${String(error)}`) },
+    log: {
+      request: (line) => logs.push(line),
+      error: (message, error, requestId) => logs.push(`${message}${requestId ? ` (request ${requestId})` : ""}: ${String(error)}`),
+    },
   });
   return {
     app,
