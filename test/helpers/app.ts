@@ -50,6 +50,7 @@ export async function testApp(
     driver?: Driver;
     webhooks?: WebhookOptions;
     captcha?: CaptchaOptions;
+    trustProxy?: boolean;
   } = {},
 ): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), "formsvc-test-"));
@@ -66,7 +67,7 @@ export async function testApp(
     services,
     maxBody: options.maxBody ?? 1024 * 1024,
     maxFileSize: options.maxFileSize,
-    trustProxy: false,
+    trustProxy: options.trustProxy ?? false,
     rateLimiter: new RateLimiter(options.rateLimit ?? 0, options.rateBurst ?? 10),
     captcha: options.captcha,
     log: {
