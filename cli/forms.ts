@@ -1,6 +1,6 @@
 import type { Command } from "commander";
+import type { Form } from "../src/domain/types.ts";
 import type { DayCount } from "../src/services/form-stats.ts";
-import type { Form } from "../src/services/forms.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { CliError, EXIT, withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";

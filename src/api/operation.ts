@@ -5,7 +5,7 @@ import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
 import type { ResponseSchemaName } from "../openapi/schemas.ts";
 import type { Zod } from "../lib/validate.ts";
-import type { Permission, Principal } from "../services/principal.ts";
+import type { Permission, Principal } from "../domain/types.ts";
 import { parseQuery, type QueryName, type QueryValues } from "./query.ts";
 
 /** The bodies a request may carry: each is the zod schema the service validates it with. */

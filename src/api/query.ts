@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { ApiError } from "../errors.ts";
-import { EXPORT_FORMATS } from "../lib/export.ts";
+import { EXPORT_FORMATS } from "../domain/types.ts";
 import { parseIsoDate } from "../lib/time.ts";
 import { lazySchema } from "../lib/validate.ts";
 import { FILTERS } from "../services/submissions.ts";

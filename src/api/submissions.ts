@@ -1,6 +1,6 @@
 import { ApiError } from "../errors.ts";
 import { json, noContent } from "../http/respond.ts";
-import { CONTENT_TYPES, exportStream } from "../lib/export.ts";
+import { CONTENT_TYPES, exportStream } from "../services/submissions/export.ts";
 import { attachmentHeader } from "../lib/files.ts";
 import { parseIsoDate } from "../lib/time.ts";
 import type { ListQuery } from "../services/submissions.ts";

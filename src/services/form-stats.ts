@@ -2,8 +2,8 @@ import { and, asc, between, eq } from "drizzle-orm";
 import { submissionDays } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import type { Services } from "./index.ts";
-import type { Principal } from "./principal.ts";
-import { DAY_MS } from "./submission-pages.ts";
+import type { Principal } from "../domain/types.ts";
+import { DAY_MS } from "../domain/types.ts";
 
 /** One UTC day of a form: submissions kept (not spam) and spam received that day, as they stand now. */
 export interface DayCount {
