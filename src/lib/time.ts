@@ -3,9 +3,6 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\
 const SPAN = /^(\d+)(s|m|h|d|w)$/;
 const SPAN_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 
-/** Milliseconds in a day: submissions are counted per UTC day. */
-export const DAY_MS = 86_400_000;
-
 /** ISO 8601 UTC with milliseconds: the one way every time is shown. */
 export const iso = (ms: number) => new Date(ms).toISOString();
 

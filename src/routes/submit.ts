@@ -45,7 +45,8 @@ async function readPost(ctx: RequestContext, form: FormRow): Promise<Record<stri
   });
 }
 
-async function submit(ctx: RequestContext): Promise<Response> {
+/** A public post to a form: the intake applies its rules; the answer is JSON for fetch(), a fragment for htmx, a redirect or an HTML page for a browser. */
+export async function submit(ctx: RequestContext): Promise<Response> {
   const { request } = ctx;
   let form: FormRow | null = null;
   try {
@@ -77,7 +78,7 @@ async function submit(ctx: RequestContext): Promise<Response> {
 }
 
 /** The CORS preflight of a `fetch()` post: allowed for an origin the form accepts. */
-async function preflight(ctx: RequestContext): Promise<Response> {
+export async function preflight(ctx: RequestContext): Promise<Response> {
   const form = await ctx.services.intake.findForm(ctx.params.slug!);
   const cors = corsHeaders(ctx.request, form);
   // Without an Origin it is no CORS preflight: there is nothing to allow or refuse.
@@ -101,11 +102,8 @@ function thanksCors(request: Request): Record<string, string> {
   return origin ? { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": EXPOSED, Vary: "Origin" } : {};
 }
 
-/** The public endpoint, at /api/f/{slug} and /f/{slug}, and the default thank-you page. */
+/** The pages beside the public endpoint (whose operations src/api/public.ts declares): /f/{slug} in a browser, and the default thank-you page. */
 export function submitRoutes(router: Router<Handler>): void {
-  for (const base of ["/api/f/:slug", "/f/:slug"]) {
-    router.on("POST", base, submit).on("OPTIONS", base, preflight);
-  }
   // A person who opens the form's address in a browser gets a page that says what it is, not a JSON 405.
   router.on("GET", "/f/:slug", async () => html(405, endpointPage(), { Allow: "POST, OPTIONS" }));
   router.on("GET", "/thanks", async (ctx) => html(200, thanksPage(ctx.request.headers.get("referer")), thanksCors(ctx.request)));

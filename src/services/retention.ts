@@ -1,9 +1,8 @@
 import { and, asc, eq, gt, inArray, isNotNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db, Store } from "../db/client.ts";
 import { forms, submissions } from "../db/schema.ts";
-import { DAY_MS } from "../lib/time.ts";
+import { DAY_MS, type Principal } from "../domain/types.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";
-import type { Principal } from "./principal.ts";
 import { removeShares } from "./submissions/counters.ts";
 import { rebuiltFields } from "./submissions/field-list.ts";
 

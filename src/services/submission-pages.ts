@@ -2,8 +2,8 @@ import { and, asc, desc, eq, getTableColumns, gt, lt, sql, type SQL } from "driz
 import type { Db } from "../db/client.ts";
 import { preparedOn } from "../db/prepared.ts";
 import { submissionDays, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
+import { DAY_MS } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
-import { DAY_MS } from "../lib/time.ts";
 import { dayOf } from "./submissions/counters.ts";
 
 export const FILTERS = ["all", "unread", "starred", "spam"] as const;

@@ -1,6 +1,5 @@
 import type { Child } from "hono/jsx";
-import type { Form } from "../../services/forms.ts";
-import type { FieldRule } from "../../services/submissions/fields.ts";
+import type { FieldRule, Form } from "../../domain/types.ts";
 import type { Session } from "../../services/users.ts";
 import { CopyButton, Csrf, Field, FormHeader, Layout, Notice } from "./layout.tsx";
 

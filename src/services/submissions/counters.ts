@@ -5,7 +5,7 @@ import { eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { preparedOn } from "../../db/prepared.ts";
 import { forms, submissionDays, submissions, type SubmissionRow } from "../../db/schema.ts";
-import { DAY_MS } from "../../lib/time.ts";
+import { DAY_MS } from "../../domain/types.ts";
 
 type Counter = "submissionCount" | "spamCount" | "unreadCount" | "starredCount";
 /** What one submission (or several) adds to each counter. */

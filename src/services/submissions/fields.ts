@@ -4,24 +4,7 @@
 import { ApiError, type ErrorItem } from "../../errors.ts";
 import { isFileRef, UploadedFile } from "../../lib/files.ts";
 import { isEmail, type Zod } from "../../lib/validate.ts";
-
-export const FIELD_TYPES = ["text", "textarea", "email", "number", "url", "tel", "date", "checkbox", "select", "file"] as const;
-export const OTHER_FIELDS = ["keep", "drop", "refuse"] as const;
-
-/** One declared field. */
-export interface FieldRule {
-  name: string;
-  label?: string;
-  type: (typeof FIELD_TYPES)[number];
-  required?: boolean;
-  minLength?: number;
-  maxLength?: number;
-  min?: number;
-  max?: number;
-  pattern?: string;
-  options?: string[];
-}
-export type OtherFields = (typeof OTHER_FIELDS)[number];
+import { FIELD_TYPES, type FieldRule, OTHER_FIELDS, type OtherFields } from "../../domain/types.ts";
 
 const validPattern = (pattern: string) => {
   try {

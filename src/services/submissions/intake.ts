@@ -4,12 +4,13 @@
 // writes the answer.
 import type { FormRow } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
-import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type CaptchaOptions } from "../../lib/captcha.ts";
+import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type CaptchaOptions } from "../captcha.ts";
 import { domainAllowed } from "../../lib/domains.ts";
 import { isEmail, isHttpUrl } from "../../lib/validate.ts";
-import { domainsOf, rulesOf, type CaptchaProvider, type FormsService } from "../forms.ts";
-import { applyFieldRules, type OtherFields } from "./fields.ts";
-import type { SpamReason, Submission, SubmissionsService } from "../submissions.ts";
+import type { CaptchaProvider, OtherFields, SpamReason, Submission } from "../../domain/types.ts";
+import { domainsOf, rulesOf, type FormsService } from "../forms.ts";
+import { applyFieldRules } from "./fields.ts";
+import type { SubmissionsService } from "../submissions.ts";
 
 /** Fields that steer the submission and are never stored. */
 export const SPECIAL_FIELDS = ["_next", "_subject", "_replyto", "_cc", "_gotcha", "g-recaptcha-response", "h-captcha-response", "cf-turnstile-response"];
