@@ -8,6 +8,7 @@ import { notificationReplyTo, notificationSubject, notificationText } from "../l
 import { iso } from "../lib/time.ts";
 import type { FormsService } from "./forms.ts";
 import { outboxLeases } from "./outbox-leases.ts";
+import { mailShare } from "./outbox-shares.ts";
 import type { Principal } from "./principal.ts";
 
 export type NotificationStatus = "pending" | "sent" | "failed" | "recorded";
@@ -35,6 +36,7 @@ export interface NotificationPage {
 /** A notification that is due, with its message ready to send. */
 export interface OutgoingNotification {
   id: string;
+  accountId: string;
   to: string;
   subject: string;
   replyTo: string | null;
@@ -126,15 +128,20 @@ export function notificationsService(store: Store, formsService: FormsService) {
   const announce = () => {
     for (const listener of listeners) listener();
   };
-  const leases = outboxLeases(store, {
-    table: notifications,
-    id: notifications.id,
-    status: notifications.status,
-    nextAttemptAt: notifications.nextAttemptAt,
-    claimedBy: notifications.claimedBy,
-    claimedUntil: notifications.claimedUntil,
-    submissionId: notifications.submissionId,
-  });
+  const leases = outboxLeases(
+    store,
+    {
+      table: notifications,
+      id: notifications.id,
+      status: notifications.status,
+      nextAttemptAt: notifications.nextAttemptAt,
+      claimedBy: notifications.claimedBy,
+      claimedUntil: notifications.claimedUntil,
+      submissionId: notifications.submissionId,
+      formId: notifications.formId,
+    },
+    mailShare,
+  );
 
   return {
     /**
@@ -192,6 +199,7 @@ export function notificationsService(store: Store, formsService: FormsService) {
           createdAt: submissions.createdAt,
           formName: forms.name,
           formSlug: forms.slug,
+          accountId: forms.accountId,
         })
         .from(notifications)
         .innerJoin(submissions, eq(submissions.id, notifications.submissionId))
@@ -204,6 +212,7 @@ export function notificationsService(store: Store, formsService: FormsService) {
         return [
           {
             id: row.id,
+            accountId: row.accountId,
             to: row.to,
             subject: row.subject,
             replyTo: row.replyTo,
@@ -225,6 +234,9 @@ export function notificationsService(store: Store, formsService: FormsService) {
 
     /** Lets go of every claim of `worker` (at a clean stop), so that a restart or another process sends them at once. */
     release: leases.release,
+
+    /** Extends the leases `worker` holds while it sends them. */
+    extend: leases.extend,
 
     /** Records that `worker` sent the notification it holds; a claim it lost meanwhile (its lease ran out) records nothing. */
     async markSent(notification: OutgoingNotification, worker: string, now: number): Promise<void> {

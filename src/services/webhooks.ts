@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db, Store } from "../db/client.ts";
-import { webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow, type WebhookRow } from "../db/schema.ts";
+import { forms, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow, type WebhookRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { BlockedAddress, checkedAddresses, systemResolver, type Resolver } from "../lib/address.ts";
 import { newId } from "../lib/ids.ts";
@@ -9,6 +9,7 @@ import { isHttpUrl, lazySchema, parseBody } from "../lib/validate.ts";
 import { discordMessage, newWebhookSecret, secretPrefix, slackMessage, WEBHOOK_FORMATS, type WebhookFormat } from "../lib/webhook-message.ts";
 import type { FormsService } from "./forms.ts";
 import { outboxLeases } from "./outbox-leases.ts";
+import { circuitAfter, circuitsOf, openCircuits, webhookShare } from "./outbox-shares.ts";
 import type { Principal } from "./principal.ts";
 import type { Submission } from "./submissions.ts";
 import { preparedOn } from "../db/prepared.ts";
@@ -59,6 +60,8 @@ export interface DeliveryPage {
 /** A claimed delivery with what sending it needs. */
 export interface OutgoingDelivery {
   id: string;
+  webhookId: string;
+  accountId: string;
   messageId: string;
   payload: string;
   attempts: number;
@@ -145,15 +148,20 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
   const announce = () => {
     for (const listener of listeners) listener();
   };
-  const leases = outboxLeases(store, {
-    table: webhookDeliveries,
-    id: webhookDeliveries.id,
-    status: webhookDeliveries.status,
-    nextAttemptAt: webhookDeliveries.nextAttemptAt,
-    claimedBy: webhookDeliveries.claimedBy,
-    claimedUntil: webhookDeliveries.claimedUntil,
-    submissionId: webhookDeliveries.submissionId,
-  });
+  const leases = outboxLeases(
+    store,
+    {
+      table: webhookDeliveries,
+      id: webhookDeliveries.id,
+      status: webhookDeliveries.status,
+      nextAttemptAt: webhookDeliveries.nextAttemptAt,
+      claimedBy: webhookDeliveries.claimedBy,
+      claimedUntil: webhookDeliveries.claimedUntil,
+      submissionId: webhookDeliveries.submissionId,
+      formId: webhookDeliveries.formId,
+    },
+    webhookShare,
+  );
 
   /** Refuses an address that is, or resolves to, a loopback, private, link-local or other special address. */
   async function checkAddress(value: string): Promise<void> {
@@ -223,6 +231,8 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
         format: input.format ?? "standard",
         secret: newWebhookSecret(),
         createdAt: Date.now(),
+        failureStreak: 0,
+        circuitOpenUntil: null,
       };
       await store.write((tx) => tx.insert(webhooks).values(row));
       return { ...toWebhook(row), secret: row.secret };
@@ -366,8 +376,10 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
           messageId: webhookDeliveries.messageId,
           payload: webhookDeliveries.payload,
           attempts: webhookDeliveries.attempts,
+          accountId: forms.accountId,
         })
         .from(webhookDeliveries)
+        .innerJoin(forms, eq(forms.id, webhookDeliveries.formId))
         .where(inArray(webhookDeliveries.id, ids));
       const rowById = new Map(rows.map((row) => [row.id, row]));
       const claimed = ids.flatMap((id) => rowById.get(id) ?? []);
@@ -383,6 +395,8 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
           ? [
               {
                 id: c.id,
+                webhookId: c.webhookId,
+                accountId: c.accountId,
                 messageId: c.messageId,
                 payload: c.payload,
                 attempts: c.attempts,
@@ -395,12 +409,21 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
       });
     },
 
-    /** Records an attempt by `worker` and lets go of the claim: succeeded, due again after the schedule's next delay, or failed. */
-    async recordAttempt(delivery: OutgoingDelivery, worker: string, result: AttemptResult, now: number, retryScale: number): Promise<DeliveryStatus> {
+    /**
+     * Records an attempt by `worker` and lets go of the claim: succeeded, due again after the schedule's next
+     * delay, or failed; and on its endpoint's circuit, until when it is now open (null: closed).
+     */
+    async recordAttempt(
+      delivery: OutgoingDelivery,
+      worker: string,
+      result: AttemptResult,
+      now: number,
+      retryScale: number,
+    ): Promise<{ status: DeliveryStatus; circuitOpenUntil: number | null }> {
       const attempts = delivery.attempts + 1;
       const delay = WEBHOOK_SCHEDULE_MS[attempts - 1];
       const status: DeliveryStatus = result.ok ? "succeeded" : delay === undefined ? "failed" : "pending";
-      await store.batch((db) => [
+      const [, circuit] = (await store.batch((db) => [
         db
           .update(webhookDeliveries)
           .set({
@@ -417,12 +440,19 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
             claimedUntil: null,
           })
           .where(leases.heldBy(delivery.id, worker)),
-      ]);
-      return status;
+        circuitAfter(db, delivery.webhookId, result.ok, now, retryScale),
+      ])) as [unknown, { openUntil: number | null }[]];
+      return { status, circuitOpenUntil: circuit[0]?.openUntil ?? null };
     },
 
     /** Lets go of every claim of `worker` (at a clean stop), so that a restart or another process sends them at once. */
     release: leases.release,
+
+    /** Extends the leases `worker` holds while it sends them. */
+    extend: leases.extend,
+
+    /** Lets go of one delivery `worker` holds without an attempt (its endpoint's circuit opened meanwhile). */
+    letGo: leases.letGo,
 
     /** How many deliveries wait in the outbox, by status (pending and failed), for /metrics. */
     async outboxDepth(): Promise<Record<string, number>> {
@@ -436,6 +466,12 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
 
     /** When the next pending delivery falls due (its claim's end, if claimed), or null when none is pending. */
     nextDueAt: leases.nextDueAt,
+
+    /** The circuits of a form's endpoints (the caller has found the form for its principal). */
+    circuits: (formId: string, now: number) => circuitsOf(store.db, formId, now),
+
+    /** How many endpoints have their circuit open, for /metrics. */
+    openCircuits: (now: number) => openCircuits(store.db, now),
   };
 }
 
