@@ -42,6 +42,12 @@ export interface Store {
   ping(): Promise<void>;
   /** Makes a real write in a transaction and rolls it back: throws when the database cannot be written. */
   checkWritable(): Promise<void>;
+  /**
+   * Copies the WAL into the database file and truncates the WAL (after an erasure or a purge), so that deleted
+   * rows' bytes, zeroed in the file by secure_delete, are left in no -wal either. True when it was done; false
+   * when readers kept it from finishing in time (SQLite's own checkpoints then do it), or on a libSQL server.
+   */
+  checkpoint(): Promise<boolean>;
   /** The schema version (migrations applied) when the database was opened, and after this open migrated it. */
   readonly schema: SchemaChange;
   close(): void;
@@ -72,6 +78,8 @@ function openSqlite(path: string): Store {
   writer.exec("PRAGMA journal_mode = WAL");
   writer.exec("PRAGMA synchronous = FULL");
   writer.exec("PRAGMA foreign_keys = ON");
+  // Deleted content is overwritten with zeros, not left in free space: an erasure leaves nothing to `strings`.
+  writer.exec("PRAGMA secure_delete = ON");
   let schemaChange: SchemaChange;
   try {
     schemaChange = migrateSqlite(writer, path);
@@ -131,12 +139,40 @@ function openSqlite(path: string): Store {
         writer.exec("ROLLBACK");
       }
     },
+    checkpoint: () => truncateWal(path),
     schema: schemaChange,
     close: () => {
       reader.close();
       writer.close();
     },
   };
+}
+
+/** How long a checkpoint waits for readers (an export's snapshot, another process) to let go of the WAL. */
+const CHECKPOINT_WAIT_MS = 5_000;
+
+/**
+ * A TRUNCATE checkpoint on a connection of its own (the writer may be inside a transaction of a write that awaits),
+ * retried between turns of the event loop while the lock or a reader keeps it from finishing.
+ */
+async function truncateWal(path: string): Promise<boolean> {
+  if (path === ":memory:") return true;
+  const own = new SqliteDatabase(path, { strict: true });
+  try {
+    const checkpoint = own.prepare("PRAGMA wal_checkpoint(TRUNCATE)");
+    const deadline = Date.now() + CHECKPOINT_WAIT_MS;
+    for (;;) {
+      try {
+        if ((checkpoint.get() as { busy: number }).busy === 0) return true;
+      } catch (error) {
+        if (!isBusy(error)) throw error;
+      }
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 10));
+    }
+  } finally {
+    own.close();
+  }
 }
 
 interface WriteTask {
