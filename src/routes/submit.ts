@@ -6,6 +6,7 @@ import { endpointPage, thanksPage } from "../http/pages.ts";
 import { errorResponse, html, json, noContent, wantsJson } from "../http/respond.ts";
 import type { Router } from "../http/router.ts";
 import { isHttpUrl } from "../lib/validate.ts";
+import { visibleBidi } from "../lib/files.ts";
 import type { FormRow } from "../db/schema.ts";
 import { domainsOf, type CaptchaProvider } from "../services/forms.ts";
 import type { SpamReason } from "../services/submissions.ts";
@@ -131,7 +132,7 @@ async function submit(ctx: RequestContext): Promise<Response> {
     const data: Record<string, unknown> = Object.create(null);
     for (const [name, value] of Object.entries(fields)) {
       if (SPECIAL_FIELDS.includes(name)) special[name] = value;
-      else data[name] = value;
+      else data[visibleBidi(name)] = value;
     }
     // A filled honeypot is answered exactly like a success, so a bot learns nothing (not even from a post
     // that holds nothing else); the owner finds it under spam.
