@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { Handler, RequestContext } from "../http/context.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import type { Router } from "../http/router.ts";

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import { timingSafeEqual } from "node:crypto";
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";

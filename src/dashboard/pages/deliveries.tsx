@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { Child } from "hono/jsx";
 import type { Form } from "../../services/forms.ts";
 import type { Notification } from "../../services/notifications.ts";

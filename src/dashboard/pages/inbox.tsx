@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { Form } from "../../services/forms.ts";
 import type { Filter, Submission } from "../../services/submissions.ts";
 import type { Session } from "../../services/users.ts";
