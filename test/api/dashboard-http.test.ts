@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BASE, testApp, type TestApp } from "../helpers/app.ts";
-import { count } from "drizzle-orm";
-import { signinLinks } from "../../src/db/schema.ts";
+import { count, eq } from "drizzle-orm";
+import { signinLinks, webhooks } from "../../src/db/schema.ts";
 import { operator } from "../../src/services/principal.ts";
 
 // The dashboard's HTTP rules, in-process: cookies, the Origin and CSRF checks, accounts kept apart.
@@ -108,6 +108,24 @@ describe("state-changing requests", () => {
     const setup = await anonymous("/dashboard/setup", { _presession: crafted, token: "x", email: "x@example.com", password: "p", confirm: "p" });
     expect(setup.status).toBe(400);
     expect(await t.services.forms.findBySlug("crafted")).toBeNull();
+  });
+
+  test("the deliveries page shows each webhook endpoint, delivering or paused after failing in a row", async () => {
+    const principal = operator(mineId, "live");
+    const open = await t.services.webhooks.create(principal, ownForm.id, { url: "https://hooks.example.com/down" });
+    await t.services.webhooks.create(principal, ownForm.id, { url: "https://hooks.example.com/up" });
+    await t.services.store.write((tx) =>
+      tx
+        .update(webhooks)
+        .set({ failureStreak: 5, circuitOpenUntil: Date.now() + 60_000 })
+        .where(eq(webhooks.id, open.id)),
+    );
+    const text = await (await get(`/dashboard/forms/${ownForm.id}/deliveries`)).text();
+    const rows = text.split("<tr>").slice(2);
+    expect(rows.map((row) => [row.includes("/down"), row.includes("paused"), row.includes("delivering")])).toEqual([
+      [true, true, false],
+      [false, false, true],
+    ]);
   });
 
   test("an Origin of another site is refused even with the right token", async () => {
