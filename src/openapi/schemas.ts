@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ERROR_STATUS } from "../errors.ts";
 import { WEBHOOK_FORMATS } from "../lib/webhook-message.ts";
-import { CAPTCHA_PROVIDERS } from "../services/forms.ts";
-import { FILTERS, SPAM_REASONS } from "../services/submissions.ts";
+import { CAPTCHA_PROVIDERS, SPAM_REASONS } from "../domain/types.ts";
+import { FILTERS } from "../services/submissions.ts";
 
 // What the API answers, as zod schemas: the OpenAPI document is generated from them, and the API tests check
 // every answer against that document, so a field that drifts from what is written here fails the suite.
@@ -21,6 +21,7 @@ export function responseSchemas() {
         code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS]).describe("Stable, for programs; the status table is in docs/api.md."),
         message: z.string().describe("A sentence a person can act on."),
         field: z.string().optional().describe("The one input at fault, when there is one (a body field, a query parameter)."),
+        requestId: z.string().optional().describe("On a 5xx only: the request's id (its X-Request-Id header), which the server's log line for it carries."),
       }),
     })
     .describe("The one error shape of the management API and of a JSON submission.");

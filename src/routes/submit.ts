@@ -8,9 +8,9 @@ import type { Router } from "../http/router.ts";
 import { isHttpUrl } from "../lib/validate.ts";
 import { visibleBidi } from "../lib/files.ts";
 import type { FormRow } from "../db/schema.ts";
-import { domainsOf, type CaptchaProvider } from "../services/forms.ts";
-import type { SpamReason } from "../services/submissions.ts";
-import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha } from "../lib/captcha.ts";
+import type { CaptchaProvider, SpamReason } from "../domain/types.ts";
+import { domainsOf } from "../services/forms.ts";
+import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha } from "../services/captcha.ts";
 
 /** Fields that steer the submission and are never stored. */
 export const SPECIAL_FIELDS = ["_next", "_subject", "_replyto", "_gotcha", "g-recaptcha-response", "h-captcha-response", "cf-turnstile-response"];
@@ -113,7 +113,8 @@ async function checkCaptcha(ctx: RequestContext, form: FormRow, special: Record<
 
 const filled = (value: unknown) => value !== undefined && value !== null && value !== "" && !(Array.isArray(value) && value.every((v) => v === ""));
 
-async function submit(ctx: RequestContext): Promise<Response> {
+/** A public post to a form: the answer is JSON for fetch(), a redirect or an HTML page for a browser. */
+export async function submit(ctx: RequestContext): Promise<Response> {
   const { request } = ctx;
   let form: FormRow | null = null;
   try {
@@ -164,7 +165,7 @@ async function submit(ctx: RequestContext): Promise<Response> {
 }
 
 /** The CORS preflight of a `fetch()` post: allowed for an origin the form accepts. */
-async function preflight(ctx: RequestContext): Promise<Response> {
+export async function preflight(ctx: RequestContext): Promise<Response> {
   const form = await ctx.services.forms.findBySlug(ctx.params.slug!);
   const cors = corsHeaders(ctx.request, form);
   // Without an Origin it is no CORS preflight: there is nothing to allow or refuse.
@@ -179,11 +180,8 @@ async function preflight(ctx: RequestContext): Promise<Response> {
   });
 }
 
-/** The public endpoint, at /api/f/{slug} and /f/{slug}, and the default thank-you page. */
+/** The pages beside the public endpoint (whose operations src/api/public.ts declares): /f/{slug} in a browser, and the default thank-you page. */
 export function submitRoutes(router: Router<Handler>): void {
-  for (const base of ["/api/f/:slug", "/f/:slug"]) {
-    router.on("POST", base, submit).on("OPTIONS", base, preflight);
-  }
   // A person who opens the form's address in a browser gets a page that says what it is, not a JSON 405.
   router.on("GET", "/f/:slug", async () => html(405, endpointPage(), { Allow: "POST, OPTIONS" }));
   router.on("GET", "/thanks", async (ctx) => html(200, thanksPage(ctx.request.headers.get("referer"))));

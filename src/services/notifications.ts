@@ -9,7 +9,7 @@ import { iso } from "../lib/time.ts";
 import type { FormsService } from "./forms.ts";
 import { outboxLeases } from "./outbox-leases.ts";
 import { mailShare } from "./outbox-shares.ts";
-import type { Principal } from "./principal.ts";
+import type { Principal } from "../domain/types.ts";
 
 export type NotificationStatus = "pending" | "sent" | "failed" | "recorded";
 

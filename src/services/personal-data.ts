@@ -2,7 +2,7 @@ import { and, eq, or, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client.ts";
 import { forms, notifications } from "../db/schema.ts";
-import type { Principal } from "./principal.ts";
+import type { Principal } from "../domain/types.ts";
 
 /**
  * Where a submitter's personal data lives: every table that can hold a value a visitor sent, and how an

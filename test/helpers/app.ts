@@ -6,9 +6,10 @@ import { openStore } from "../../src/db/client.ts";
 import { Metrics } from "../../src/http/metrics.ts";
 import { RateLimiter } from "../../src/http/rate-limit.ts";
 import { createServices, type Services } from "../../src/services/index.ts";
-import { operator, type Mode, type Permission } from "../../src/services/principal.ts";
+import type { Mode, Permission } from "../../src/domain/types.ts";
+import { operator } from "../../src/services/principal.ts";
 import type { WebhookOptions } from "../../src/services/webhooks.ts";
-import type { CaptchaOptions } from "../../src/lib/captcha.ts";
+import type { CaptchaOptions } from "../../src/services/captcha.ts";
 import { TEST_DNS } from "./dns.ts";
 import { checkResponse } from "./openapi.ts";
 
@@ -50,6 +51,7 @@ export async function testApp(
     driver?: Driver;
     webhooks?: WebhookOptions;
     captcha?: CaptchaOptions;
+    trustProxy?: boolean;
   } = {},
 ): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), "formsvc-test-"));
@@ -66,10 +68,13 @@ export async function testApp(
     services,
     maxBody: options.maxBody ?? 1024 * 1024,
     maxFileSize: options.maxFileSize,
-    trustProxy: false,
+    trustProxy: options.trustProxy ?? false,
     rateLimiter: new RateLimiter(options.rateLimit ?? 0, options.rateBurst ?? 10),
     captcha: options.captcha,
-    log: { request: (line) => logs.push(line), error: (message, error) => logs.push(`${message}: ${String(error)}`) },
+    log: {
+      request: (line) => logs.push(line),
+      error: (message, error, requestId) => logs.push(`${message}${requestId ? ` (request ${requestId})` : ""}: ${String(error)}`),
+    },
   });
   return {
     app,

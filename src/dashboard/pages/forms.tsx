@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import type { Form } from "../../services/forms.ts";
+import type { Form } from "../../domain/types.ts";
 import type { Session } from "../../services/users.ts";
 import { Csrf, Field, Layout, ModeBadge, Notice, ScrollTable, Time } from "./layout.tsx";
 
