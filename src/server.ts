@@ -47,7 +47,11 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
   const urls = { baseUrl: () => config.baseUrl, submitUrl: () => config.submitUrl };
   const webhookOptions = { allowPrivate: config.webhooksAllowPrivate, resolve: systemResolver };
   const services = createServices(store, urls, { webhooks: webhookOptions });
-  const metrics = new Metrics({ outbox: () => services.notifications.outboxDepth(), webhookOutbox: () => services.webhooks.outboxDepth() });
+  const metrics = new Metrics({
+    outbox: () => services.notifications.outboxDepth(),
+    webhookOutbox: () => services.webhooks.outboxDepth(),
+    openCircuits: () => services.webhooks.openCircuits(Date.now()),
+  });
   const app = createApp({
     services,
     maxBody: config.maxBody,
@@ -102,8 +106,8 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
   const stop = async () => {
     await server.stop();
     await metricsServer?.stop();
-    await sender?.stop();
-    await webhookSender.stop();
+    // Both senders finish their sends under way side by side, within one budget.
+    await Promise.all([sender?.stop(), webhookSender.stop()]);
     await purger.stop();
     store.close();
   };

@@ -1,10 +1,10 @@
-import { timingSafeEqual } from "node:crypto";
+/** @jsxImportSource hono/jsx */
 import type { Handler, RequestContext } from "../http/context.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import type { Router } from "../http/router.ts";
 import { randomBase62 } from "../lib/random.ts";
 import { SESSION_IDLE_MS, warmDecoy } from "../services/users.ts";
-import { action, currentSession, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";
+import { action, checkToken, currentSession, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";
 import { cookie, localPath, page, PRESESSION_COOKIE, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE } from "./http.ts";
 import { AccountPage, MessagePage, SetupPage, SignInPage } from "./pages/auth.tsx";
 
@@ -21,10 +21,10 @@ function presession(ctx: RequestContext): { token: string; headers: Record<strin
 }
 
 /** Sign-in and setup forms: from this server, and carrying the pre-session cookie's token (login CSRF). */
-function presessionMatches(ctx: RequestContext, form: URLSearchParams): boolean {
+function presessionCheck(ctx: RequestContext, form: URLSearchParams): "malformed" | "differs" | "matches" {
   const expected = readCookies(ctx.request)[PRESESSION_COOKIE] ?? "";
-  const given = form.get("_presession") ?? "";
-  return sameOrigin(ctx) && expected.length === 32 && given.length === 32 && timingSafeEqual(Buffer.from(expected), Buffer.from(given));
+  const given = checkToken(form.get("_presession") ?? "", expected);
+  return given === "matches" && !sameOrigin(ctx) ? "differs" : given;
 }
 
 /** Opens a session and sends the browser on, with the session cookie. */
@@ -62,7 +62,9 @@ export function authRoutes(router: Router<Handler>): void {
     const next = localPath(form.get("next"), "/dashboard/forms");
     const again = (status: number, error: string, headers: Record<string, string> = {}) =>
       render(status, <SignInPage presession={pre.token} email={email} error={error} next={form.get("next") ?? undefined} />, { ...pre.headers, ...headers });
-    if (!presessionMatches(ctx, form)) return again(403, "This sign-in form has expired. Try again.");
+    const checked = presessionCheck(ctx, form);
+    if (checked === "malformed") return again(400, "This sign-in form is malformed. Try again.");
+    if (checked === "differs") return again(403, "This sign-in form has expired. Try again.");
     const wait = Math.max(perAddress.take(ctx.ip), perEmail.take(email.toLowerCase()));
     if (wait > 0) return again(429, `Too many sign-in attempts. Try again in ${wait} seconds.`, { "retry-after": String(wait) });
     const user = await ctx.services.users.verifyPassword(email, form.get("password") ?? "");
@@ -76,7 +78,8 @@ export function authRoutes(router: Router<Handler>): void {
     const token = readCookies(ctx.request)[SESSION_COOKIE];
     const session = await currentSession(ctx);
     const form = await readForm(ctx);
-    if (session && form.get("_csrf") !== session.csrfToken) return refused("This form has expired. Reload the page and try again.", session);
+    if (session && checkToken(form.get("_csrf") ?? "", session.csrfToken) !== "matches")
+      return refused("This form has expired. Reload the page and try again.", session);
     if (token && session) await ctx.services.users.endSession(token);
     return redirect("/dashboard/signin?notice=signedout", [endSession(ctx)]);
   });
@@ -96,7 +99,7 @@ export function authRoutes(router: Router<Handler>): void {
     const password = form.get("password") ?? "";
     const again = (errors: Record<string, string>) =>
       render(400, <SetupPage presession={pre.token} token={token} email={email} errors={errors} />, pre.headers);
-    if (!presessionMatches(ctx, form)) return again({ form: "This form has expired. Try again." });
+    if (presessionCheck(ctx, form) !== "matches") return again({ form: "This form has expired. Try again." });
     if (password !== (form.get("confirm") ?? "")) return again({ confirm: "The two passwords differ." });
     try {
       const account = await ctx.services.accounts.resolve();

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
@@ -7,7 +8,7 @@ import { FILTERS, type Filter, type SubmissionQuery } from "../services/submissi
 import type { Session } from "../services/users.ts";
 import { action, fieldErrors, noticeOf, signedIn } from "./guard.tsx";
 import { localPath, ownerOf, ownForm, page, redirect, SECURITY_HEADERS } from "./http.ts";
-import { DeliveriesPage, NotificationsSection } from "./pages/deliveries.tsx";
+import { DeliveriesPage, EndpointsSection, NotificationsSection } from "./pages/deliveries.tsx";
 import { FormsPage, type FormSummary, type NewFormInput } from "./pages/forms.tsx";
 import { InboxPage, PAGE_SIZE, SubmissionPage, type InboxQuery } from "./pages/inbox.tsx";
 import { SettingsPage, settingsInput, type SettingsInput } from "./pages/settings.tsx";
@@ -263,7 +264,10 @@ export function formPageRoutes(router: Router<Handler>): void {
       const pageNumber = Math.max(1, Number.parseInt(ctx.url.searchParams.get("page") ?? "1", 10) || 1);
       const list = await ctx.services.notifications.list(principal, row.id, { limit: PAGE_SIZE, offset: (pageNumber - 1) * PAGE_SIZE });
       const form = ctx.services.forms.toForm(row);
-      const sections = [NotificationsSection({ session, form, notifications: list.notifications, page: pageNumber, hasMore: list.pagination.hasMore })];
+      const sections = [
+        NotificationsSection({ session, form, notifications: list.notifications, page: pageNumber, hasMore: list.pagination.hasMore }),
+        EndpointsSection({ form, circuits: await ctx.services.webhooks.circuits(row.id, Date.now()) }),
+      ];
       return render(200, <DeliveriesPage session={session} form={form} sections={sections} notice={noticeOf(ctx)} />);
     }),
   );

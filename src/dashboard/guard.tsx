@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import { timingSafeEqual } from "node:crypto";
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
@@ -42,10 +43,23 @@ export function signedIn(handler: PageHandler): Handler {
   };
 }
 
-/** The answer to a request refused before anything changed. */
-export const refused = (message: string, session: Session | null = null) =>
+/** A token as this server makes them (CSRF, pre-session): 32 base62 characters. */
+const TOKEN = /^[0-9A-Za-z]{32}$/;
+
+/**
+ * Compares the token a browser sent with the one expected: a malformed one (not a token this server makes) is
+ * told apart, and a well-formed one is compared in constant time, on bytes of the same length.
+ */
+export function checkToken(given: string, expected: string): "malformed" | "differs" | "matches" {
+  if (!TOKEN.test(given)) return "malformed";
+  const [a, b] = [Buffer.from(given), Buffer.from(expected)];
+  return a.length === b.length && timingSafeEqual(a, b) ? "matches" : "differs";
+}
+
+/** The answer to a request refused before anything changed (403; 400 for a malformed request). */
+export const refused = (message: string, session: Session | null = null, status = 403) =>
   page(
-    403,
+    status,
     String(<MessagePage title="Request refused" message={message} session={session} link={{ href: "/dashboard/forms", text: "Back to the dashboard" }} />),
   );
 
@@ -59,8 +73,9 @@ export function action(handler: ActionHandler): Handler {
     const session = await currentSession(ctx);
     if (!session) return redirect("/dashboard/signin");
     const form = await readForm(ctx);
-    const token = form.get("_csrf") ?? "";
-    if (token.length !== session.csrfToken.length || !timingSafeEqual(Buffer.from(token), Buffer.from(session.csrfToken))) {
+    const token = checkToken(form.get("_csrf") ?? "", session.csrfToken);
+    if (token === "malformed") return refused("This form's security token is malformed. Reload the page and try again.", session, 400);
+    if (token === "differs") {
       return refused("This form has expired (its security token does not match). Reload the page and try again.", session);
     }
     return handler(ctx, session, form);

@@ -24,6 +24,8 @@ function openSqlite(path: string): Store {
   writer.exec("PRAGMA journal_mode = WAL");
   writer.exec("PRAGMA synchronous = FULL");
   writer.exec("PRAGMA foreign_keys = ON");
+  // Deleted content is overwritten with zeros, not left in free space: an erasure leaves nothing to `strings`.
+  writer.exec("PRAGMA secure_delete = ON");
   let schemaChange: SchemaChange;
   try {
     schemaChange = migrateSqlite(writer, path);
@@ -83,12 +85,40 @@ function openSqlite(path: string): Store {
         writer.exec("ROLLBACK");
       }
     },
+    checkpoint: () => truncateWal(path),
     schema: schemaChange,
     close: () => {
       reader.close();
       writer.close();
     },
   };
+}
+
+/** How long a checkpoint waits for readers (an export's snapshot, another process) to let go of the WAL. */
+const CHECKPOINT_WAIT_MS = 5_000;
+
+/**
+ * A TRUNCATE checkpoint on a connection of its own (the writer may be inside a transaction of a write that awaits),
+ * retried between turns of the event loop while the lock or a reader keeps it from finishing.
+ */
+async function truncateWal(path: string): Promise<boolean> {
+  if (path === ":memory:") return true;
+  const own = new SqliteDatabase(path, { strict: true });
+  try {
+    const checkpoint = own.prepare("PRAGMA wal_checkpoint(TRUNCATE)");
+    const deadline = Date.now() + CHECKPOINT_WAIT_MS;
+    for (;;) {
+      try {
+        if ((checkpoint.get() as { busy: number }).busy === 0) return true;
+      } catch (error) {
+        if (!isBusy(error)) throw error;
+      }
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 10));
+    }
+  } finally {
+    own.close();
+  }
 }
 
 interface WriteTask {

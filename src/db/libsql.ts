@@ -24,6 +24,8 @@ export async function openLibsql(url: string, authToken?: string): Promise<Store
   if (url.startsWith("file:")) {
     await client.execute("PRAGMA journal_mode = WAL");
     await client.execute("PRAGMA synchronous = FULL");
+    // As on a SQLite file: deleted content is zeroed. (A libSQL server's own settings and history are its own.)
+    await client.execute("PRAGMA secure_delete = ON");
   }
   await client.execute("PRAGMA foreign_keys = ON");
   await client.execute(MIGRATIONS_TABLE);
@@ -79,6 +81,12 @@ export async function openLibsql(url: string, authToken?: string): Promise<Store
       } finally {
         await tx.rollback();
       }
+    },
+    checkpoint: async () => {
+      // A server keeps its WAL (and its replicas and backups) as it is configured to: nothing to ask of it here.
+      if (!url.startsWith("file:")) return false;
+      const result = await client.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+      return Number(result.rows[0]?.busy ?? 1) === 0;
     },
     schema: { from: schemaFrom, to: migrated },
     close: () => client.close(),

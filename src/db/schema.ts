@@ -205,6 +205,10 @@ export const webhooks = sqliteTable(
     /** whsec_… in full: the server signs with it, so it is kept, not hashed; never listed, never logged. */
     secret: text("secret").notNull(),
     createdAt: millis("created_at"),
+    /** Attempts in a row that failed; a success sets it back to 0. */
+    failureStreak: integer("failure_streak").notNull().default(0),
+    /** While in the future, the endpoint's circuit is open: none of its deliveries is tried until then. */
+    circuitOpenUntil: integer("circuit_open_until"),
   },
   (t) => [index("webhooks_form").on(t.formId, t.createdAt)],
 );

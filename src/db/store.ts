@@ -39,6 +39,12 @@ export interface Store {
   ping(): Promise<void>;
   /** Makes a real write in a transaction and rolls it back: throws when the database cannot be written. */
   checkWritable(): Promise<void>;
+  /**
+   * Copies the WAL into the database file and truncates the WAL (after an erasure or a purge), so that deleted
+   * rows' bytes, zeroed in the file by secure_delete, are left in no -wal either. True when it was done; false
+   * when readers kept it from finishing in time (SQLite's own checkpoints then do it), or on a libSQL server.
+   */
+  checkpoint(): Promise<boolean>;
   /** The schema version (migrations applied) when the database was opened, and after this open migrated it. */
   readonly schema: SchemaChange;
   close(): void;

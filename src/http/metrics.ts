@@ -22,6 +22,8 @@ export interface MetricsSource {
   outbox(): Promise<Record<string, number>>;
   /** Webhook deliveries by outbox status. */
   webhookOutbox(): Promise<Record<string, number>>;
+  /** Webhook endpoints whose circuit is open (failed too often in a row: none of their deliveries is tried for now). */
+  openCircuits(): Promise<number>;
 }
 
 /** Counters of requests and submissions, and the text a scrape gets. */
@@ -89,6 +91,9 @@ export class Metrics {
       lines.push("# HELP formsvc_webhook_outbox Webhook deliveries in the outbox, by status (pending: waiting for an attempt or a retry).");
       lines.push("# TYPE formsvc_webhook_outbox gauge");
       for (const status of ["pending", "failed"]) lines.push(`formsvc_webhook_outbox{status="${status}"} ${webhooks[status] ?? 0}`);
+      lines.push("# HELP formsvc_webhook_circuits_open Webhook endpoints paused after failing too often in a row (tried again later, one delivery first).");
+      lines.push("# TYPE formsvc_webhook_circuits_open gauge");
+      lines.push(`formsvc_webhook_circuits_open ${await this.source.openCircuits()}`);
     }
     return `${lines.join("\n")}\n`;
   }

@@ -19,6 +19,31 @@ export interface MultipartLimits {
 
 /** At most 10 files a submission (contract §11). */
 export const MAX_FILES = 10;
+/**
+ * At most this many parts in one post (fields and files; a checkbox group is one part per box), counted in
+ * the bytes before the parser sees them: 115,000 empty parts in 1 MiB would otherwise cost the event loop
+ * half a second and tens of MB.
+ */
+export const MAX_PARTS = 1_000;
+/** At most this many headers in one part (a browser sends two or three). */
+const MAX_PART_HEADERS = 8;
+
+/**
+ * Counts the parts of a multipart body as its chunks arrive, by their delimiters (`--boundary` after a line
+ * break), keeping the end of each chunk so that a delimiter split between two chunks is counted once.
+ */
+function partCounter(contentType: string) {
+  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  const delimiter = Buffer.from(`\n--${boundary?.[1] ?? boundary?.[2] ?? ""}`);
+  let carry = Buffer.alloc(0);
+  let parts = 0;
+  return (chunk: Uint8Array): number => {
+    const text = Buffer.concat([carry, chunk]);
+    for (let at = text.indexOf(delimiter); at !== -1; at = text.indexOf(delimiter, at + delimiter.length)) parts += 1;
+    carry = text.subarray(Math.max(0, text.length - delimiter.length + 1));
+    return parts;
+  };
+}
 
 const tooLarge = (limit: number) => new ApiError("payload_too_large", `The body is larger than the limit of ${limit} bytes.`);
 
@@ -70,7 +95,7 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
       headers: { "content-type": request.headers.get("content-type") ?? "" },
       // Every part is read as bytes (text fields too, decoded here by their charset); a file is a part with a file name.
       isPartAFile: () => true,
-      limits: { fileSize: Math.max(limits.maxFileSize, limits.maxBody) },
+      limits: { fileSize: Math.max(limits.maxFileSize, limits.maxBody), parts: MAX_PARTS, headerPairs: MAX_PART_HEADERS },
     });
   } catch {
     throw new ApiError("invalid_body", "The multipart body could not be read: its Content-Type names no boundary.");
@@ -131,6 +156,9 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
   });
   finished.catch(() => undefined); // settled below; a parse error that comes first must not go unhandled
 
+  const tooManyParts = () => fail(new ApiError("invalid_body", `A multipart body may have at most ${MAX_PARTS} parts.`));
+  parser.on("partsLimit", tooManyParts);
+  const countParts = partCounter(request.headers.get("content-type") ?? "");
   const reader = decodedBody(request)?.getReader();
   let size = 0;
   try {
@@ -139,6 +167,8 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
       if (done) break;
       size += value.byteLength;
       if (size > limits.maxBody) fail(tooLarge(limits.maxBody));
+      // N parts have N or N + 1 delimiters after a line break: the closing one, and the first one after a preamble.
+      else if (countParts(value) > MAX_PARTS + 1) tooManyParts();
       else await new Promise<void>((resolve, reject) => parser.write(value, (error?: Error | null) => (error ? reject(error) : resolve())));
     }
     if (failure) throw failure;

@@ -2,11 +2,16 @@
 
 /** A file part of a post, held until the submission (and the file with it) is stored. */
 export class UploadedFile {
+  /** The name as the browser sent it, less the bidirectional marks that could make it read as another. */
+  readonly name: string;
+
   constructor(
-    readonly name: string,
+    name: string,
     readonly type: string,
     readonly content: Uint8Array,
-  ) {}
+  ) {
+    this.name = name.replace(BIDI, "");
+  }
 
   get size(): number {
     return this.content.byteLength;
@@ -39,6 +44,15 @@ export function fileRefsOf(data: Record<string, unknown>): { field: string; ref:
 
 /** Where the owner downloads a file: under its submission, in the management API. */
 export const filePath = (formId: string, submissionId: string, fileId: string) => `/api/forms/${formId}/submissions/${submissionId}/files/${fileId}`;
+
+// The bidirectional marks and overrides: "invoice\u202Efdp.exe" shows as "invoiceexe.pdf".
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A field name with its bidirectional marks made visible as `<U+202E>`: kept apart from the name it would
+ * otherwise pass for (two names must not fold into one), and shown for what it is in lists and exports.
+ */
+export const visibleBidi = (name: string) => name.replace(BIDI, (mark) => `<U+${mark.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`);
 
 const MAX_NAME = 150;
 // Controls (NUL among them), and the bidirectional marks that make "evil‮fdp.exe" read as "evilexe.pdf".

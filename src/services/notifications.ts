@@ -7,6 +7,7 @@ import { notificationReplyTo, notificationSubject, notificationText } from "../l
 import { iso } from "../lib/time.ts";
 import type { FormsService } from "./forms.ts";
 import { outboxLeases } from "./outbox-leases.ts";
+import { mailShare } from "./outbox-shares.ts";
 import type { Principal } from "../domain/types.ts";
 
 export type NotificationStatus = "pending" | "sent" | "failed" | "recorded";
@@ -34,6 +35,7 @@ export interface NotificationPage {
 /** A notification that is due, with its message ready to send. */
 export interface OutgoingNotification {
   id: string;
+  accountId: string;
   to: string;
   /** Copied, from the post's `_cc`. */
   cc: string[];
@@ -107,15 +109,20 @@ export function notificationsService(store: Store, formsService: FormsService) {
   const announce = () => {
     for (const listener of listeners) listener();
   };
-  const leases = outboxLeases(store, {
-    table: notifications,
-    id: notifications.id,
-    status: notifications.status,
-    nextAttemptAt: notifications.nextAttemptAt,
-    claimedBy: notifications.claimedBy,
-    claimedUntil: notifications.claimedUntil,
-    submissionId: notifications.submissionId,
-  });
+  const leases = outboxLeases(
+    store,
+    {
+      table: notifications,
+      id: notifications.id,
+      status: notifications.status,
+      nextAttemptAt: notifications.nextAttemptAt,
+      claimedBy: notifications.claimedBy,
+      claimedUntil: notifications.claimedUntil,
+      submissionId: notifications.submissionId,
+      formId: notifications.formId,
+    },
+    mailShare,
+  );
 
   return {
     /** Tells the sender that a committed write queued a notification. */
@@ -163,6 +170,7 @@ export function notificationsService(store: Store, formsService: FormsService) {
           createdAt: submissions.createdAt,
           formName: forms.name,
           formSlug: forms.slug,
+          accountId: forms.accountId,
         })
         .from(notifications)
         .innerJoin(submissions, eq(submissions.id, notifications.submissionId))
@@ -175,6 +183,7 @@ export function notificationsService(store: Store, formsService: FormsService) {
         return [
           {
             id: row.id,
+            accountId: row.accountId,
             to: row.to,
             subject: row.subject,
             replyTo: row.replyTo,
@@ -197,6 +206,9 @@ export function notificationsService(store: Store, formsService: FormsService) {
 
     /** Lets go of every claim of `worker` (at a clean stop), so that a restart or another process sends them at once. */
     release: leases.release,
+
+    /** Extends the leases `worker` holds while it sends them. */
+    extend: leases.extend,
 
     /** Records that `worker` sent the notification it holds; a claim it lost meanwhile (its lease ran out) records nothing. */
     async markSent(notification: OutgoingNotification, worker: string, now: number): Promise<void> {

@@ -3,6 +3,7 @@ import type { Db, Store } from "../db/client.ts";
 import { forms, submissions } from "../db/schema.ts";
 import { DAY_MS, type Principal } from "../domain/types.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";
+import { PERSONAL_DATA } from "./personal-data.ts";
 import { removeShares } from "./submissions/counters.ts";
 import { rebuiltFields } from "./submissions/field-list.ts";
 
@@ -149,6 +150,8 @@ export function retentionService(store: Store) {
           await rebuildFieldLists([form.id]);
         }
       }
+      // The purged rows' bytes leave the WAL too (secure_delete has zeroed them in the pages).
+      if (Object.keys(counts).length > 0) await store.checkpoint();
       return counts;
     },
 
@@ -190,8 +193,28 @@ export function retentionService(store: Store) {
           after = batch[batch.length - 1]!;
         }
       }
+      // The other places an address can live (src/services/personal-data.ts): a submission one of them ties to
+      // the address goes too, even when no field of its own holds it (an address given only as `_replyto`).
+      const more = new Set<string>();
+      for (const place of PERSONAL_DATA) for (const id of (await place.find?.(store.db, principal, address)) ?? []) more.add(id);
+      for (const id of matched) more.delete(id);
+      if (more.size > 0) {
+        const rows = await store.db
+          .select({ id: submissions.id, formId: submissions.formId })
+          .from(submissions)
+          .where(inArray(submissions.id, [...more]));
+        for (const row of rows) {
+          matched.push(row.id);
+          found[row.formId] = (found[row.formId] ?? 0) + 1;
+        }
+      }
       if (input.dryRun) return { erased: matched.length, forms: found, dryRun: true };
       const erased = await deleteInBatches(matched);
+      await store.write(async (tx) => {
+        for (const place of PERSONAL_DATA) await place.scrub?.(tx, principal, address);
+      });
+      // Nothing of the erased rows left in the WAL either: secure_delete has zeroed them in the file's pages.
+      await store.checkpoint();
       return { erased: Object.values(erased).reduce((a, b) => a + b, 0), forms: erased, dryRun: false };
     },
   };

@@ -1,13 +1,14 @@
 // The webhooks' outbox: the deliveries written with each submission (a statement of its write,
 // services/submissions/write.ts), and the claims and attempts of the webhook senders (src/workers/webhook-sender.ts).
-import { inArray, sql, type SQL } from "drizzle-orm";
+import { eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Store } from "../db/client.ts";
-import { webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow } from "../db/schema.ts";
+import { forms, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow } from "../db/schema.ts";
 import { MAX_WEBHOOKS_PER_FORM, type Submission } from "../domain/types.ts";
 import { newId } from "../lib/ids.ts";
 import { iso } from "../lib/time.ts";
 import { discordMessage, slackMessage, type WebhookFormat } from "../lib/webhook-message.ts";
 import { outboxLeases } from "./outbox-leases.ts";
+import { circuitAfter, circuitsOf, openCircuits, webhookShare } from "./outbox-shares.ts";
 
 export type DeliveryStatus = "pending" | "succeeded" | "failed";
 
@@ -39,6 +40,8 @@ export interface DeliveryPage {
 /** A claimed delivery with what sending it needs. */
 export interface OutgoingDelivery {
   id: string;
+  webhookId: string;
+  accountId: string;
   messageId: string;
   payload: string;
   attempts: number;
@@ -104,15 +107,20 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }) {
   const announce = () => {
     for (const listener of listeners) listener();
   };
-  const leases = outboxLeases(store, {
-    table: webhookDeliveries,
-    id: webhookDeliveries.id,
-    status: webhookDeliveries.status,
-    nextAttemptAt: webhookDeliveries.nextAttemptAt,
-    claimedBy: webhookDeliveries.claimedBy,
-    claimedUntil: webhookDeliveries.claimedUntil,
-    submissionId: webhookDeliveries.submissionId,
-  });
+  const leases = outboxLeases(
+    store,
+    {
+      table: webhookDeliveries,
+      id: webhookDeliveries.id,
+      status: webhookDeliveries.status,
+      nextAttemptAt: webhookDeliveries.nextAttemptAt,
+      claimedBy: webhookDeliveries.claimedBy,
+      claimedUntil: webhookDeliveries.claimedUntil,
+      submissionId: webhookDeliveries.submissionId,
+      formId: webhookDeliveries.formId,
+    },
+    webhookShare,
+  );
 
   return {
     /**
@@ -157,8 +165,10 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }) {
           messageId: webhookDeliveries.messageId,
           payload: webhookDeliveries.payload,
           attempts: webhookDeliveries.attempts,
+          accountId: forms.accountId,
         })
         .from(webhookDeliveries)
+        .innerJoin(forms, eq(forms.id, webhookDeliveries.formId))
         .where(inArray(webhookDeliveries.id, ids));
       const rowById = new Map(rows.map((row) => [row.id, row]));
       const claimed = ids.flatMap((id) => rowById.get(id) ?? []);
@@ -174,6 +184,8 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }) {
           ? [
               {
                 id: c.id,
+                webhookId: c.webhookId,
+                accountId: c.accountId,
                 messageId: c.messageId,
                 payload: c.payload,
                 attempts: c.attempts,
@@ -186,12 +198,21 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }) {
       });
     },
 
-    /** Records an attempt by `worker` and lets go of the claim: succeeded, due again after the schedule's next delay, or failed. */
-    async recordAttempt(delivery: OutgoingDelivery, worker: string, result: AttemptResult, now: number, retryScale: number): Promise<DeliveryStatus> {
+    /**
+     * Records an attempt by `worker` and lets go of the claim: succeeded, due again after the schedule's next
+     * delay, or failed; and on its endpoint's circuit, until when it is now open (null: closed).
+     */
+    async recordAttempt(
+      delivery: OutgoingDelivery,
+      worker: string,
+      result: AttemptResult,
+      now: number,
+      retryScale: number,
+    ): Promise<{ status: DeliveryStatus; circuitOpenUntil: number | null }> {
       const attempts = delivery.attempts + 1;
       const delay = WEBHOOK_SCHEDULE_MS[attempts - 1];
       const status: DeliveryStatus = result.ok ? "succeeded" : delay === undefined ? "failed" : "pending";
-      await store.batch((db) => [
+      const [, circuit] = (await store.batch((db) => [
         db
           .update(webhookDeliveries)
           .set({
@@ -208,12 +229,19 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }) {
             claimedUntil: null,
           })
           .where(leases.heldBy(delivery.id, worker)),
-      ]);
-      return status;
+        circuitAfter(db, delivery.webhookId, result.ok, now, retryScale),
+      ])) as [unknown, { openUntil: number | null }[]];
+      return { status, circuitOpenUntil: circuit[0]?.openUntil ?? null };
     },
 
     /** Lets go of every claim of `worker` (at a clean stop), so that a restart or another process sends them at once. */
     release: leases.release,
+
+    /** Extends the leases `worker` holds while it sends them. */
+    extend: leases.extend,
+
+    /** Lets go of one delivery `worker` holds without an attempt (its endpoint's circuit opened meanwhile). */
+    letGo: leases.letGo,
 
     /** How many deliveries wait in the outbox, by status (pending and failed), for /metrics. */
     async outboxDepth(): Promise<Record<string, number>> {
@@ -227,5 +255,11 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }) {
 
     /** When the next pending delivery falls due (its claim's end, if claimed), or null when none is pending. */
     nextDueAt: leases.nextDueAt,
+
+    /** The circuits of a form's endpoints (the caller has found the form for its principal). */
+    circuits: (formId: string, now: number) => circuitsOf(store.db, formId, now),
+
+    /** How many endpoints have their circuit open, for /metrics. */
+    openCircuits: (now: number) => openCircuits(store.db, now),
   };
 }

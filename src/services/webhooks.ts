@@ -114,6 +114,8 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
         format: input.format ?? "standard",
         secret: newWebhookSecret(),
         createdAt: Date.now(),
+        failureStreak: 0,
+        circuitOpenUntil: null,
       };
       await store.write((tx) => tx.insert(webhooks).values(row));
       return { ...toWebhook(row), secret: row.secret };

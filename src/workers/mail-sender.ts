@@ -1,10 +1,11 @@
 import nodemailer from "nodemailer";
 import { headerSafe, type Mailbox } from "../lib/mail.ts";
-import { startOutboxLoop, workerName } from "./outbox.ts";
+import { startOutboxLoop, withinGrace, workerName } from "./outbox.ts";
 import type { NotificationsService, OutgoingNotification } from "../services/notifications.ts";
+import { HELD_PER_SLOT } from "../services/outbox-shares.ts";
 
-/** How many due notifications are read at a time; they are still sent one by one. */
-const BATCH = 20;
+/** How many notifications one process sends at once, over as many pooled SMTP connections (one per account at a time). */
+const CONCURRENCY = 4;
 /** How often the queue is looked at even when nothing here woke the sender. */
 const POLL_MS = 60_000;
 /** How long a stop waits for a send under way (systemd's default stop timeout is 90 s). */
@@ -39,7 +40,8 @@ function secretsOf(smtpUrl: string): string[] {
 }
 
 /**
- * Sends the pending notifications of the outbox through SMTP, one at a time: at start (what a crash left),
+ * Sends the pending notifications of the outbox through a small pool of SMTP connections, a few at once (one
+ * per account at a time): at start (what a crash left),
  * right after a submission queued one, and on a timer when the next retry is due. A failed attempt is tried
  * again after the backoff of RETRY_STEPS and marked failed after the last. It runs beside the server and
  * never holds up an answer: a submission only wakes it.
@@ -49,13 +51,16 @@ export function startSender(notifications: NotificationsService, options: Sender
   const timeoutMs = options.timeoutMs ?? 10_000;
   const transport = nodemailer.createTransport({
     url: options.smtpUrl,
+    // Connections kept open and reused, rather than a new conversation (connect, greeting, login) per message.
+    pool: true,
+    maxConnections: CONCURRENCY,
     // A mail server that does not answer must not hold the queue (or a stop) for nodemailer's default minutes.
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs * 3,
   });
   // The longest a send takes before one of those timeouts ends it: connecting, the greeting, then a few answers
-  // to wait for. A claim lasts for two of them, and a send starts only while one is left (see the outbox loop).
+  // to wait for. A claim lasts for two of them, and the loop extends it while the send goes on.
   const sendMs = timeoutMs * 5;
   const leaseMs = sendMs * 2;
   const secrets = secretsOf(options.smtpUrl);
@@ -97,9 +102,14 @@ export function startSender(notifications: NotificationsService, options: Sender
   }
 
   const loop = startOutboxLoop({
-    due: (now) => notifications.claimDue(worker, now, leaseMs, BATCH),
+    claim: (now, limit) => notifications.claimDue(worker, now, leaseMs, limit),
+    concurrency: CONCURRENCY,
+    // One message in flight per account (see mailShare).
+    keysOf: (notification) => [notification.accountId],
+    limits: [1],
+    maxHeld: CONCURRENCY * HELD_PER_SLOT,
     leaseMs,
-    sendMs,
+    extend: (now) => notifications.extend(worker, now, leaseMs),
     deliver,
     nextDueAt: () => notifications.nextDueAt(),
     onQueued: (listener) => notifications.onQueued(listener),
@@ -113,15 +123,7 @@ export function startSender(notifications: NotificationsService, options: Sender
   return {
     wake: loop.wake,
     async stop(graceMs = STOP_GRACE_MS) {
-      const running = loop.finish();
-      if (running) {
-        let graceTimer: ReturnType<typeof setTimeout> | undefined;
-        const grace = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, graceMs)));
-        await Promise.race([running, grace]);
-        clearTimeout(graceTimer);
-      }
-      abort.abort();
-      await running;
+      await withinGrace(loop.finish(), graceMs, () => abort.abort());
       transport.close();
       await notifications.release(worker);
     },

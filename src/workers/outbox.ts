@@ -12,12 +12,19 @@ const MAX_WAIT = 2 ** 31 - 1;
 
 /** One kind of outbound work (notification emails, webhook deliveries) as the loop that sends it sees it. */
 export interface OutboxWork<T> {
-  /** The items due now, at most a batch, claimed for `leaseMs` from `now` (several processes share the outbox). */
-  due(now: number): Promise<T[]>;
-  /** How long a claim holds. */
+  /** Claims up to `limit` items due at `now` for `leaseMs` (shared fairly between endpoints and accounts, see outboxLeases). */
+  claim(now: number, limit: number): Promise<T[]>;
+  /** How many items this process sends at once. */
+  concurrency: number;
+  /** The keys an item is sent under (its endpoint, its account), each with the most items in flight at once. */
+  keysOf(item: T): string[];
+  limits: number[];
+  /** The most items this process holds at once, sent or waiting for their keys (a claim takes several of a key). */
+  maxHeld: number;
+  /** How long a claim holds; the claims this process holds are extended long before they end. */
   leaseMs: number;
-  /** The longest one send can take: an item is sent only while at least this much of its lease is left. */
-  sendMs: number;
+  /** Extends every claim this process holds to `now + leaseMs`. */
+  extend(now: number): Promise<void>;
   /** Sends one item and records what became of it. */
   deliver(item: T): Promise<void>;
   /** When the next item falls due, or null when none waits. */
@@ -31,57 +38,95 @@ export interface OutboxWork<T> {
   onError(error: unknown): void;
 }
 
-/** The running loop: `finish()` stops it taking work and gives the round under way, if any. */
+/** The running loop: `finish()` stops it taking work and resolves when every send under way has ended. */
 export interface OutboxLoop {
   wake(): void;
-  readonly stopped: boolean;
-  finish(): Promise<void> | null;
+  finish(): Promise<void>;
 }
 
 /**
- * Sends an outbox: at start (what a crash or a stop left), right after a commit queued work, when the next
- * retry falls due, and on a slow poll. One round at a time; a wake during a round makes another round.
+ * Sends an outbox, up to `concurrency` items at once and at most `limits` per key: at start (what a crash or a
+ * stop left), right after a commit queued work, whenever a send ends, when the next retry falls due, and on a
+ * slow poll. Claimed items wait here for their keys; every claim this process holds is extended while it
+ * lives, so that no other process takes an item from it, however long a send (or the wait before it).
  */
 export function startOutboxLoop<T>(work: OutboxWork<T>): OutboxLoop {
   let timer: ReturnType<typeof setTimeout> | null = null;
-  let running: Promise<void> | null = null;
+  let filling: Promise<void> | null = null;
   let again = false;
   let stopped = false;
+  const waiting: T[] = [];
+  const sending = new Set<Promise<void>>();
+  const inFlight = new Map<string, number>();
+  let heartbeat: ReturnType<typeof setInterval> | null = null;
 
-  async function drain(): Promise<void> {
+  const count = (keys: string[], by: number) => {
+    for (const key of keys) inFlight.set(key, (inFlight.get(key) ?? 0) + by);
+  };
+
+  function send(item: T, keys: string[]): void {
+    count(keys, 1);
+    const sent: Promise<void> = work
+      .deliver(item)
+      .catch((error: unknown) => work.onError(error))
+      .finally(() => {
+        count(keys, -1);
+        sending.delete(sent);
+        if (sending.size === 0 && waiting.length === 0 && heartbeat) {
+          clearInterval(heartbeat);
+          heartbeat = null;
+        }
+        wake();
+      });
+    sending.add(sent);
+  }
+
+  /** Starts the waiting items whose keys have room, soonest claimed first, while slots are free. */
+  function dispatch(): void {
+    for (let i = 0; i < waiting.length && sending.size < work.concurrency && !stopped; ) {
+      const keys = work.keysOf(waiting[i]!).map((key, k) => `${k}:${key}`);
+      if (keys.every((key, k) => (inFlight.get(key) ?? 0) < work.limits[k]!)) send(waiting.splice(i, 1)[0]!, keys);
+      else i += 1;
+    }
+    if (waiting.length + sending.size > 0) {
+      heartbeat ??= setInterval(() => work.extend(Date.now()).catch((error: unknown) => work.onError(error)), work.leaseMs / 3);
+    }
+  }
+
+  async function fill(): Promise<void> {
     for (;;) {
       again = false;
-      const claimedAt = Date.now();
-      const due = await work.due(claimedAt);
-      for (const item of due) {
-        if (stopped) return;
-        // The rest of the batch waits out its lease rather than risk a send that outlasts it (another process
-        // would then claim and send it too): the lease ends, and whoever claims it next sends it.
-        if (Date.now() + work.sendMs > claimedAt + work.leaseMs) break;
-        await work.deliver(item);
-      }
+      dispatch();
+      const room = work.maxHeld - waiting.length - sending.size;
+      // Every slot busy, or nothing more may be held: the end of a send wakes the loop again.
+      if (stopped || room <= 0 || sending.size >= work.concurrency) return;
+      const claimed = await work.claim(Date.now(), room);
+      // Claimed after a stop: let go (with the rest of this process's claims) by the sender's stop.
       if (stopped) return;
-      if (due.length === 0 && !again) break;
+      waiting.push(...claimed);
+      if (claimed.length < room && !again) break;
     }
+    dispatch();
+    // Items due now but not claimed wait on their endpoint or account: the end of a send, or the poll, brings them.
     const next = await work.nextDueAt();
-    if (next !== null && !stopped) timer = setTimeout(wake, Math.min(MAX_WAIT, Math.max(0, next - Date.now())));
+    if (next !== null && !stopped && next > Date.now()) timer = setTimeout(wake, Math.min(MAX_WAIT, next - Date.now()));
   }
 
   function wake(): void {
     if (stopped) return;
-    if (running) {
+    if (filling) {
       again = true;
       return;
     }
     if (timer) clearTimeout(timer);
     timer = null;
-    running = drain()
+    filling = fill()
       .catch((error: unknown) => {
         work.onError(error);
         if (!stopped) timer = setTimeout(wake, work.errorRetryMs);
       })
       .finally(() => {
-        running = null;
+        filling = null;
         if (again && !stopped) wake();
       });
   }
@@ -93,15 +138,29 @@ export function startOutboxLoop<T>(work: OutboxWork<T>): OutboxLoop {
 
   return {
     wake,
-    get stopped() {
-      return stopped;
-    },
-    finish() {
+    async finish() {
       stopped = true;
       unsubscribe();
       clearInterval(poll);
       if (timer) clearTimeout(timer);
-      return running;
+      await filling;
+      // What waited is let go by the sender's stop, and goes out at once from another process or after a restart.
+      waiting.length = 0;
+      await Promise.all([...sending]);
+      if (heartbeat) clearInterval(heartbeat);
     },
   };
+}
+
+/**
+ * Waits for `finished` for at most `graceMs`, then calls `cutShort` (which aborts what is still under way) and
+ * waits for it to end: the shutdown budget of a sender's stop.
+ */
+export async function withinGrace(finished: Promise<void>, graceMs: number, cutShort: () => void): Promise<void> {
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
+  const grace = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, graceMs)));
+  await Promise.race([finished, grace]);
+  clearTimeout(graceTimer);
+  cutShort();
+  await finished;
 }

@@ -1,11 +1,12 @@
 import { BlockedAddress, checkedAddresses, hostBlockedReason, type Resolver } from "../lib/address.ts";
 import { signWebhook } from "../lib/webhook-message.ts";
-import { startOutboxLoop, workerName } from "./outbox.ts";
+import { startOutboxLoop, withinGrace, workerName } from "./outbox.ts";
+import { HELD_PER_SLOT, WEBHOOK_LIMITS } from "../services/outbox-shares.ts";
 import type { AttemptResult, OutgoingDelivery } from "../services/webhook-outbox.ts";
 import type { WebhooksService } from "../services/webhooks.ts";
 
-/** How many due deliveries are claimed at a time; they are sent one after another. */
-const BATCH = 10;
+/** How many deliveries one process sends at once (each endpoint and account also has its own limit, see outbox-shares). */
+const CONCURRENCY = 16;
 /** The longest a receiver may take to answer (contract §9). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** How much of an answer the delivery log keeps. */
@@ -20,13 +21,18 @@ export interface WebhookSenderOptions {
   /** A receiver's time to answer; 10 s unless a test needs less. */
   timeoutMs?: number;
   userAgent: string;
+  /** How many deliveries are sent at once; CONCURRENCY unless a test needs another. */
+  concurrency?: number;
   log: { line(text: string): void; error(message: string, error: unknown): void };
 }
 
 export interface WebhookSender {
   wake(): void;
-  /** Stops claiming, cuts short a send under way (left pending, sent after a restart) and lets go of its claims. */
-  stop(): Promise<void>;
+  /**
+   * Stops claiming and lets the sends under way finish and be recorded, for at most `graceMs` (a receiver's
+   * timeout and a little); one still going then is cut short and left pending, to go out after a restart.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** The request's headers: Standard Webhooks' three, signed, for a standard endpoint; plain JSON for a chat. */
@@ -138,31 +144,45 @@ export function postOnce(
 export function startWebhookSender(webhooksService: WebhooksService, options: WebhookSenderOptions): WebhookSender {
   const worker = workerName();
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
-  // A send ends at its timeout, with a margin for the address look-up; a claim lasts for two of them, and a
-  // send starts only while one is left (see the outbox loop), so that a claim outlives the attempt of a live process.
+  // A send ends at its timeout, with a margin for the address look-up; the loop extends a claim every third of
+  // it, so that a claim outlives the attempt of a live process by far, and a dead one's is free again soon.
   const sendMs = Math.round(timeoutMs * 1.5);
   const leaseMs = sendMs * 2;
   const abort = new AbortController();
+  // Endpoints whose circuit this process saw open, until when: what it holds for them waits, unsent.
+  const openUntil = new Map<string, number>();
 
   async function deliver(delivery: OutgoingDelivery): Promise<void> {
+    if ((openUntil.get(delivery.webhookId) ?? 0) > Date.now()) {
+      await webhooksService.letGo(delivery.id, worker);
+      return;
+    }
     const outcome = await postOnce(new URL(delivery.url), delivery.payload, headersFor(delivery, options.userAgent), {
       allowPrivate: options.allowPrivate,
       resolve: options.resolve,
       timeoutMs,
       signal: abort.signal,
     });
-    // Cut short by stop(): not an attempt; released below, it goes out after the restart.
-    if (loop.stopped) return;
-    const status = await webhooksService.recordAttempt(delivery, worker, outcome, Date.now(), options.retryScale);
+    // Cut short by stop() before an answer came: not an attempt; released below, it goes out after the restart.
+    // One that was answered is recorded, even during the stop, so that a restart does not send it again.
+    if (abort.signal.aborted && outcome.responseStatus === null) return;
+    const { status, circuitOpenUntil } = await webhooksService.recordAttempt(delivery, worker, outcome, Date.now(), options.retryScale);
+    if (circuitOpenUntil === null) openUntil.delete(delivery.webhookId);
+    else openUntil.set(delivery.webhookId, circuitOpenUntil);
     const what = `webhook delivery ${delivery.id} (${delivery.messageId}) attempt ${delivery.attempts + 1}`;
     if (outcome.ok) options.log.line(`${what}: ${outcome.responseStatus} in ${Math.round(outcome.durationMs)}ms`);
     else options.log.line(`${what} failed, ${status === "failed" ? "gave up" : "will retry"}: ${outcome.error}`);
+    if (circuitOpenUntil !== null) options.log.line(`webhook ${delivery.webhookId}: failing, paused until ${new Date(circuitOpenUntil).toISOString()}`);
   }
 
   const loop = startOutboxLoop({
-    due: (now) => webhooksService.claimDue(worker, now, leaseMs, BATCH),
+    claim: (now, limit) => webhooksService.claimDue(worker, now, leaseMs, limit),
+    concurrency: options.concurrency ?? CONCURRENCY,
+    keysOf: (delivery) => [delivery.webhookId, delivery.accountId],
+    limits: [WEBHOOK_LIMITS.perEndpoint, WEBHOOK_LIMITS.perAccount],
+    maxHeld: (options.concurrency ?? CONCURRENCY) * HELD_PER_SLOT,
     leaseMs,
-    sendMs,
+    extend: (now) => webhooksService.extend(worker, now, leaseMs),
     deliver,
     nextDueAt: () => webhooksService.nextDueAt(),
     onQueued: (listener) => webhooksService.onQueued(listener),
@@ -174,10 +194,8 @@ export function startWebhookSender(webhooksService: WebhooksService, options: We
 
   return {
     wake: loop.wake,
-    async stop() {
-      const running = loop.finish();
-      abort.abort();
-      await running;
+    async stop(graceMs = sendMs) {
+      await withinGrace(loop.finish(), graceMs, () => abort.abort());
       await webhooksService.release(worker);
     },
   };

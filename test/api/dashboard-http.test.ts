@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BASE, testApp, type TestApp } from "../helpers/app.ts";
-import { count } from "drizzle-orm";
-import { signinLinks } from "../../src/db/schema.ts";
+import { count, eq } from "drizzle-orm";
+import { signinLinks, webhooks } from "../../src/db/schema.ts";
 import { operator } from "../../src/services/principal.ts";
 
 // The dashboard's HTTP rules, in-process: cookies, the Origin and CSRF checks, accounts kept apart.
@@ -75,7 +75,7 @@ describe("state-changing requests", () => {
   test("a same-origin Referer stands in for a missing Origin; a wrong CSRF token is still refused", async () => {
     const refused = await post(
       `/dashboard/forms/${ownForm.id}/settings`,
-      { _csrf: "nope", name: "Renamed", slug: "renamed-form" },
+      { _csrf: "A".repeat(32), name: "Renamed", slug: "renamed-form" },
       { referer: `${BASE}/dashboard/forms` },
     );
     expect(refused.status).toBe(403);
@@ -89,6 +89,43 @@ describe("state-changing requests", () => {
       location: `/dashboard/forms/${ownForm.id}/settings?notice=saved`,
     });
     expect((await t.services.forms.findBySlug("renamed-form"))?.name).toBe("Renamed");
+  });
+
+  test("a malformed token (non-ASCII, of the right length in characters) is 400, never a 500, and changes nothing", async () => {
+    const crafted = "é".repeat(32);
+    const action = await post(`/dashboard/forms/${ownForm.id}/settings`, { _csrf: crafted, name: "Crafted", slug: "crafted" }, { origin: BASE });
+    expect({ status: action.status, text: await action.text() }).toEqual({ status: 400, text: expect.stringContaining("malformed") });
+    const anonymous = (path: string, fields: Record<string, string>) =>
+      t.app.fetch(
+        new Request(`${BASE}${path}`, {
+          method: "POST",
+          headers: { cookie: `formsvc_presession=${"a".repeat(32)}`, origin: BASE, "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams(fields),
+        }),
+      );
+    const signin = await anonymous("/dashboard/signin", { _presession: crafted, email: "me@example.com", password: "a long enough password" });
+    expect(signin.status).toBe(400);
+    const setup = await anonymous("/dashboard/setup", { _presession: crafted, token: "x", email: "x@example.com", password: "p", confirm: "p" });
+    expect(setup.status).toBe(400);
+    expect(await t.services.forms.findBySlug("crafted")).toBeNull();
+  });
+
+  test("the deliveries page shows each webhook endpoint, delivering or paused after failing in a row", async () => {
+    const principal = operator(mineId, "live");
+    const open = await t.services.webhooks.create(principal, ownForm.id, { url: "https://hooks.example.com/down" });
+    await t.services.webhooks.create(principal, ownForm.id, { url: "https://hooks.example.com/up" });
+    await t.services.store.write((tx) =>
+      tx
+        .update(webhooks)
+        .set({ failureStreak: 5, circuitOpenUntil: Date.now() + 60_000 })
+        .where(eq(webhooks.id, open.id)),
+    );
+    const text = await (await get(`/dashboard/forms/${ownForm.id}/deliveries`)).text();
+    const rows = text.split("<tr>").slice(2);
+    expect(rows.map((row) => [row.includes("/down"), row.includes("paused"), row.includes("delivering")])).toEqual([
+      [true, true, false],
+      [false, false, true],
+    ]);
   });
 
   test("an Origin of another site is refused even with the right token", async () => {

@@ -362,7 +362,7 @@ describe("webhook deliveries", () => {
       let status = "pending";
       while (status === "pending") {
         const [claimed] = await t.services.webhooks.claimDue("server", now, 15_000, 1);
-        status = await t.services.webhooks.recordAttempt(claimed!, "server", failure, now, 1);
+        ({ status } = await t.services.webhooks.recordAttempt(claimed!, "server", failure, now, 1));
         const [after] = await deliveriesOf(w);
         if (after.nextAttemptAt) {
           delays.push(Date.parse(after.nextAttemptAt) - now);

@@ -15,13 +15,14 @@ export interface ServerProcess {
 }
 
 /** Starts `formsvc serve --port 0` on `db` (a fresh temp file by default) and waits until it listens. */
-export async function startServerProcess(options: { db?: string; args?: string[]; env?: Record<string, string> } = {}): Promise<ServerProcess> {
+export async function startServerProcess(options: { db?: string; args?: string[]; env?: Record<string, string>; cwd?: string } = {}): Promise<ServerProcess> {
   const dir = mkdtempSync(join(tmpdir(), "formsvc-server-"));
   const db = options.db ?? join(dir, "formsvc.db");
   const proc = Bun.spawn([process.execPath, CLI, "serve", "--host", "127.0.0.1", "--port", "0", "--db", db, ...(options.args ?? [])], {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...options.env },
     stdout: "ignore",
     stderr: "pipe",
+    cwd: options.cwd,
   });
   let err = "";
   const reader = (proc.stderr as ReadableStream<Uint8Array>).getReader();

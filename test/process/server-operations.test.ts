@@ -169,6 +169,8 @@ describe("health and metrics", () => {
       `formsvc_submissions_total{spam="true"} 1`,
       `formsvc_notification_outbox{status="pending"} 2`,
       `formsvc_webhook_outbox{status="pending"} 2`,
+      // Two failures in a row: not yet enough to pause the endpoint.
+      "formsvc_webhook_circuits_open 0",
       `formsvc_http_request_duration_seconds_count{method="POST",route="/f/:slug"} 3`,
       `formsvc_http_request_duration_seconds_bucket{method="POST",route="/f/:slug",le="+Inf"} 3`,
     ]) {

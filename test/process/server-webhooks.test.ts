@@ -1,4 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
 import { Webhook } from "standardwebhooks";
 import pkg from "../../package.json" with { type: "json" };
@@ -308,3 +309,39 @@ test("a slack webhook gets a short message with the form name, the first fields 
   });
   expect(slackCall!.headers["webhook-signature"]).toBeUndefined();
 }, 30_000);
+
+test("SIGTERM during a send: the receiver's answer is waited for and recorded, and the restart does not send it again", async () => {
+  let arrived: () => void = () => {};
+  const inFlight = new Promise<void>((resolve) => (arrived = resolve));
+  const calls: string[] = [];
+  const slow = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      calls.push(await request.text());
+      arrived();
+      await Bun.sleep(1500);
+      return new Response("ok");
+    },
+  });
+  try {
+    const s = await setup(await start());
+    await s.api("POST", `/api/forms/${s.form.id}/webhooks`, { url: `http://127.0.0.1:${slow.port}/hook` });
+    await s.post({ email: "ann@example.com" });
+    await inFlight;
+    s.server.proc.kill("SIGTERM");
+    expect(await s.server.proc.exited).toBe(0);
+    // Recorded before the exit, not left pending for the restart.
+    const file = new Database(s.server.db, { readonly: true });
+    expect(file.query("SELECT status, attempts FROM webhook_deliveries").all()).toEqual([{ status: "succeeded", attempts: 1 }]);
+    file.close();
+    const again = await setupOn(await start({ db: s.server.db }), s);
+    const listed = await again.api("GET", `/api/forms/${s.form.id}/deliveries`);
+    expect(listed.body.deliveries.map((d: { status: string; attempts: number }) => [d.status, d.attempts])).toEqual([["succeeded", 1]]);
+    // The restarted sender finds nothing to send.
+    await again.api("GET", "/healthz");
+    expect(calls).toHaveLength(1);
+  } finally {
+    slow.stop(true);
+  }
+});

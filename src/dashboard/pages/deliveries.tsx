@@ -1,6 +1,8 @@
+/** @jsxImportSource hono/jsx */
 import type { Child } from "hono/jsx";
 import type { Form } from "../../domain/types.ts";
 import type { Notification } from "../../services/notifications.ts";
+import { CIRCUIT_AFTER, type EndpointCircuit } from "../../services/outbox-shares.ts";
 import type { Session } from "../../services/users.ts";
 import { Csrf, FormHeader, Layout, Notice, ScrollTable, Time } from "./layout.tsx";
 
@@ -104,6 +106,63 @@ export function NotificationsSection({
           {page > 1 ? <a href={`${base}?page=${page - 1}`}>← Newer</a> : null}
           {hasMore ? <a href={`${base}?page=${page + 1}`}>Older →</a> : null}
         </nav>
+      </div>
+    ),
+  };
+}
+
+/** The form's webhook endpoints, each with its circuit: delivering, or paused after failing too often in a row. */
+export function EndpointsSection({ form, circuits }: { form: Form; circuits: EndpointCircuit[] }): DeliverySection {
+  return {
+    id: "webhooks",
+    title: "Webhook endpoints",
+    body: (
+      <div>
+        <p class="muted">
+          An endpoint that fails {CIRCUIT_AFTER} times in a row is paused as a whole: its deliveries wait, without using up their attempts, and one is tried
+          again after a while (then longer each time it fails again).
+        </p>
+        {circuits.length === 0 ? (
+          <p class="empty">
+            This form has no webhook endpoints (<code>formsvc webhooks add</code> or the API adds one).
+          </p>
+        ) : (
+          <ScrollTable label="Webhook endpoints">
+            <thead>
+              <tr>
+                <th scope="col">URL</th>
+                <th scope="col">State</th>
+                <th scope="col" class="num">
+                  Failures in a row
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {circuits.map((c) => (
+                <tr>
+                  <td class="clip">{c.url}</td>
+                  <td>
+                    {c.openUntil === null ? (
+                      <span class="state sent">delivering</span>
+                    ) : (
+                      <span>
+                        <span class="state failed">paused</span>
+                        <span class="muted">
+                          {" "}
+                          until <Time iso={new Date(c.openUntil).toISOString()} />
+                        </span>
+                      </span>
+                    )}
+                  </td>
+                  <td class="num">{c.failureStreak}</td>
+                </tr>
+              ))}
+            </tbody>
+          </ScrollTable>
+        )}
+        <p class="muted">
+          <a href={`/api/forms/${form.id}/deliveries`}>Each delivery</a> is listed by the API and <code>formsvc webhooks deliveries</code>.
+        </p>
       </div>
     ),
   };

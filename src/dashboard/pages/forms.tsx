@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { Form } from "../../domain/types.ts";
 import type { Session } from "../../services/users.ts";
 import { Csrf, Field, Layout, ModeBadge, Notice, ScrollTable, Time } from "./layout.tsx";

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { Form } from "../../domain/types.ts";
 import type { Submission } from "../../domain/types.ts";
 import type { Filter } from "../../services/submissions.ts";

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { Form } from "../../domain/types.ts";
 import type { ApiKey, NewApiKey } from "../../services/keys.ts";
 import type { Session } from "../../services/users.ts";

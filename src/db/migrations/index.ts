@@ -8,7 +8,8 @@ import m5 from "./0005_files_retention.sql" with { type: "text" };
 import m6 from "./0006_webhooks_captcha.sql" with { type: "text" };
 import m7 from "./0007_submission_days.sql" with { type: "text" };
 import m8 from "./0008_outbox_claims.sql" with { type: "text" };
-import m9 from "./0010_form_fields.sql" with { type: "text" };
+import m9 from "./0009_webhook_circuit.sql" with { type: "text" };
+import m10 from "./0010_form_fields.sql" with { type: "text" };
 
 /** Every migration in order, as text, so that the compiled binary carries them. */
 export const migrations: { tag: string; when: number; sql: string }[] = [
@@ -21,5 +22,6 @@ export const migrations: { tag: string; when: number; sql: string }[] = [
   { tag: "0006_webhooks_captcha", when: 1795462487065, sql: m6 },
   { tag: "0007_submission_days", when: 1795462547065, sql: m7 },
   { tag: "0008_outbox_claims", when: 1795532850838, sql: m8 },
-  { tag: "0010_form_fields", when: 1795600010000, sql: m9 },
+  { tag: "0009_webhook_circuit", when: 1795600009000, sql: m9 },
+  { tag: "0010_form_fields", when: 1795600010000, sql: m10 },
 ];

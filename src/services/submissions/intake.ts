@@ -6,6 +6,7 @@ import type { FormRow } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
 import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type CaptchaOptions } from "../captcha.ts";
 import { domainAllowed } from "../../lib/domains.ts";
+import { visibleBidi } from "../../lib/files.ts";
 import { isEmail, isHttpUrl } from "../../lib/validate.ts";
 import type { CaptchaProvider, OtherFields, SpamReason, Submission } from "../../domain/types.ts";
 import { domainsOf, rulesOf, type FormsService } from "../forms.ts";
@@ -149,7 +150,8 @@ function splitFields(fields: Record<string, unknown>): { special: Record<string,
   const data: Record<string, unknown> = Object.create(null);
   for (const [name, value] of Object.entries(fields)) {
     if (SPECIAL_FIELDS.includes(name)) special[name] = value;
-    else data[name] = value;
+    // A right-to-left override in a name would show the owner another name than the one stored: made visible.
+    else data[visibleBidi(name)] = value;
   }
   return { special, data };
 }

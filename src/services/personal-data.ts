@@ -1,0 +1,83 @@
+import { and, eq, or, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { Db } from "../db/client.ts";
+import { forms, notifications } from "../db/schema.ts";
+import type { Principal } from "../domain/types.ts";
+
+/**
+ * Where a submitter's personal data lives: every table that can hold a value a visitor sent, and how an
+ * erasure by address (POST /api/submissions/erase) reaches it. This list is the one place to extend when a
+ * table starts to hold such values (docs/api.md, "What an erasure guarantees", lists the same places):
+ *
+ * - a place that is deleted with its submission (a foreign key ON DELETE CASCADE) needs only its line here;
+ * - a place that can hold the address where the submission's own fields do not (a header field such as
+ *   `_replyto`, copied on a row of its own) gives `find`: the submissions it ties to the address are erased;
+ * - a place not tied to a submission (a log's summary) gives `scrub`, run in the erasure's last transaction.
+ *
+ * Deleted bytes do not linger: the writer runs with `secure_delete` on (freed space is zeroed) and an erasure or
+ * a purge ends with a TRUNCATE checkpoint of the WAL (src/db/client.ts).
+ */
+export interface PersonalDataPlace {
+  /** The table and the columns that may hold personal data, as the docs name them. */
+  where: string;
+  /** How an erasure reaches it. */
+  how: "scanned" | "deleted with its submission" | "found, then deleted with its submission" | "scrubbed";
+  /** The ids of the submissions of the principal's account and mode whose rows here hold `address` (lower case). */
+  find?(db: Db, principal: Principal, address: string): Promise<string[]>;
+  /** Removes `address` (lower case) from the principal's account's rows here. */
+  scrub?(tx: Db, principal: Principal, address: string): Promise<void>;
+}
+
+/**
+ * True when `text` holds `address` as a whole address: a token of its own in a header or a subject
+ * ("Ann <ann@example.com>", "a question from ann@example.com."), not a part of a longer one.
+ */
+export function holdsAddress(text: string | null, address: string): boolean {
+  if (!text) return false;
+  return text
+    .toLowerCase()
+    .split(/[\s<>,;:"'()[\]]+/)
+    .some((token) => token.replace(/[.!?]+$/, "") === address);
+}
+
+/** Every place, in the order an erasure looks. */
+export const PERSONAL_DATA: PersonalDataPlace[] = [
+  { where: "submissions.data: every field's value", how: "scanned" },
+  { where: "files: name and content of uploaded files", how: "deleted with its submission" },
+  {
+    where: "notifications: reply_to (`_replyto`), subject (`_subject`), to (`_cc` copies), the delivery log of mail",
+    how: "found, then deleted with its submission",
+    async find(db, principal, address) {
+      // A cheap first pass in SQL, when SQLite's lower() (ASCII only) can fold the address; the exact test on each candidate.
+      const ascii = /^[\x21-\x7e]+$/.test(address);
+      const mentions = (column: SQLiteColumn) => sql`instr(lower(${column}), ${address}) > 0`;
+      const rows = await db
+        .select({
+          submissionId: notifications.submissionId,
+          to: notifications.to,
+          subject: notifications.subject,
+          replyTo: notifications.replyTo,
+          owner: forms.notificationEmail,
+        })
+        .from(notifications)
+        .innerJoin(forms, eq(forms.id, notifications.formId))
+        .where(
+          and(
+            eq(forms.accountId, principal.accountId),
+            eq(forms.mode, principal.mode),
+            ascii ? or(mentions(notifications.replyTo), mentions(notifications.subject), mentions(notifications.to)) : undefined,
+          ),
+        );
+      return rows
+        .filter(
+          (row) =>
+            holdsAddress(row.replyTo, address) ||
+            holdsAddress(row.subject, address) ||
+            // The form's own notification address is the owner's, not a submitter's: only the copies (`_cc`) count.
+            (holdsAddress(row.to, address) && row.owner?.trim().toLowerCase() !== address),
+        )
+        .map((row) => row.submissionId);
+    },
+  },
+  { where: "webhook_deliveries: payload (a copy of the event), response_snippet, last_error", how: "deleted with its submission" },
+];

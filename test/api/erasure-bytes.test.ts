@@ -1,0 +1,63 @@
+import { afterEach, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { testApp, type TestApp } from "../helpers/app.ts";
+
+// An erasure (by address) and a retention purge must leave none of the removed values anywhere in the
+// database file or its -wal: not in free space, not in an old page, not in a log of the WAL.
+let t: TestApp;
+afterEach(() => t?.close());
+
+const unique = (what: string) => `${what}${randomBytes(6).toString("hex")}`;
+
+/** The database file and its -wal, as bytes: what `strings formsvc.db` would read. */
+function fileBytes(dir: string): Buffer {
+  const file = join(dir, "formsvc.db");
+  return Buffer.concat([readFileSync(file), existsSync(`${file}-wal`) ? readFileSync(`${file}-wal`) : Buffer.alloc(0)]);
+}
+
+test("after an erasure by address and a retention purge, none of their values is left in the file or the -wal", async () => {
+  t = await testApp();
+  const account = await t.account();
+  const key = await account.key();
+  const api = async (method: string, path: string, body?: unknown) => {
+    const answer = await t.request(method, path, { key, body });
+    expect(answer.status).toBeLessThan(300);
+    return (await answer.json()) as Record<string, unknown>;
+  };
+  const form = await api("POST", "/api/forms", { name: "Jobs", fileUploads: true, notificationEmail: "owner@example.com" });
+  const kept = await api("POST", "/api/forms", { name: "Short", retentionDays: 1, notificationEmail: "owner@example.com" });
+  await api("POST", `/api/forms/${form.id}/webhooks`, { url: "https://hooks.example.com/formsvc" });
+  await api("POST", `/api/forms/${kept.id}/webhooks`, { url: "https://hooks.example.com/formsvc" });
+
+  const erased = { address: `${unique("ann")}@example.com`, note: unique("note-"), file: unique("file-bytes-"), fileName: unique("cv-") };
+  const onlyReplyTo = { note: unique("replyto-only-"), subject: unique("subject-") };
+  const purged = { address: `${unique("bob")}@example.com`, note: unique("purged-") };
+  const stays = { note: unique("stays-") };
+
+  const post = async (slug: unknown, body: FormData | Record<string, string>) => {
+    const answer = await t.request("POST", `/f/${slug}`, { body, headers: { accept: "application/json" } });
+    expect(answer.status).toBe(200);
+  };
+  const withFile = new FormData();
+  withFile.set("email", erased.address.toUpperCase());
+  withFile.set("note", erased.note);
+  withFile.set("cv", new File([`${erased.file}\n`.repeat(200)], `${erased.fileName}.txt`, { type: "text/plain" }));
+  await post(form.slug, withFile);
+  // The address only as `_replyto`: the notification row keeps it (reply_to), and the `_subject` beside it.
+  await post(form.slug, { _replyto: erased.address, _subject: onlyReplyTo.subject, note: onlyReplyTo.note });
+  await post(kept.slug, { email: purged.address, note: purged.note });
+  await post(form.slug, { email: "keep@example.com", note: stays.note });
+
+  const answer = await api("POST", "/api/submissions/erase", { email: erased.address });
+  expect(answer).toEqual({ erased: 2, forms: { [form.id as string]: 2 }, dryRun: false });
+  expect(await t.services.retention.purge(Date.now() + 2 * 86_400_000)).toEqual({ [kept.id as string]: 1 });
+
+  const bytes = fileBytes(t.dir);
+  const gone = [erased.address, erased.note, erased.file, erased.fileName, onlyReplyTo.note, onlyReplyTo.subject, purged.address, purged.note];
+  expect(gone.filter((value) => bytes.includes(value) || bytes.includes(value.toUpperCase()))).toEqual([]);
+  // The search does find what was kept: the check reads the bytes that hold the data.
+  expect(bytes.includes(stays.note)).toBe(true);
+  expect(existsSync(join(t.dir, "formsvc.db-wal")) ? readFileSync(join(t.dir, "formsvc.db-wal")).length : 0).toBe(0);
+});
