@@ -6,6 +6,7 @@ import { ApiError } from "../src/errors.ts";
 import type { ExportFormat } from "../src/lib/export.ts";
 import type { Form } from "../src/services/forms.ts";
 import type { Services } from "../src/services/index.ts";
+import type { ActivityPage } from "../src/services/activity.ts";
 import type { ApiKey, NewApiKey } from "../src/services/keys.ts";
 import type { NotificationPage } from "../src/services/notifications.ts";
 import type { DeliveryPage, Webhook, WebhookDelivery, WebhookWithSecret } from "../src/services/webhooks.ts";
@@ -64,6 +65,10 @@ export interface Backend {
     create(body: Record<string, unknown>): Promise<NewApiKey>;
     list(): Promise<ApiKey[]>;
     revoke(id: string): Promise<void>;
+  };
+  activity: {
+    /** One page of the account's activity log, newest first (`limit`, `after`). */
+    list(query: QueryParams): Promise<ActivityPage>;
   };
   /** Local mode only: the services themselves (accounts, backup). */
   services?: Services;
@@ -194,6 +199,9 @@ export async function localBackend(location: string, options: ConnectionOptions,
         })();
       },
     },
+    activity: {
+      list: async (query) => services.activity.list(principal.accountId, (await import("../src/services/activity.ts")).parseActivityQuery(query)),
+    },
     notifications: {
       list: (ref, query) => services.notifications.list(principal, ref, parsePaging(query)),
       retry: async (ref, options = {}) => ({ retried: await services.notifications.retryFailed(principal, ref, Date.now(), options) }),
@@ -262,6 +270,9 @@ export function remoteBackend(client: ApiClient): Backend {
         const response = await client.send("GET", `${formPath(ref)}/submissions/${encodeURIComponent(submissionId)}/files/${encodeURIComponent(fileId)}`);
         return response.body as AsyncIterable<Uint8Array>;
       },
+    },
+    activity: {
+      list: (query) => client.json("GET", "/api/activity", { query }),
     },
     notifications: {
       list: (ref, query) => client.json("GET", `${formPath(ref)}/notifications`, { query }),

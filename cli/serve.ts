@@ -108,6 +108,7 @@ export function serveCommand(program: Command, io: Io): void {
     .option("--max-file-size <bytes>", "largest file a post may carry, in bytes, on forms that take files (FORMSVC_MAX_FILE_SIZE, default 10485760)")
     .option("--rate-limit <perMinute>", "submissions a minute per address per form, 0 for none (FORMSVC_RATE_LIMIT, default 30)")
     .option("--rate-burst <n>", "submissions allowed at once before the rate applies (FORMSVC_RATE_BURST, default 10)")
+    .option("--activity-days <days>", "days the activity log keeps an entry (FORMSVC_ACTIVITY_DAYS, default 365)")
     .option("--trust-proxy", "take the client address from X-Forwarded-For (behind a reverse proxy)")
     .option("--smtp-url <url>", "SMTP server for notification emails, smtp://user:pass@host:587 or smtps://... (FORMSVC_SMTP_URL; without it mail is off)")
     .option("--metrics", "serve Prometheus metrics at /metrics on the main port (FORMSVC_METRICS)")
@@ -149,6 +150,7 @@ export function serveCommand(program: Command, io: Io): void {
           maxFileSize: all.maxFileSize,
           rateLimit: all.rateLimit,
           rateBurst: all.rateBurst,
+          activityDays: all.activityDays,
           trustProxy: all.trustProxy ? "true" : undefined,
           smtpUrl: all.smtpUrl,
           mailFrom: all.mailFrom,

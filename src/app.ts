@@ -4,6 +4,7 @@ import { metricsResponse } from "./http/metrics.ts";
 import { accessLine } from "./log.ts";
 import { errorResponse, html, json } from "./http/respond.ts";
 import { Router } from "./http/router.ts";
+import { activityRoutes } from "./routes/activity.ts";
 import { formRoutes } from "./routes/forms.ts";
 import { keyRoutes } from "./routes/keys.ts";
 import { notificationRoutes } from "./routes/notifications.ts";
@@ -44,6 +45,7 @@ export function createApp(options: AppOptions) {
   notificationRoutes(router);
   webhookRoutes(router);
   keyRoutes(router);
+  activityRoutes(router);
   submitRoutes(router);
   openapiRoutes(router);
   router.on("GET", "/", async () => html(200, HOME));

@@ -20,6 +20,8 @@ export interface ServeConfig {
   maxFileSize: number;
   /** Time between retention purges (an hour; tests shorten it). */
   purgeIntervalMs: number;
+  /** How many days the activity log keeps an entry (`--activity-days`, 365). */
+  activityDays: number;
   /** Submissions per minute per client address per form; 0 turns the limit off. */
   rateLimit: number;
   rateBurst: number;
@@ -63,6 +65,7 @@ const ENV: Record<Exclude<keyof ServeConfig, "derived" | "dbAuthToken">, string>
   maxBody: "FORMSVC_MAX_BODY",
   maxFileSize: "FORMSVC_MAX_FILE_SIZE",
   purgeIntervalMs: "FORMSVC_PURGE_INTERVAL_MS",
+  activityDays: "FORMSVC_ACTIVITY_DAYS",
   rateLimit: "FORMSVC_RATE_LIMIT",
   rateBurst: "FORMSVC_RATE_BURST",
   trustProxy: "FORMSVC_TRUST_PROXY",
@@ -87,6 +90,7 @@ const DEFAULTS = {
   maxBody: "1048576",
   maxFileSize: "10485760",
   purgeIntervalMs: "3600000",
+  activityDays: "365",
   rateLimit: "30",
   rateBurst: "10",
   trustProxy: "false",
@@ -227,6 +231,7 @@ export function loadServeConfig(flags: ServeFlags, env: Record<string, string | 
     maxBody: integer("max-body", pick("maxBody")!, 1, 1024 * 1024 * 1024),
     maxFileSize: integer("max-file-size", pick("maxFileSize")!, 1, 1024 * 1024 * 1024),
     purgeIntervalMs: integer("purge-interval-ms", pick("purgeIntervalMs")!, 10, 24 * 3_600_000),
+    activityDays: integer("activity-days", pick("activityDays")!, 1, 36500),
     rateLimit: integer("rate-limit", pick("rateLimit")!, 0, 1_000_000),
     rateBurst: integer("rate-burst", pick("rateBurst")!, 1, 1_000_000),
     trustProxy: trust === "true" || trust === "1",

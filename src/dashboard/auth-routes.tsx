@@ -134,6 +134,6 @@ export function authRoutes(router: Router<Handler>): void {
       }
       // Every session of the user ended with the change; this browser gets a fresh one.
       return signInAs(ctx, session.user.id, "/dashboard/account?notice=password");
-    }),
+    }, "read"),
   );
 }

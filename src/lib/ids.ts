@@ -9,6 +9,7 @@ const PREFIXES = {
   webhook: "whk",
   delivery: "dlv",
   message: "msg",
+  activity: "act",
 } as const;
 export type IdKind = keyof typeof PREFIXES;
 

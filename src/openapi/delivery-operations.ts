@@ -154,4 +154,17 @@ export const KEY_OPERATIONS: Operation[] = [
     permission: "admin",
     ok: { status: 204, description: "Revoked." },
   },
+  {
+    method: "get",
+    path: "/api/activity",
+    operationId: "listActivity",
+    summary: "List the activity log",
+    description:
+      "Who (user:<email>, key:<prefix> or cli) did what to which form, key, webhook, user or setting, newest first, for the key's account (both modes).",
+    tag: "Keys",
+    access: "account",
+    permission: "admin",
+    query: ["limit", "activityAfter"],
+    ok: { status: 200, description: "A page of the account's activity, newest first.", schema: "ActivityPage" },
+  },
 ];

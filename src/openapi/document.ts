@@ -69,7 +69,13 @@ function operationObject(operation: Operation, query: ReturnType<typeof queryPar
   const pathNames = [...operation.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const parameters = [
     ...pathNames.map((name) => ({ name, in: "path", required: true, description: PATH_PARAMETERS[name], schema: { type: "string" } })),
-    ...(operation.query ?? []).map((name) => ({ name, in: "query", required: false, description: query[name].description, schema: paramSchemas.get(name) })),
+    ...(operation.query ?? []).map((name) => ({
+      name: (query[name] as { name?: string }).name ?? name,
+      in: "query",
+      required: false,
+      description: query[name].description,
+      schema: paramSchemas.get(name),
+    })),
   ];
   const { ok } = operation;
   const okHeaders = Object.fromEntries(Object.entries(ok.headers ?? {}).map(([name, description]) => [name, { description, schema: { type: "string" } }]));

@@ -31,6 +31,12 @@ export function queryParameters() {
       description: "true: also send the pending notifications now, not only the failed ones.",
     },
     webhook: { schema: z.string(), description: "Only the deliveries of this webhook endpoint (whk_…)." },
+    // The activity log's cursor: sent as `after`, holding an activity id.
+    activityAfter: {
+      name: "after",
+      schema: z.string().regex(/^act_[0-9a-z]{22}$/),
+      description: "Keyset paging: the `nextCursor` of the previous page (an activity id); entries older than it.",
+    },
   };
 }
 

@@ -1,12 +1,15 @@
 import type { Store } from "../db/client.ts";
 import { accountsService } from "./accounts.ts";
+import { activityService } from "./activity.ts";
 import { filesService } from "./files.ts";
 import { formsService } from "./forms.ts";
 import { keysService } from "./keys.ts";
 import { notificationsService } from "./notifications.ts";
 import { retentionService } from "./retention.ts";
 import { settingsService } from "./settings.ts";
+import { submissionBulkService } from "./submission-bulk.ts";
 import { submissionsService } from "./submissions.ts";
+import { teamService } from "./team.ts";
 import { usersService } from "./users.ts";
 import { defaultWebhookOptions, webhooksService, type WebhookOptions } from "./webhooks.ts";
 
@@ -22,19 +25,23 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
   const notifications = notificationsService(store, forms);
   const files = filesService(store, forms);
   const webhooks = webhooksService(store, forms, urls, options.webhooks ?? defaultWebhookOptions);
+  const submissions = submissionsService(store, forms, notifications, files, webhooks);
   return {
     store,
     urls,
     accounts: accountsService(store),
     forms,
     keys: keysService(store, forms),
-    submissions: submissionsService(store, forms, notifications, files, webhooks),
+    submissions,
+    submissionBulk: submissionBulkService(store, forms, submissions),
     files,
     notifications,
     webhooks,
     settings: settingsService(store),
     users: usersService(store),
+    team: teamService(store),
     retention: retentionService(store),
+    activity: activityService(store),
   };
 }
 

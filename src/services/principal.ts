@@ -12,6 +12,8 @@ export interface Principal {
   /** Set for a form-level (`fk_`) key: the only form it reaches. */
   formId: string | null;
   keyId: string | null;
+  /** Who acts, as the activity log names them: `user:<email>`, `key:<prefix>`; absent: the local CLI (`cli`). */
+  actor?: string;
 }
 
 /** admin implies read, write and delete. */

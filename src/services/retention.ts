@@ -2,6 +2,7 @@ import { and, asc, eq, gt, inArray, isNotNull, lt, or, sql, type SQL } from "dri
 import type { Db, Store } from "../db/client.ts";
 import { forms, submissions } from "../db/schema.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";
+import { recordActivity } from "./activity.ts";
 import type { Principal } from "./principal.ts";
 import { countInDay } from "./submission-pages.ts";
 import { counterShare, rebuiltFields } from "./submissions.ts";
@@ -219,6 +220,11 @@ export function retentionService(store: Store) {
       }
       if (input.dryRun) return { erased: matched.length, forms: found, dryRun: true };
       const erased = await deleteInBatches(matched);
+      const total = Object.values(erased).reduce((a, b) => a + b, 0);
+      // The log says that a person's data went, not whose: the address is what was erased.
+      await store.write((tx) =>
+        recordActivity(tx, principal, "submissions.erase", principal.mode, `Erased ${total} submissions of one person in ${Object.keys(erased).length} forms.`),
+      );
       return { erased: Object.values(erased).reduce((a, b) => a + b, 0), forms: erased, dryRun: false };
     },
   };

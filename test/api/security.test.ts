@@ -33,6 +33,7 @@ const ROUTES: ProtectedRoute[] = [
   { method: "GET", path: "/api/keys", permission: "admin", okStatus: 200 },
   { method: "POST", path: "/api/keys", permission: "admin", body: { name: "deploy" }, okStatus: 201 },
   { method: "DELETE", path: "/api/keys/:keyId", permission: "admin", okStatus: 204 },
+  { method: "GET", path: "/api/activity", permission: "admin", okStatus: 200 },
 ];
 
 /**

@@ -204,8 +204,14 @@ describe("the dashboard, as a new owner uses it", () => {
   test("keys: made with the key shown once, it works with the API, the list says when it was used, revoked it stops", async () => {
     await page.getByRole("link", { name: "API keys" }).click();
     expect(await page.locator(".empty").textContent()).toContain("No keys yet");
+    // The form select is for form keys only.
+    expect(await page.getByLabel("Form (for a form key)").isVisible()).toBe(false);
     await page.getByLabel("Name").fill("laptop");
+    // No permission ticked is refused, not read as every permission.
     await page.getByRole("button", { name: "Create key" }).click();
+    expect(await page.locator("fieldset .error").textContent()).toStartWith("Tick at least one permission");
+    await page.getByRole("checkbox", { name: "read" }).check();
+    await Promise.all([page.waitForURL(/\/dashboard\/keys$/, WAIT), page.getByRole("button", { name: "Create key" }).click()]);
     const key = (await page.locator("#new-key").textContent())!;
     expect(key).toMatch(/^sk_live_[0-9A-Za-z]{32,}$/);
     expect(await page.getByRole("button", { name: "Copy" }).isVisible()).toBe(true);
@@ -213,9 +219,10 @@ describe("the dashboard, as a new owner uses it", () => {
     await screenshot(page, "keys-created");
     const forms = await fetch(`${server.url}/api/forms`, { headers: { authorization: `Bearer ${key}` } });
     expect(forms.status).toBe(200);
-    await page.goto(`${server.url}/dashboard/keys`);
-    // Shown once: the list has its prefix only.
+    // Shown once, after the redirect: a reload shows the list with its prefix only, and makes no second key.
+    await page.reload();
     expect(await page.content()).not.toContain(key);
+    expect(await page.locator("tbody tr", { hasText: "laptop" }).count()).toBe(1);
     const row = page.locator("tbody tr", { hasText: "laptop" });
     expect(await row.locator("td").nth(6).locator("time").count()).toBe(1);
     page.once("dialog", (dialog) => void dialog.accept());

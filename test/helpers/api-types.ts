@@ -393,6 +393,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/activity": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the activity log
+     * @description Who (user:<email>, key:<prefix> or cli) did what to which form, key, webhook, user or setting, newest first, for the key's account (both modes). Needs the `admin` permission.
+     */
+    get: operations["listActivity"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/f/{slug}": {
     parameters: {
       query?: never;
@@ -740,6 +760,31 @@ export interface components {
        * @description ISO 8601 UTC with milliseconds: 2026-11-22T12:00:00.000Z.
        */
       createdAt: string;
+    };
+    /** @description One entry of the account's activity log. */
+    Activity: {
+      id: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601 UTC with milliseconds: 2026-11-22T12:00:00.000Z.
+       */
+      at: string;
+      /** @description Who acted: user:<email>, key:<prefix> or cli. */
+      actor: string;
+      /** @description What was done, as resource.verb: form.update, key.create, webhook.rotate, user.invite, submissions.spam … */
+      action: string;
+      /** @description The id (or, for an invitation, the email) acted on. */
+      target: string;
+      /** @description A short sentence of what changed; never a secret. */
+      summary: string;
+    };
+    ActivityPage: {
+      activity: components["schemas"]["Activity"][];
+      pagination: {
+        limit: number;
+        hasMore: boolean;
+        nextCursor: string | null;
+      };
     };
     Notification: {
       id: string;
@@ -5164,6 +5209,143 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "not_found" | "form_not_found";
+            };
+          };
+        };
+      };
+      /** @description Our failure: never a stack trace or SQL. Codes: internal_error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description The database does not answer; try again. Codes: unavailable. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "unavailable",
+           *         "message": "The service cannot reach its database right now. Try again in a moment."
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unavailable";
+            };
+          };
+        };
+      };
+    };
+  };
+  listActivity: {
+    parameters: {
+      query?: {
+        /** @description Items in a page, 1 to 100; out of range is 400 invalid_parameter, never clamped. */
+        limit?: number;
+        /** @description Keyset paging: the `nextCursor` of the previous page (an activity id); entries older than it. */
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of the account's activity, newest first. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ActivityPage"];
+        };
+      };
+      /** @description Bad input: the body, a parameter or the submission. Codes: invalid_json, invalid_body, invalid_parameter, empty_submission, invalid_redirect, files_not_accepted, captcha_failed. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_json",
+           *         "message": "limit must be an integer from 1 to 100, not \"0\"."
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "invalid_json" | "invalid_body" | "invalid_parameter" | "empty_submission" | "invalid_redirect" | "files_not_accepted" | "captcha_failed";
+            };
+          };
+        };
+      };
+      /** @description No key, or a malformed, unknown or revoked one. Codes: unauthorized. */
+      401: {
+        headers: {
+          /** @description Bearer */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "unauthorized",
+           *         "message": "A valid API key is required: send Authorization: Bearer <key>."
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unauthorized";
+            };
+          };
+        };
+      };
+      /** @description Refused: the key lacks the permission, or a form-level key used outside its form; for a submission, the origin or an inactive form. Codes: forbidden, origin_not_allowed, form_inactive. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "forbidden",
+           *         "message": "This key lacks the write permission."
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "forbidden" | "origin_not_allowed" | "form_inactive";
             };
           };
         };

@@ -1,12 +1,13 @@
 import type { Child } from "hono/jsx";
 import type { Form } from "../../services/forms.ts";
+import { can } from "../../services/roles.ts";
 import type { Session } from "../../services/users.ts";
 
 export interface Chrome {
   title: string;
   session?: Session | null;
   /** The top-level section shown as current in the navigation. */
-  section?: "forms" | "keys" | "account";
+  section?: "forms" | "keys" | "team" | "activity" | "erase" | "account";
   children?: Child;
 }
 
@@ -35,9 +36,19 @@ export function Layout({ title, session, section, children }: Chrome) {
               <a href="/dashboard/forms" aria-current={section === "forms" ? "page" : undefined}>
                 Forms
               </a>
-              <a href="/dashboard/keys" aria-current={section === "keys" ? "page" : undefined}>
-                API keys
-              </a>
+              {can(session.user.role, "admin") ? (
+                <>
+                  <a href="/dashboard/keys" aria-current={section === "keys" ? "page" : undefined}>
+                    API keys
+                  </a>
+                  <a href="/dashboard/team" aria-current={section === "team" ? "page" : undefined}>
+                    Team
+                  </a>
+                  <a href="/dashboard/activity" aria-current={section === "activity" ? "page" : undefined}>
+                    Activity
+                  </a>
+                </>
+              ) : null}
               <a href="/dashboard/account" aria-current={section === "account" ? "page" : undefined}>
                 Account
               </a>

@@ -64,6 +64,13 @@ export interface SettingsProps {
   extra?: SettingsSection[];
 }
 
+/**
+ * Where each section goes on the page, by id: a section added later (fields, confirmation) takes its place
+ * here; one with an id not listed goes before the snippet.
+ */
+const SECTION_ORDER = ["general", "fields", "spam", "files", "webhooks", "notifications", "confirmation", "retention", "snippet", "test", "delete"];
+const rank = (id: string) => (SECTION_ORDER.includes(id) ? SECTION_ORDER.indexOf(id) : SECTION_ORDER.indexOf("snippet") - 0.5);
+
 /** A form's settings: every field, the snippet, a test submission, and deletion with typed confirmation. */
 export function SettingsPage({ session, form, input, errors = {}, notice, extra = [] }: SettingsProps) {
   const base = `/dashboard/forms/${form.id}`;
@@ -161,6 +168,7 @@ export function SettingsPage({ session, form, input, errors = {}, notice, extra 
       ),
     },
   ];
+  sections.sort((a, b) => rank(a.id) - rank(b.id));
   return (
     <Layout title={`${form.name}: settings`} session={session} section="forms">
       <FormHeader form={form} tab="settings" />
