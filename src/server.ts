@@ -45,7 +45,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
         "its directory, where SQLite keeps the -wal and -shm files beside it",
     );
   }
-  const urls = { baseUrl: () => config.baseUrl, submitUrl: () => config.submitUrl };
+  const urls = { baseUrl: () => config.baseUrl, submitUrl: () => config.submitUrl, known: () => !config.derived.baseUrl };
   const webhookOptions = { allowPrivate: config.webhooksAllowPrivate, resolve: systemResolver };
   const services = createServices(store, urls, { webhooks: webhookOptions });
   const metrics = new Metrics({ outbox: () => services.notifications.outboxDepth(), webhookOutbox: () => services.webhooks.outboxDepth() });

@@ -2,14 +2,16 @@ import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
 import { CONTENT_TYPES, exportStream } from "../lib/export.ts";
 import { iso, parseWhen } from "../lib/time.ts";
-import { FILTERS, type Filter, type SubmissionQuery } from "../services/submissions.ts";
+import { attachmentHeader } from "../lib/files.ts";
+import type { Principal } from "../services/principal.ts";
+import { FILTERS, type Filter, type Submission, type SubmissionQuery } from "../services/submissions.ts";
 import type { Session } from "../services/users.ts";
 import { can } from "../services/roles.ts";
 import { action, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";
 import { localPath, ownerOf, ownForm, page, reaches, redirect, SECURITY_HEADERS } from "./http.ts";
 import { DeliveriesPage, NotificationsSection } from "./pages/deliveries.tsx";
 import { FormsPage, type FormSummary, type NewFormInput } from "./pages/forms.tsx";
-import { InboxPage, PAGE_SIZE, SubmissionPage, type InboxQuery } from "./pages/inbox.tsx";
+import { InboxPage, type Neighbours, PAGE_SIZE, SubmissionPage, type InboxQuery } from "./pages/inbox.tsx";
 import type { SettingsInput } from "./pages/settings.tsx";
 import { webhookDeliveriesSection } from "./pages/webhooks.tsx";
 import { settingsResponse } from "./settings-routes.tsx";
@@ -27,6 +29,23 @@ async function summaries(ctx: RequestContext, session: Session): Promise<FormSum
       unread: row.unreadCount,
       lastSubmissionAt: row.lastSubmissionAt ? iso(row.lastSubmissionAt) : null,
     }));
+}
+
+/** The submissions next to this one in the inbox (newest first; spam beside spam): the newer and the older. */
+async function neighboursOf(ctx: RequestContext, principal: Principal, formId: string, submission: Submission): Promise<Neighbours> {
+  const near = async (order: "asc" | "desc") => {
+    const query = {
+      filter: submission.isSpam ? ("spam" as const) : ("all" as const),
+      search: null,
+      since: null,
+      order,
+      limit: 1,
+      offset: 0,
+      after: submission.id,
+    };
+    return (await ctx.services.submissions.list(principal, formId, query)).submissions[0]?.id ?? null;
+  };
+  return { newer: await near("asc"), older: await near("desc") };
 }
 
 /** The inbox's view from its URL; a bad value falls back to the default, and a bad `since` is reported. */
@@ -50,7 +69,9 @@ export function formPageRoutes(router: Router<Handler>): void {
   router.on(
     "GET",
     "/dashboard/forms",
-    signedIn(async (ctx, session) => render(200, <FormsPage session={session} forms={await summaries(ctx, session)} notice={noticeOf(ctx)} />)),
+    signedIn(async (ctx, session) =>
+      render(200, <FormsPage session={session} forms={await summaries(ctx, session)} notice={noticeOf(ctx)} mailOn={Boolean(ctx.options.mail)} />),
+    ),
   );
 
   router.on(
@@ -73,7 +94,10 @@ export function formPageRoutes(router: Router<Handler>): void {
         });
         return redirect(`/dashboard/forms/${form.id}/settings?notice=created`);
       } catch (error) {
-        return render(400, <FormsPage session={session} forms={await summaries(ctx, session)} input={input} errors={fieldErrors(error)} />);
+        return render(
+          400,
+          <FormsPage session={session} forms={await summaries(ctx, session)} input={input} errors={fieldErrors(error)} mailOn={Boolean(ctx.options.mail)} />,
+        );
       }
     }),
   );
@@ -148,7 +172,32 @@ export function formPageRoutes(router: Router<Handler>): void {
         submission = await ctx.services.submissions.update(principal, row.id, submission.id, { isRead: true });
       const back = localPath(ctx.request.headers.get("referer")?.replace(/^https?:\/\/[^/]+/, "") ?? null, `/dashboard/forms/${row.id}/submissions`);
       const inbox = back.includes("/submissions/") ? `/dashboard/forms/${row.id}/submissions` : back;
-      return render(200, <SubmissionPage session={session} form={ctx.services.forms.toForm(row)} submission={submission} back={inbox} />);
+      const neighbours = await neighboursOf(ctx, principal, row.id, submission);
+      return render(
+        200,
+        <SubmissionPage session={session} form={ctx.services.forms.toForm(row)} submission={submission} back={inbox} neighbours={neighbours} />,
+      );
+    }),
+  );
+
+  router.on(
+    "GET",
+    "/dashboard/forms/:id/submissions/:submissionId/files/:fileId",
+    signedIn(async (ctx, session) => {
+      const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
+      const file = await ctx.services.files.get(principal, row.id, ctx.params.submissionId!, ctx.params.fileId!);
+      // The same answer as the API's download: submitted bytes are a download, never sniffed, sandboxed if opened.
+      return new Response(file.content as Uint8Array<ArrayBuffer>, {
+        headers: {
+          "content-type": file.type,
+          "content-length": String(file.size),
+          "content-disposition": attachmentHeader(file.name),
+          "x-content-type-options": "nosniff",
+          "content-security-policy": "sandbox",
+          "cache-control": "private, no-store",
+          "referrer-policy": "same-origin",
+        },
+      });
     }),
   );
 

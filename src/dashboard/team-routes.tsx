@@ -9,6 +9,7 @@ import type { Session } from "../services/users.ts";
 import { action, fieldErrors, noticeOf, signedIn } from "./guard.tsx";
 import { cookie, flashCookie, ownerOf, page, PRESESSION_COOKIE, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE, takeFlash } from "./http.ts";
 import { ActivityPage } from "./pages/activity.tsx";
+import { ErasePage, type ErasureResult } from "./pages/erase.tsx";
 import { MessagePage } from "./pages/auth.tsx";
 import { InvitationPage, MemberPage, TeamPage, type NewInvitation } from "./pages/team.tsx";
 import { randomBase62 } from "../lib/random.ts";
@@ -185,6 +186,35 @@ export function teamPageRoutes(router: Router<Handler>): void {
       return again(fieldErrors(error));
     }
   });
+
+  router.on(
+    "GET",
+    "/dashboard/erase",
+    signedIn(async (_ctx, session) => render(200, <ErasePage session={session} />), "admin"),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/erase",
+    action(async (ctx, session, body) => {
+      const email = (body.get("email") ?? "").trim();
+      const dryRun = body.get("mode") !== "erase";
+      try {
+        const result: ErasureResult = { email, dryRun, total: 0, forms: [] };
+        for (const mode of ["live", "test"] as const) {
+          const principal = ownerOf(session, mode);
+          const erased = await ctx.services.retention.erase(principal, { email, dryRun });
+          const forms = await ctx.services.forms.list(principal);
+          result.total += erased.erased;
+          for (const [formId, count] of Object.entries(erased.forms))
+            result.forms.push({ name: forms.find((f) => f.id === formId)?.name ?? formId, mode, count });
+        }
+        return render(200, <ErasePage session={session} result={result} email={email} />);
+      } catch (error) {
+        return render(400, <ErasePage session={session} email={email} errors={fieldErrors(error)} />);
+      }
+    }, "admin"),
+  );
 
   router.on(
     "GET",

@@ -17,12 +17,14 @@ import { defaultWebhookOptions, webhooksService, type WebhookOptions } from "./w
 export interface PublicUrls {
   baseUrl: () => string;
   submitUrl: () => string;
+  /** False when baseUrl was only derived from the host and port (no --base-url): emails then carry no dashboard link. */
+  known?: () => boolean;
 }
 
 /** The domain, used alike by the HTTP routes and the local CLI. */
 export function createServices(store: Store, urls: PublicUrls, options: { webhooks?: WebhookOptions } = {}) {
   const forms = formsService(store, urls);
-  const notifications = notificationsService(store, forms);
+  const notifications = notificationsService(store, forms, () => ((urls.known?.() ?? true) ? urls.baseUrl() : null));
   const files = filesService(store, forms);
   const webhooks = webhooksService(store, forms, urls, options.webhooks ?? defaultWebhookOptions);
   const submissions = submissionsService(store, forms, notifications, files, webhooks);

@@ -121,7 +121,11 @@ const insertNotification = preparedOn((db) =>
 );
 
 /** Notifications: the outbox written with each submission, read by the sender and listed for the owner. */
-export function notificationsService(store: Store, formsService: FormsService) {
+/**
+ * `dashboardUrl` is the server's public base URL when it knows one (`--base-url`), so that each email links to
+ * its submission's page; null leaves the link out (a derived localhost address would mislead the reader).
+ */
+export function notificationsService(store: Store, formsService: FormsService, dashboardUrl: () => string | null = () => null) {
   const listeners = new Set<() => void>();
   const announce = () => {
     for (const listener of listeners) listener();
@@ -192,12 +196,14 @@ export function notificationsService(store: Store, formsService: FormsService) {
           createdAt: submissions.createdAt,
           formName: forms.name,
           formSlug: forms.slug,
+          formId: forms.id,
         })
         .from(notifications)
         .innerJoin(submissions, eq(submissions.id, notifications.submissionId))
         .innerJoin(forms, eq(forms.id, notifications.formId))
         .where(inArray(notifications.id, ids));
       const byId = new Map(rows.map((row) => [row.id, row]));
+      const base = dashboardUrl();
       return ids.flatMap((id) => {
         const row = byId.get(id);
         if (!row) return []; // deleted (with its submission) between the claim and this read
@@ -214,6 +220,7 @@ export function notificationsService(store: Store, formsService: FormsService) {
               submissionId: row.submissionId,
               receivedAt: iso(row.createdAt),
               data: JSON.parse(row.data) as Record<string, unknown>,
+              link: base ? `${base}/dashboard/forms/${row.formId}/submissions/${row.submissionId}` : null,
             }),
           },
         ];

@@ -222,9 +222,10 @@ export function retentionService(store: Store) {
       const erased = await deleteInBatches(matched);
       const total = Object.values(erased).reduce((a, b) => a + b, 0);
       // The log says that a person's data went, not whose: the address is what was erased.
-      await store.write((tx) =>
-        recordActivity(tx, principal, "submissions.erase", principal.mode, `Erased ${total} submissions of one person in ${Object.keys(erased).length} forms.`),
-      );
+      if (total > 0) {
+        const summary = `Erased ${total} submissions of one person in ${Object.keys(erased).length} forms.`;
+        await store.write((tx) => recordActivity(tx, principal, "submissions.erase", principal.mode, summary));
+      }
       return { erased: Object.values(erased).reduce((a, b) => a + b, 0), forms: erased, dryRun: false };
     },
   };

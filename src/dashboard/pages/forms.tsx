@@ -23,12 +23,15 @@ export function FormsPage({
   input = {},
   errors = {},
   notice,
+  mailOn = true,
 }: {
   session: Session;
   forms: FormSummary[];
   input?: NewFormInput;
   errors?: Record<string, string | undefined>;
   notice?: string;
+  /** False when the server has no mail server: the notification email field says nothing will be sent. */
+  mailOn?: boolean;
 }) {
   return (
     <Layout title="Forms" session={session} section="forms">
@@ -103,6 +106,7 @@ export function FormsPage({
               name="notificationEmail"
               type="email"
               value={input.notificationEmail}
+              hint={mailOn ? undefined : "Mail is off on this server: notifications wait, unsent, until it runs with --smtp-url (see docs/deploy.md)."}
               error={errors.notificationEmail}
             />
             <div class="field">

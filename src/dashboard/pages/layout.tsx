@@ -47,6 +47,9 @@ export function Layout({ title, session, section, children }: Chrome) {
                   <a href="/dashboard/activity" aria-current={section === "activity" ? "page" : undefined}>
                     Activity
                   </a>
+                  <a href="/dashboard/erase" aria-current={section === "erase" ? "page" : undefined}>
+                    Erase data
+                  </a>
                 </>
               ) : null}
               <a href="/dashboard/account" aria-current={section === "account" ? "page" : undefined}>

@@ -82,7 +82,7 @@ export function webhooksSection({
                       <button
                         type="submit"
                         class="secondary small"
-                        aria-label={`Rotate the secret of ${webhook.url}`}
+                        aria-label={`Rotate secret of ${webhook.url}`}
                         data-confirm="Make a new signing secret? The receiver must use the new one."
                       >
                         Rotate secret
@@ -90,7 +90,7 @@ export function webhooksSection({
                     </form>
                     <form method="post" action={`${base}/${webhook.id}/delete`}>
                       <Csrf session={session} />
-                      <button type="submit" class="danger small" aria-label={`Delete the webhook to ${webhook.url}`} data-confirm="Delete this webhook?">
+                      <button type="submit" class="danger small" aria-label={`Delete ${webhook.url}`} data-confirm="Delete this webhook?">
                         Delete
                       </button>
                     </form>
