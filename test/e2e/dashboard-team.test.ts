@@ -67,7 +67,9 @@ describe("a team: owner, editor, viewer", () => {
   test("the owner invites an editor and a viewer; each link is shown once, after the redirect", async () => {
     // Before any user exists, the first page of the dashboard says how to make one.
     await page.goto(`${server.url}/dashboard`);
-    expect(await page.locator("#setup-hint").innerText()).toContain("No user yet. The first one is made with the one-time setup link that formsvc serve printed");
+    expect(await page.locator("#setup-hint").textContent()).toContain(
+      "No user yet. The first one is made with the one-time setup link that formsvc serve printed",
+    );
     await checkBothWidths(page, "signin-first");
     await setUp(page, await setupLink(server));
     await page.getByLabel("Name", { exact: true }).fill("Contact");

@@ -1,5 +1,6 @@
 import type { Child } from "hono/jsx";
 import type { Form } from "../../services/forms.ts";
+import { can } from "../../services/roles.ts";
 import type { Session } from "../../services/users.ts";
 import { CopyButton, Csrf, Field, FormHeader, Layout, Notice } from "./layout.tsx";
 
@@ -173,6 +174,11 @@ export function SettingsPage({ session, form, input, errors = {}, notice, extra 
     <Layout title={`${form.name}: settings`} session={session} section="forms">
       <FormHeader form={form} tab="settings" />
       <Notice text={notice} />
+      {can(session.user.role, "edit") ? null : (
+        <p class="callout" role="note">
+          You can read these settings. Changing them needs an editor, admin or owner of the account.
+        </p>
+      )}
       {sections.map((section) => (
         <section class={`card${section.id === "delete" ? " danger-zone" : ""}`} id={section.id} aria-labelledby={`${section.id}-title`}>
           <h2 id={`${section.id}-title`}>{section.title}</h2>
