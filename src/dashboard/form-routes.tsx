@@ -1,10 +1,10 @@
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
-import { CONTENT_TYPES, exportStream } from "../lib/export.ts";
+import { CONTENT_TYPES, exportStream } from "../services/submissions/export.ts";
 import { iso, parseWhen } from "../lib/time.ts";
 import { attachmentHeader } from "../lib/files.ts";
-import type { Principal } from "../services/principal.ts";
-import { FILTERS, type Filter, type Submission, type SubmissionQuery } from "../services/submissions.ts";
+import type { Principal, Submission } from "../domain/types.ts";
+import { FILTERS, type Filter, type SubmissionQuery } from "../services/submissions.ts";
 import type { Session } from "../services/users.ts";
 import { can } from "../services/roles.ts";
 import { action, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";

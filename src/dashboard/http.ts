@@ -1,7 +1,8 @@
 import { ApiError } from "../errors.ts";
 import { readBytes } from "../http/body.ts";
 import type { RequestContext } from "../http/context.ts";
-import { operator, PERMISSIONS, type Mode, type Permission, type Principal } from "../services/principal.ts";
+import { type Mode, type Permission, PERMISSIONS, type Principal } from "../domain/types.ts";
+import { operator } from "../services/principal.ts";
 import { can } from "../services/roles.ts";
 import type { Session } from "../services/users.ts";
 import type { FormRow } from "../db/schema.ts";

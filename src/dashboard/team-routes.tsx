@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
-import type { Form } from "../services/forms.ts";
+import type { Form } from "../domain/types.ts";
 import { parseActivityQuery } from "../services/activity.ts";
 import { parseRole } from "../services/roles.ts";
 import type { TeamActor } from "../services/team.ts";

@@ -4,7 +4,6 @@ import { activity, type ActivityRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { iso } from "../lib/time.ts";
-import type { Principal } from "./principal.ts";
 
 /** One entry of an account's activity log, as the API, the CLI and the dashboard show it. */
 export interface Activity {
@@ -22,7 +21,7 @@ export interface ActivityPage {
 }
 
 /** Who acts, in the log's words: the principal's actor, else the local CLI. */
-export const actorOf = (principal: Pick<Principal, "actor">): string => principal.actor ?? "cli";
+export const actorOf = (principal: { actor?: string }): string => principal.actor ?? "cli";
 
 /** The host of an address, for summaries: a webhook's path and query may hold a token (Slack's do). */
 export const hostOf = (url: string): string => (URL.canParse(url) ? new URL(url).host : "an address");
@@ -45,13 +44,7 @@ const toActivity = (row: ActivityRow): Activity => ({
  * and the change it tells of are written together. `action` is `resource.verb` (form.update), `target` the
  * id acted on, `summary` a short sentence that never holds a secret.
  */
-export async function recordActivity(
-  db: Db,
-  principal: Pick<Principal, "accountId" | "actor">,
-  action: string,
-  target: string,
-  summary: string,
-): Promise<void> {
+export async function recordActivity(db: Db, principal: { accountId: string; actor?: string }, action: string, target: string, summary: string): Promise<void> {
   const now = Date.now();
   await db.insert(activity).values({
     id: newId("activity", now),

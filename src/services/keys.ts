@@ -8,7 +8,8 @@ import { iso } from "../lib/time.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";
 import { recordActivity } from "./activity.ts";
 import type { FormsService } from "./forms.ts";
-import { hasPermission, parsePermissions, PERMISSIONS, type Mode, type Permission, type Principal } from "./principal.ts";
+import { PERMISSIONS, type Mode, type Permission, type Principal } from "../domain/types.ts";
+import { hasPermission, parsePermissions } from "./principal.ts";
 
 /** A key as lists show it: never the secret, only its first characters. */
 export interface ApiKey {

@@ -1,5 +1,4 @@
-import type { Form } from "../../services/forms.ts";
-import { CAPTCHA_PROVIDERS } from "../../services/forms.ts";
+import { CAPTCHA_PROVIDERS, type Form } from "../../domain/types.ts";
 import type { Session } from "../../services/users.ts";
 import { MailOff } from "./mail.tsx";
 import { Csrf, Field, Notice } from "./layout.tsx";

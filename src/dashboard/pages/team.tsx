@@ -1,4 +1,4 @@
-import type { Form } from "../../services/forms.ts";
+import type { Form } from "../../domain/types.ts";
 import { can, ROLE_HELP, ROLES, type Role } from "../../services/roles.ts";
 import type { Invitation } from "../../services/team.ts";
 import type { Session, User } from "../../services/users.ts";

@@ -1,7 +1,8 @@
 import { WEBHOOK_FORMATS } from "../../lib/webhook-message.ts";
-import type { Form } from "../../services/forms.ts";
+import type { Form } from "../../domain/types.ts";
 import type { Session } from "../../services/users.ts";
-import type { Webhook, WebhookDelivery } from "../../services/webhooks.ts";
+import type { WebhookDelivery } from "../../services/webhook-outbox.ts";
+import type { Webhook } from "../../services/webhooks.ts";
 import type { DeliverySection } from "./deliveries.tsx";
 import { CopyButton, Csrf, Field, Notice, ScrollTable, Time } from "./layout.tsx";
 import type { SettingsSection } from "./settings.tsx";

@@ -1,5 +1,5 @@
-import type { ActivityService } from "./services/activity.ts";
-import type { RetentionService } from "./services/retention.ts";
+import type { ActivityService } from "../services/activity.ts";
+import type { RetentionService } from "../services/retention.ts";
 
 export interface PurgerOptions {
   /** Time between purges; an hour unless a test says otherwise. */
