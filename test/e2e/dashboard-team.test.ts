@@ -155,7 +155,9 @@ describe("a team: owner, editor, viewer", () => {
     await Promise.all([page.waitForURL(/notice=removed$/, WAIT), page.getByRole("button", { name: "Remove ed@example.com" }).click()]);
 
     await page.getByRole("link", { name: "Activity" }).click();
-    const rows = await page.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].slice(1, 3).map((td) => td.textContent)));
+    const rows = await page
+      .locator("tbody tr")
+      .evaluateAll((trs) => trs.map((tr) => [tr.querySelectorAll("td")[1]!.textContent, tr.querySelector(".summary")!.textContent]));
     expect(rows).toEqual([
       ["user:owner@example.com", "Removed editor ed@example.com."],
       ["user:owner@example.com", "Made vi@example.com editor on 1 forms (was viewer)."],

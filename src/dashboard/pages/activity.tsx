@@ -18,7 +18,9 @@ export function ActivityPage({ session, entries, next, first }: { session: Sessi
             <thead>
               <tr>
                 <th scope="col">When</th>
-                <th scope="col">Who</th>
+                <th scope="col" class="wide-only">
+                  Who
+                </th>
                 <th scope="col">What</th>
                 <th scope="col" class="wide-only">
                   Action
@@ -31,8 +33,11 @@ export function ActivityPage({ session, entries, next, first }: { session: Sessi
                   <td>
                     <Time iso={entry.at} />
                   </td>
-                  <td>{entry.actor}</td>
-                  <td>{entry.summary}</td>
+                  <td class="wide-only">{entry.actor}</td>
+                  <td>
+                    <span class="summary">{entry.summary}</span>
+                    <span class="narrow-only muted">{entry.actor}</span>
+                  </td>
                   <td class="wide-only">
                     <code>{entry.action}</code>
                   </td>
