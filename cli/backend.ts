@@ -5,6 +5,7 @@ import { isLibsqlUrl } from "../src/db/location.ts";
 import { ApiError } from "../src/errors.ts";
 import type { DailyStats } from "../src/services/form-stats.ts";
 import type { Services } from "../src/services/index.ts";
+import type { ActivityPage } from "../src/services/activity.ts";
 import type { ApiKey, NewApiKey } from "../src/services/keys.ts";
 import type { NotificationPage } from "../src/services/notifications.ts";
 import type { DeliveryPage, WebhookDelivery } from "../src/services/webhook-outbox.ts";
@@ -67,6 +68,10 @@ export interface Backend {
     create(body: Record<string, unknown>): Promise<NewApiKey>;
     list(): Promise<ApiKey[]>;
     revoke(id: string): Promise<void>;
+  };
+  activity: {
+    /** One page of the account's activity log, newest first (`limit`, `after`). */
+    list(query: QueryParams): Promise<ActivityPage>;
   };
   /** Local mode only: the services themselves (accounts, backup). */
   services?: Services;
@@ -206,6 +211,9 @@ export async function localBackend(location: string, options: ConnectionOptions,
         })();
       },
     },
+    activity: {
+      list: async (query) => services.activity.list(principal.accountId, (await import("../src/services/activity.ts")).parseActivityQuery(query)),
+    },
     notifications: {
       list: async (ref, query) => services.notifications.list(principal, ref, await queryOf("listNotifications", query)),
       retry: async (ref, options = {}) => ({ retried: await services.notifications.retryFailed(principal, ref, Date.now(), options) }),
@@ -284,6 +292,9 @@ export async function remoteBackend(client: ApiClient): Promise<Backend> {
         const response = await send("downloadFile", { params: { ...submission(ref, submissionId), fileId } });
         return response.body as AsyncIterable<Uint8Array>;
       },
+    },
+    activity: {
+      list: (query) => call("listActivity", { query }),
     },
     notifications: {
       list: (ref, query) => call("listNotifications", { params: form(ref), query }),

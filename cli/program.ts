@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { accountsCommand } from "./accounts.ts";
+import { activityCommand } from "./activity.ts";
 import { backupCommand } from "./backup.ts";
 import { completionCommand } from "./completion.ts";
 import { EXIT, exitCodeFor } from "./errors.ts";
@@ -33,6 +34,7 @@ const COMMANDS: [names: string[], register: (program: Command, io: Io) => void][
   [["serve"], serveCommand],
   [["accounts"], accountsCommand],
   [["keys"], keysCommand],
+  [["activity"], activityCommand],
   [["forms"], formsCommand],
   [["submissions"], submissionsCommand],
   [["notifications"], notificationsCommand],

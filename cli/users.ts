@@ -1,4 +1,6 @@
 import type { Command } from "commander";
+import type { Role } from "../src/services/roles.ts";
+import type { TeamActor } from "../src/services/team.ts";
 import type { User } from "../src/services/users.ts";
 import type { Services } from "../src/services/index.ts";
 import { existingDatabase, localDatabase, openLocalServices } from "./backend.ts";
@@ -9,6 +11,8 @@ import { printList, printObject, type Column } from "./output.ts";
 const COLUMNS: Column<User>[] = [
   { header: "id", value: (u) => u.id },
   { header: "email", value: (u) => u.email },
+  { header: "role", value: (u) => u.role },
+  { header: "forms", value: (u) => (u.formIds === null ? "all" : u.formIds.join(",")) },
   { header: "account", value: (u) => u.accountId },
   { header: "created", value: (u) => u.createdAt },
 ];
@@ -57,6 +61,33 @@ async function newPassword(io: Io, fromStdin: boolean): Promise<string> {
   }
 }
 
+/** The role and form limit of --role and --forms; a form is named by id or slug. */
+async function membership(
+  services: Services,
+  accountId: string,
+  options: { role?: string; forms?: string },
+): Promise<{ role: Role; formIds: string[] | null }> {
+  const { parseRole } = await import("../src/services/roles.ts");
+  const role = parseRole(options.role ?? "owner", "--role");
+  if (!options.forms) return { role, formIds: null };
+  const { operator } = await import("../src/services/principal.ts");
+  const formIds: string[] = [];
+  for (const ref of options.forms
+    .split(",")
+    .map((f) => f.trim())
+    .filter(Boolean)) {
+    const row =
+      (await services.forms.findRow(operator(accountId, "live"), ref).catch(() => null)) ??
+      (await services.forms.findRow(operator(accountId, "test"), ref).catch(() => null));
+    if (!row) throw new CliError(`no form ${ref} in this account. See: formsvc forms list`, EXIT.notFound);
+    formIds.push(row.id);
+  }
+  return { role, formIds };
+}
+
+/** The local CLI as the team service knows it: the trusted operator, an owner of the account. */
+const cliActor = (accountId: string): TeamActor => ({ accountId, role: "owner", userId: null });
+
 /** The public base URL the server recorded, for links; FORMSVC_BASE_URL wins. */
 const baseUrl = (services: Services) => services.urls.baseUrl();
 
@@ -73,17 +104,23 @@ export function usersCommand(program: Command, io: Io): void {
     .command("create <email>")
     .description("make a dashboard user of the account (--account, else the default one)")
     .option("--password-stdin", "read the password from stdin (its first line) instead of asking")
+    .option("--role <role>", "owner, admin, editor or viewer (default owner)")
+    .option("--forms <forms>", "limit an editor or viewer to these forms (ids or slugs, comma-separated)")
     .addHelpText(
       "after",
       "\nExamples:\n  formsvc users create ada@example.com\n  printf '%s\\n' \"$PASSWORD\" | formsvc users create ada@example.com --password-stdin --account acc_01jd3k4m\n",
     )
-    .action(async (email: string, options: { passwordStdin?: boolean }, command: Command) => {
+    .action(async (email: string, options: { passwordStdin?: boolean; role?: string; forms?: string }, command: Command) => {
       const password = await newPassword(io, Boolean(options.passwordStdin));
       const user = await withLocal(
         command,
         io,
         "users create",
-        async (services) => services.users.create((await services.accounts.resolve(command.optsWithGlobals().account)).id, email, password),
+        async (services) => {
+          const accountId = (await services.accounts.resolve(command.optsWithGlobals().account)).id;
+          const { role, formIds } = await membership(services, accountId, options);
+          return services.users.create(accountId, email, password, role, formIds);
+        },
         { create: true },
       );
       if (command.optsWithGlobals().json) printObject(io, { ...user }, { json: true });
@@ -106,6 +143,39 @@ export function usersCommand(program: Command, io: Io): void {
     .action(async (email: string, _options, command: Command) => {
       const user = await withLocal(command, io, "users delete", (services) => services.users.remove(email));
       io.err(`Deleted dashboard user ${user.email}.\n`);
+    });
+
+  users
+    .command("role <email> <role>")
+    .description("give a user another role (owner, admin, editor, viewer) and, with --forms, limit them to some forms")
+    .option("--forms <forms>", "limit an editor or viewer to these forms (ids or slugs, comma-separated); without it: every form")
+    .addHelpText("after", "\nExamples:\n  formsvc users role ed@example.com editor\n  formsvc users role vi@example.com viewer --forms contact,newsletter\n")
+    .action(async (email: string, roleName: string, options: { forms?: string }, command: Command) => {
+      const user = await withLocal(command, io, "users role", async (services) => {
+        const found = await services.users.findByEmail(email);
+        if (!found) throw new CliError(`no dashboard user ${email}. See: formsvc users list`, EXIT.notFound);
+        const wanted = await membership(services, found.accountId, { role: roleName, forms: options.forms });
+        return services.team.setRole(cliActor(found.accountId), found.id, wanted);
+      });
+      if (command.optsWithGlobals().json) printObject(io, { ...user }, { json: true });
+      else io.err(`${user.email} is now ${user.role}${user.formIds ? ` on ${user.formIds.length} forms` : ""}.\n`);
+    });
+
+  users
+    .command("invite <email>")
+    .description("print a one-time link, valid 7 days, that lets this person choose a password and join with the role given")
+    .option("--role <role>", "owner, admin, editor or viewer (default viewer)")
+    .option("--forms <forms>", "limit an editor or viewer to these forms (ids or slugs, comma-separated)")
+    .addHelpText("after", "\nExample:\n  formsvc users invite ed@example.com --role editor\n")
+    .action(async (email: string, options: { role?: string; forms?: string }, command: Command) => {
+      const url = await withLocal(command, io, "users invite", async (services) => {
+        const accountId = (await services.accounts.resolve(command.optsWithGlobals().account)).id;
+        const wanted = await membership(services, accountId, { role: options.role ?? "viewer", forms: options.forms });
+        const { token } = await services.team.invite(cliActor(accountId), email, wanted);
+        return `${baseUrl(services)}/dashboard/invite?token=${token}`;
+      });
+      if (io.isTTY) io.err(`Invitation for ${email.trim().toLowerCase()}: it works once, within 7 days.\n`);
+      io.out(`${url}\n`);
     });
 
   const dashboard = program

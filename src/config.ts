@@ -84,6 +84,13 @@ export const SETTINGS = {
     help: "submissions a minute per client address per form, 0 for none",
     parse: whole(0, 1_000_000),
   }),
+  activityDays: setting({
+    flag: "--activity-days <days>",
+    env: "FORMSVC_ACTIVITY_DAYS",
+    default: "365",
+    help: "days the activity log keeps an entry",
+    parse: whole(1, 36_500),
+  }),
   rateBurst: setting({
     flag: "--rate-burst <n>",
     env: "FORMSVC_RATE_BURST",

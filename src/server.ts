@@ -6,6 +6,7 @@ import { Metrics, serveMetricsAlone } from "./http/metrics.ts";
 import { errorResponse } from "./http/respond.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { serverLog } from "./log.ts";
+import { smtpMailer } from "./mailer.ts";
 import { startPurger } from "./workers/purger.ts";
 import { systemResolver } from "./lib/address.ts";
 import { startWebhookSender } from "./workers/webhook-sender.ts";
@@ -44,7 +45,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
         "its directory, where SQLite keeps the -wal and -shm files beside it",
     );
   }
-  const urls = { baseUrl: () => config.baseUrl, submitUrl: () => config.submitUrl };
+  const urls = { baseUrl: () => config.baseUrl, submitUrl: () => config.submitUrl, known: () => !config.derived.baseUrl };
   const webhookOptions = { allowPrivate: config.webhooksAllowPrivate, resolve: systemResolver };
   const services = createServices(store, urls, { webhooks: webhookOptions });
   const metrics = new Metrics({
@@ -54,6 +55,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
   });
   const app = createApp({
     services,
+    mail: config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom, config.mailTimeoutMs) : null,
     maxBody: config.maxBody,
     maxFileSize: config.maxFileSize,
     trustProxy: config.trustProxy,
@@ -95,7 +97,12 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
       })
     : null;
   // Retention applies at start and every hour; it deletes in small batches beside the traffic.
-  const purger = startPurger(services.retention, { intervalMs: config.purgeIntervalMs, now: Date.now, log: { line: log.request, error: log.error } });
+  const purger = startPurger(services.retention, {
+    intervalMs: config.purgeIntervalMs,
+    now: Date.now,
+    log: { line: log.request, error: log.error },
+    activity: { service: services.activity, days: config.activityDays },
+  });
   const webhookSender = startWebhookSender(services.webhooks, {
     ...webhookOptions,
     retryScale: config.webhookRetryScale,

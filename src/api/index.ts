@@ -1,3 +1,4 @@
+import { activityOperations } from "./activity.ts";
 import { formOperations } from "./forms.ts";
 import { keyOperations } from "./keys.ts";
 import { notificationOperations } from "./notifications.ts";
@@ -20,6 +21,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...keyOperations,
   ...publicOperations,
   ...statsOperations,
+  ...activityOperations,
 ];
 
 /** The operation of this id; a name no declaration has is a mistake in the caller. */

@@ -63,7 +63,8 @@ export const queryParameters = lazySchema((z) => {
       invalid: () => "q must be at most 200 characters.",
     },
     after: {
-      schema: z.string().regex(/^sub_[0-9a-z]{22}$/),
+      // A submission id for submissions; the activity log reads its own kind of id (act_) with its own rule.
+      schema: z.string().regex(/^(sub|act)_[0-9a-z]{22}$/),
       description: "Keyset paging: the `nextCursor` of the previous page. Cannot be combined with offset.",
       invalid: (value: string) => `after must be a submission id (the nextCursor of a page), not "${value}".`,
     },

@@ -48,9 +48,11 @@ export function authRoutes(router: Router<Handler>): void {
     // The decoy hash is made while the person types, so that even the first wrong email is not the slow one.
     warmDecoy();
     const pre = presession(ctx);
+    // Before anyone can sign in, the page says how the first user is made.
+    const noUser = (await ctx.services.users.count()) === 0;
     return render(
       200,
-      <SignInPage presession={pre.token} next={localPath(ctx.url.searchParams.get("next"), "") || undefined} notice={noticeOf(ctx)} />,
+      <SignInPage presession={pre.token} next={localPath(ctx.url.searchParams.get("next"), "") || undefined} notice={noticeOf(ctx)} noUser={noUser} />,
       pre.headers,
     );
   });
@@ -137,6 +139,6 @@ export function authRoutes(router: Router<Handler>): void {
       }
       // Every session of the user ended with the change; this browser gets a fresh one.
       return signInAs(ctx, session.user.id, "/dashboard/account?notice=password");
-    }),
+    }, "read"),
   );
 }

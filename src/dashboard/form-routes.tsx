@@ -4,14 +4,19 @@ import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
 import { CONTENT_TYPES, exportStream } from "../services/submissions/export.ts";
 import { iso, parseWhen } from "../lib/time.ts";
+import { attachmentHeader } from "../lib/files.ts";
+import type { Principal, Submission } from "../domain/types.ts";
 import { FILTERS, type Filter, type SubmissionQuery } from "../services/submissions.ts";
 import type { Session } from "../services/users.ts";
-import { action, fieldErrors, noticeOf, signedIn } from "./guard.tsx";
-import { localPath, ownerOf, ownForm, page, redirect, SECURITY_HEADERS } from "./http.ts";
+import { can } from "../services/roles.ts";
+import { action, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";
+import { localPath, ownerOf, ownForm, page, reaches, redirect, SECURITY_HEADERS } from "./http.ts";
 import { DeliveriesPage, EndpointsSection, NotificationsSection } from "./pages/deliveries.tsx";
 import { FormsPage, type FormSummary, type NewFormInput } from "./pages/forms.tsx";
-import { InboxPage, PAGE_SIZE, SubmissionPage, type InboxQuery } from "./pages/inbox.tsx";
-import { SettingsPage, settingsInput, type SettingsInput } from "./pages/settings.tsx";
+import { InboxPage, type Neighbours, PAGE_SIZE, SubmissionPage, type InboxQuery } from "./pages/inbox.tsx";
+import type { SettingsInput } from "./pages/settings.tsx";
+import { webhookDeliveriesSection } from "./pages/webhooks.tsx";
+import { settingsResponse } from "./settings-routes.tsx";
 
 const render = (status: number, element: unknown) => page(status, String(element));
 
@@ -19,11 +24,30 @@ const render = (status: number, element: unknown) => page(status, String(element
 async function summaries(ctx: RequestContext, session: Session): Promise<FormSummary[]> {
   const rows = [...(await ctx.services.forms.listRows(ownerOf(session, "live"))), ...(await ctx.services.forms.listRows(ownerOf(session, "test")))];
   rows.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
-  return rows.map((row) => ({
-    form: ctx.services.forms.toForm(row),
-    unread: row.unreadCount,
-    lastSubmissionAt: row.lastSubmissionAt ? iso(row.lastSubmissionAt) : null,
-  }));
+  return rows
+    .filter((row) => reaches(session, row.id))
+    .map((row) => ({
+      form: ctx.services.forms.toForm(row),
+      unread: row.unreadCount,
+      lastSubmissionAt: row.lastSubmissionAt ? iso(row.lastSubmissionAt) : null,
+    }));
+}
+
+/** The submissions next to this one in the inbox (newest first; spam beside spam): the newer and the older. */
+async function neighboursOf(ctx: RequestContext, principal: Principal, formId: string, submission: Submission): Promise<Neighbours> {
+  const near = async (order: "asc" | "desc") => {
+    const query = {
+      filter: submission.isSpam ? ("spam" as const) : ("all" as const),
+      search: null,
+      since: null,
+      order,
+      limit: 1,
+      offset: 0,
+      after: submission.id,
+    };
+    return (await ctx.services.submissions.list(principal, formId, query)).submissions[0]?.id ?? null;
+  };
+  return { newer: await near("asc"), older: await near("desc") };
 }
 
 /** The inbox's view from its URL; a bad value falls back to the default, and a bad `since` is reported. */
@@ -42,28 +66,22 @@ function inboxQuery(url: URL): { query: InboxQuery; since: number | null; sinceE
   return { query, since, sinceError };
 }
 
-const ACTIONS: Record<string, Record<string, boolean> | "delete"> = {
-  star: { isStarred: true },
-  unstar: { isStarred: false },
-  read: { isRead: true },
-  unread: { isRead: false },
-  spam: { isSpam: true },
-  notspam: { isSpam: false },
-  delete: "delete",
-};
-
 /** Forms list and creation, a form's inbox, one submission, actions, export, settings, test, delete, deliveries. */
 export function formPageRoutes(router: Router<Handler>): void {
   router.on(
     "GET",
     "/dashboard/forms",
-    signedIn(async (ctx, session) => render(200, <FormsPage session={session} forms={await summaries(ctx, session)} notice={noticeOf(ctx)} />)),
+    signedIn(async (ctx, session) =>
+      render(200, <FormsPage session={session} forms={await summaries(ctx, session)} notice={noticeOf(ctx)} mailOn={Boolean(ctx.options.mail)} />),
+    ),
   );
 
   router.on(
     "POST",
     "/dashboard/forms",
     action(async (ctx, session, body) => {
+      // A user limited to some forms could not reach a form they made: only those who reach every form make one.
+      if (session.user.formIds !== null) return refused("You are limited to some forms of this account, so you cannot make new ones.", session);
       const input: NewFormInput = {
         name: body.get("name") ?? "",
         slug: (body.get("slug") ?? "").trim(),
@@ -78,7 +96,10 @@ export function formPageRoutes(router: Router<Handler>): void {
         });
         return redirect(`/dashboard/forms/${form.id}/settings?notice=created`);
       } catch (error) {
-        return render(400, <FormsPage session={session} forms={await summaries(ctx, session)} input={input} errors={fieldErrors(error)} />);
+        return render(
+          400,
+          <FormsPage session={session} forms={await summaries(ctx, session)} input={input} errors={fieldErrors(error)} mailOn={Boolean(ctx.options.mail)} />,
+        );
       }
     }),
   );
@@ -148,11 +169,37 @@ export function formPageRoutes(router: Router<Handler>): void {
     signedIn(async (ctx, session) => {
       const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
       let submission = await ctx.services.submissions.get(principal, row.id, ctx.params.submissionId!);
-      // Opening a submission is reading it.
-      if (!submission.isRead) submission = await ctx.services.submissions.update(principal, row.id, submission.id, { isRead: true });
+      // Opening a submission is reading it (for those who may change it: a viewer leaves it as it was).
+      if (!submission.isRead && can(session.user.role, "edit"))
+        submission = await ctx.services.submissions.update(principal, row.id, submission.id, { isRead: true });
       const back = localPath(ctx.request.headers.get("referer")?.replace(/^https?:\/\/[^/]+/, "") ?? null, `/dashboard/forms/${row.id}/submissions`);
       const inbox = back.includes("/submissions/") ? `/dashboard/forms/${row.id}/submissions` : back;
-      return render(200, <SubmissionPage session={session} form={ctx.services.forms.toForm(row)} submission={submission} back={inbox} />);
+      const neighbours = await neighboursOf(ctx, principal, row.id, submission);
+      return render(
+        200,
+        <SubmissionPage session={session} form={ctx.services.forms.toForm(row)} submission={submission} back={inbox} neighbours={neighbours} />,
+      );
+    }),
+  );
+
+  router.on(
+    "GET",
+    "/dashboard/forms/:id/submissions/:submissionId/files/:fileId",
+    signedIn(async (ctx, session) => {
+      const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
+      const file = await ctx.services.files.get(principal, row.id, ctx.params.submissionId!, ctx.params.fileId!);
+      // The same answer as the API's download: submitted bytes are a download, never sniffed, sandboxed if opened.
+      return new Response(file.content as Uint8Array<ArrayBuffer>, {
+        headers: {
+          "content-type": file.type,
+          "content-length": String(file.size),
+          "content-disposition": attachmentHeader(file.name),
+          "x-content-type-options": "nosniff",
+          "content-security-policy": "sandbox",
+          "cache-control": "private, no-store",
+          "referrer-policy": "same-origin",
+        },
+      });
     }),
   );
 
@@ -162,13 +209,7 @@ export function formPageRoutes(router: Router<Handler>): void {
     action(async (ctx, session, body) => {
       const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
       const name = body.get("action") ?? "";
-      const what = ACTIONS[name];
-      if (!what) throw new ApiError("invalid_parameter", `Unknown action "${name}".`, { field: "action" });
-      const ids = body.getAll("ids");
-      for (const id of ids) {
-        if (what === "delete") await ctx.services.submissions.remove(principal, row.id, id);
-        else await ctx.services.submissions.update(principal, row.id, id, what);
-      }
+      await ctx.services.submissionBulk.apply(principal, row.id, body.getAll("ids"), name);
       const inbox = `/dashboard/forms/${row.id}/submissions`;
       // After deleting it, or marking it unread, the submission's own page is no place to go back to.
       const leaves = name === "delete" || name === "unread";
@@ -182,8 +223,7 @@ export function formPageRoutes(router: Router<Handler>): void {
     "/dashboard/forms/:id/settings",
     signedIn(async (ctx, session) => {
       const { row } = await ownForm(ctx, session, ctx.params.id!);
-      const form = ctx.services.forms.toForm(row);
-      return render(200, <SettingsPage session={session} form={form} input={settingsInput(form)} notice={noticeOf(ctx)} />);
+      return settingsResponse(ctx, session, row, { notice: noticeOf(ctx) });
     }),
   );
 
@@ -211,7 +251,7 @@ export function formPageRoutes(router: Router<Handler>): void {
         });
         return redirect(`/dashboard/forms/${row.id}/settings?notice=saved`);
       } catch (error) {
-        return render(400, <SettingsPage session={session} form={ctx.services.forms.toForm(row)} input={input} errors={fieldErrors(error)} />);
+        return settingsResponse(ctx, session, row, { status: 400, input, errors: fieldErrors(error) });
       }
     }),
   );
@@ -219,17 +259,18 @@ export function formPageRoutes(router: Router<Handler>): void {
   router.on(
     "POST",
     "/dashboard/forms/:id/test",
-    action(async (ctx, session) => {
+    action(async (ctx, session, body) => {
       const { row } = await ownForm(ctx, session, ctx.params.id!);
       const fields = { email: session.user.email, message: "A test submission sent from the dashboard.", _subject: `Test submission to ${row.name}` };
       try {
         // The public endpoint's rules, as the owner's own post (docs/dashboard.md says what it skips).
         await ctx.services.intake.receive(row, { origin: null, ip: ctx.ip, readFields: async () => fields, byOwner: true }, { rateLimit: () => 0 });
       } catch (error) {
-        const form = ctx.services.forms.toForm(row);
         const errors = { test: fieldErrors(error, {}).form ?? (error as Error).message };
-        return render(400, <SettingsPage session={session} form={form} input={settingsInput(form)} errors={errors} />);
+        return settingsResponse(ctx, session, row, { status: 400, errors });
       }
+      // From the webhooks section, the test is of the webhooks: back there, where their deliveries are linked.
+      if (body.get("return") === "webhooks") return redirect(`/dashboard/forms/${row.id}/settings?notice=testevent#webhooks`);
       return redirect(`/dashboard/forms/${row.id}/submissions?notice=tested`);
     }),
   );
@@ -240,16 +281,7 @@ export function formPageRoutes(router: Router<Handler>): void {
     action(async (ctx, session, body) => {
       const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
       if ((body.get("confirm") ?? "").trim() !== row.name) {
-        const form = ctx.services.forms.toForm(row);
-        return render(
-          400,
-          <SettingsPage
-            session={session}
-            form={form}
-            input={settingsInput(form)}
-            errors={{ confirm: "Type the form's name exactly as shown to delete it." }}
-          />,
-        );
+        return settingsResponse(ctx, session, row, { status: 400, errors: { confirm: "Type the form's name exactly as shown to delete it." } });
       }
       await ctx.services.forms.remove(principal, row.id);
       return redirect("/dashboard/forms?notice=deleted");
@@ -264,9 +296,19 @@ export function formPageRoutes(router: Router<Handler>): void {
       const pageNumber = Math.max(1, Number.parseInt(ctx.url.searchParams.get("page") ?? "1", 10) || 1);
       const list = await ctx.services.notifications.list(principal, row.id, { limit: PAGE_SIZE, offset: (pageNumber - 1) * PAGE_SIZE });
       const form = ctx.services.forms.toForm(row);
+      const webhooks = await ctx.services.webhooks.list(principal, row.id);
+      const deliveries = await ctx.services.webhooks.deliveries(principal, row.id, null, { limit: PAGE_SIZE, offset: 0 });
       const sections = [
-        NotificationsSection({ session, form, notifications: list.notifications, page: pageNumber, hasMore: list.pagination.hasMore }),
+        NotificationsSection({
+          session,
+          form,
+          notifications: list.notifications,
+          page: pageNumber,
+          hasMore: list.pagination.hasMore,
+          mailServer: ctx.options.mail?.server ?? null,
+        }),
         EndpointsSection({ form, circuits: await ctx.services.webhooks.circuits(row.id, Date.now()) }),
+        webhookDeliveriesSection({ session, form, deliveries: deliveries.deliveries, webhooks }),
       ];
       return render(200, <DeliveriesPage session={session} form={form} sections={sections} notice={noticeOf(ctx)} />);
     }),
@@ -278,7 +320,29 @@ export function formPageRoutes(router: Router<Handler>): void {
     action(async (ctx, session) => {
       const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
       await ctx.services.notifications.retryOne(principal, row.id, ctx.params.notificationId!, Date.now());
-      return redirect(`/dashboard/forms/${row.id}/deliveries?notice=retried`);
+      // Without a mail server nothing goes out at once, and the page must not say it does.
+      return redirect(`/dashboard/forms/${row.id}/deliveries?notice=${ctx.options.mail ? "retried" : "retriedmailoff"}`);
+    }),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/forms/:id/deliveries/test-email",
+    action(async (ctx, session) => {
+      const { row } = await ownForm(ctx, session, ctx.params.id!);
+      const mail = ctx.options.mail;
+      if (!mail) return redirect(`/dashboard/forms/${row.id}/deliveries?notice=mailoff`);
+      try {
+        await mail.send({
+          to: session.user.email,
+          subject: "formsvc test email",
+          text: `This is a test email from formsvc, sent from the deliveries page of "${row.name}" through ${mail.server}.\n`,
+        });
+      } catch (error) {
+        ctx.options.log.error("the test email could not be sent", error);
+        return redirect(`/dashboard/forms/${row.id}/deliveries?notice=testemailfailed`);
+      }
+      return redirect(`/dashboard/forms/${row.id}/deliveries?notice=testemail`);
     }),
   );
 }

@@ -2,6 +2,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
+import { can, type Capability } from "../services/roles.ts";
 import type { Session } from "../services/users.ts";
 import { page, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE } from "./http.ts";
 import { MessagePage } from "./pages/auth.tsx";
@@ -17,8 +18,20 @@ export const NOTICES: Record<string, string> = {
   deleted: "Form deleted.",
   revoked: "Key revoked: it no longer works.",
   retried: "The notification is queued to be sent at once.",
+  retriedmailoff: "The notification is due now, but mail is off: it is sent once the server runs with --smtp-url.",
+  mailoff: "Mail is off: start the server with --smtp-url to send email.",
+  testemail: "Test email sent to your address: check your inbox.",
+  testemailfailed: "The test email could not be sent: the server log says why.",
   password: "Password changed. Other sessions were signed out.",
   done: "Done.",
+  webhook: "Webhook added. Copy its signing secret now: it is not shown again.",
+  rotated: "New signing secret made. Copy it now: it is not shown again.",
+  webhookdeleted: "Webhook deleted.",
+  redelivered: "The delivery is queued to be sent again at once.",
+  testevent: "Test event sent: a test submission was stored and is being sent to every webhook of this form.",
+  withdrawn: "Invitation withdrawn: its link no longer works.",
+  role: "Role saved.",
+  removed: "User removed: their sessions have ended.",
   signedout: "You are signed out.",
 };
 
@@ -34,11 +47,18 @@ export async function currentSession(ctx: RequestContext): Promise<Session | nul
 /** Where a signed-out visitor is sent: sign-in, then back to the page asked for. */
 const toSignIn = (ctx: RequestContext) => redirect(`/dashboard/signin?next=${encodeURIComponent(ctx.url.pathname + ctx.url.search)}`);
 
-/** A page for signed-in users only; anyone else is sent to sign in. */
-export function signedIn(handler: PageHandler): Handler {
+/** The 403 page for a signed-in user whose role does not allow what they asked. */
+const notAllowed = (session: Session, need: Capability) =>
+  refused(`Your role in this account, ${session.user.role}, does not allow this: it needs ${NEEDS[need]}. Ask an admin or owner of the account.`, session);
+
+const NEEDS: Record<Capability, string> = { read: "a signed-in user", edit: "an editor, admin or owner", admin: "an admin or owner", owner: "an owner" };
+
+/** A page for signed-in users whose role allows `need` (any role reads); anyone else is sent to sign in or refused. */
+export function signedIn(handler: PageHandler, need: Capability = "read"): Handler {
   return async (ctx) => {
     const session = await currentSession(ctx);
     if (!session) return toSignIn(ctx);
+    if (!can(session.user.role, need)) return notAllowed(session, need);
     return handler(ctx, session);
   };
 }
@@ -67,7 +87,7 @@ export const refused = (message: string, session: Session | null = null, status 
  * A state-changing request: from a dashboard page of this server (Origin), by a signed-in user, carrying
  * the session's CSRF token. Anything else is refused and changes nothing.
  */
-export function action(handler: ActionHandler): Handler {
+export function action(handler: ActionHandler, need: Capability = "edit"): Handler {
   return async (ctx) => {
     if (!sameOrigin(ctx)) return refused("This request did not come from a page of this dashboard, so nothing was changed.");
     const session = await currentSession(ctx);
@@ -78,6 +98,8 @@ export function action(handler: ActionHandler): Handler {
     if (token === "differs") {
       return refused("This form has expired (its security token does not match). Reload the page and try again.", session);
     }
+    // Checked here, on the server, for every action: a page that hides a button is no guard against a forged post.
+    if (!can(session.user.role, need)) return notAllowed(session, need);
     return handler(ctx, session, form);
   };
 }

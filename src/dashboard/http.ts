@@ -1,8 +1,9 @@
 import { ApiError } from "../errors.ts";
 import { readBytes } from "../http/body.ts";
 import type { RequestContext } from "../http/context.ts";
-import type { Mode, Principal } from "../domain/types.ts";
-import { inEitherMode, operator } from "../services/principal.ts";
+import { type Mode, type Permission, PERMISSIONS, type Principal } from "../domain/types.ts";
+import { operator } from "../services/principal.ts";
+import { can } from "../services/roles.ts";
 import type { Session } from "../services/users.ts";
 import type { FormRow } from "../db/schema.ts";
 
@@ -74,10 +75,52 @@ export function localPath(value: string | null, fallback: string): string {
   return value && /^\/dashboard(\/|$|\?)/.test(value) && !value.startsWith("//") ? value : fallback;
 }
 
-/** The operator of the signed-in user's account in one mode: the dashboard acts for the account as its owner. */
-export const ownerOf = (session: Session, mode: Mode): Principal => operator(session.user.accountId, mode);
+/**
+ * The signed-in user's principal in one mode: the account, with the permissions of the user's role (a viewer
+ * reads, an editor also writes and deletes, an admin or owner has admin), named `user:<email>` in the log.
+ * The guard checks the role first; the services' own permission checks are a second line.
+ */
+export function ownerOf(session: Session, mode: Mode): Principal {
+  const role = session.user.role;
+  const permissions: Permission[] = can(role, "admin") ? [...PERMISSIONS] : can(role, "edit") ? ["read", "write", "delete"] : ["read"];
+  return { ...operator(session.user.accountId, mode), permissions: new Set(permissions), actor: `user:${session.user.email}` };
+}
+
+/** True when the user may reach this form: an editor or viewer limited to some forms reaches only those. */
+export const reaches = (session: Session, formId: string) => session.user.formIds === null || session.user.formIds.includes(formId);
 
 /** The user's form with this id or slug, in whichever mode it is, with the principal to act on it. */
 export async function ownForm(ctx: RequestContext, session: Session, ref: string): Promise<{ principal: Principal; row: FormRow }> {
-  return inEitherMode(session.user.accountId, "form_not_found", async (principal) => ({ principal, row: await ctx.services.forms.findRow(principal, ref) }));
+  for (const mode of ["live", "test"] as Mode[]) {
+    const principal = ownerOf(session, mode);
+    try {
+      const row = await ctx.services.forms.findRow(principal, ref);
+      // Another form than the user's own is not found, as another account's is: its existence is not told.
+      if (!reaches(session, row.id)) break;
+      return { principal, row };
+    } catch (error) {
+      if (!(error instanceof ApiError && error.code === "form_not_found")) throw error;
+    }
+  }
+  throw new ApiError("form_not_found", `No form ${ref}.`);
+}
+
+/** The cookie that carries a secret shown once (a new key, an invitation link) across the redirect after its POST. */
+const FLASH_COOKIE = "formsvc_flash";
+
+/** A Set-Cookie that hands `value` to the next dashboard page, for a minute at most. */
+export const flashCookie = (ctx: RequestContext, value: string) =>
+  `${FLASH_COOKIE}=${encodeURIComponent(value)}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=60${isHttps(ctx) ? "; Secure" : ""}`;
+
+/** The value a flash cookie handed on, and the header that clears it: read once, then gone. */
+export function takeFlash(ctx: RequestContext): { value: string | null; headers: Record<string, string> } {
+  const raw = readCookies(ctx.request)[FLASH_COOKIE];
+  if (raw === undefined) return { value: null, headers: {} };
+  let value: string | null = null;
+  try {
+    value = decodeURIComponent(raw) || null;
+  } catch {
+    // A cookie not of our making is ignored, and cleared all the same.
+  }
+  return { value, headers: { "set-cookie": cookie(ctx, FLASH_COOKIE, "", 0) } };
 }

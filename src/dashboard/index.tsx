@@ -9,6 +9,8 @@ import { currentSession } from "./guard.tsx";
 import { formPageRoutes } from "./form-routes.tsx";
 import { page, SECURITY_HEADERS } from "./http.ts";
 import { keyPageRoutes } from "./key-routes.tsx";
+import { settingsPageRoutes } from "./settings-routes.tsx";
+import { teamPageRoutes } from "./team-routes.tsx";
 import { MessagePage } from "./pages/auth.tsx";
 
 /** The stylesheet and the script, embedded in the binary like everything else. */
@@ -44,6 +46,8 @@ export function createDashboard() {
   authRoutes(router);
   formPageRoutes(router);
   keyPageRoutes(router);
+  teamPageRoutes(router);
+  settingsPageRoutes(router);
   return {
     async handle(ctx: RequestContext): Promise<Response> {
       try {

@@ -3,11 +3,11 @@ import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
 import type { Form } from "../domain/types.ts";
-import type { ApiKey } from "../services/keys.ts";
+import type { ApiKey, NewApiKey } from "../services/keys.ts";
 import { inEitherMode } from "../services/principal.ts";
 import type { Session } from "../services/users.ts";
 import { action, fieldErrors, noticeOf, signedIn } from "./guard.tsx";
-import { ownerOf, ownForm, page, redirect } from "./http.ts";
+import { flashCookie, ownerOf, ownForm, page, redirect, takeFlash } from "./http.ts";
 import { KeysPage, type KeyInput } from "./pages/keys.tsx";
 
 const render = (status: number, element: unknown) => page(status, String(element));
@@ -25,7 +25,11 @@ export function keyPageRoutes(router: Router<Handler>): void {
   router.on(
     "GET",
     "/dashboard/keys",
-    signedIn(async (ctx, session) => render(200, <KeysPage session={session} {...(await keysAndForms(ctx, session))} notice={noticeOf(ctx)} />)),
+    signedIn(async (ctx, session) => {
+      const flash = takeFlash(ctx);
+      const created = flash.value?.startsWith("key:") ? (JSON.parse(flash.value.slice(4)) as NewApiKey) : null;
+      return page(200, String(<KeysPage session={session} {...(await keysAndForms(ctx, session))} created={created} notice={noticeOf(ctx)} />), flash.headers);
+    }, "admin"),
   );
 
   router.on(
@@ -38,6 +42,11 @@ export function keyPageRoutes(router: Router<Handler>): void {
         formId: body.get("formId") ?? "",
         permissions: body.getAll("permissions"),
       };
+      // No box ticked is no permission, not every one: a key is given what its maker chose, never more.
+      if (input.permissions!.length === 0) {
+        const errors = { permissions: "Tick at least one permission: read to look, write to change, delete, or admin for everything." };
+        return render(400, <KeysPage session={session} {...(await keysAndForms(ctx, session))} input={input} errors={errors} />);
+      }
       try {
         // A form key takes its form's mode; a live or test key, its own.
         const principal =
@@ -48,15 +57,15 @@ export function keyPageRoutes(router: Router<Handler>): void {
           type: input.type,
           ...(input.name ? { name: input.name } : {}),
           ...(input.type === "form" ? { formId: input.formId || undefined } : {}),
-          ...(input.permissions!.length > 0 ? { permissions: input.permissions } : {}),
+          permissions: input.permissions,
         });
-        // The page that answers the POST is the only place the key is ever shown.
-        return render(201, <KeysPage session={session} {...(await keysAndForms(ctx, session))} created={created} />);
+        // POST, redirect, GET: the page the redirect opens shows the key once; a reload makes no second key.
+        return redirect("/dashboard/keys", [flashCookie(ctx, `key:${JSON.stringify(created)}`)]);
       } catch (error) {
         const errors = error instanceof ApiError && error.code === "form_not_found" ? { formId: "Choose one of your forms." } : fieldErrors(error);
         return render(400, <KeysPage session={session} {...(await keysAndForms(ctx, session))} input={input} errors={errors} />);
       }
-    }),
+    }, "admin"),
   );
 
   router.on(
@@ -67,6 +76,6 @@ export function keyPageRoutes(router: Router<Handler>): void {
       // The owner may revoke any key of the account, whichever mode it is in.
       await inEitherMode(session.user.accountId, "not_found", (owner) => ctx.services.keys.revoke(owner, id));
       return redirect("/dashboard/keys?notice=revoked");
-    }),
+    }, "admin"),
   );
 }

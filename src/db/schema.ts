@@ -274,8 +274,51 @@ export const users = sqliteTable(
     passwordHash: text("password_hash").notNull(),
     createdAt: millis("created_at"),
     passwordChangedAt: millis("password_changed_at"),
+    /** owner | admin | editor | viewer (contract §17); users made before roles are owners. */
+    role: text("role").notNull().default("owner"),
+    /** JSON array of the form ids the user is limited to; null: every form of the account. */
+    formIds: text("form_ids"),
   },
   (t) => [uniqueIndex("users_email").on(t.email)],
+);
+
+/** One-time invitations to join an account with a role: the token's SHA-256, valid 7 days, used at most once. */
+export const invitations = sqliteTable(
+  "invitations",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    role: text("role").notNull(),
+    formIds: text("form_ids"),
+    /** The actor who invited (`user:<email>` or `cli`). */
+    invitedBy: text("invited_by").notNull(),
+    createdAt: millis("created_at"),
+    expiresAt: millis("expires_at"),
+    usedAt: integer("used_at"),
+  },
+  (t) => [index("invitations_account").on(t.accountId, t.createdAt)],
+);
+
+/** The account's activity log: who did what to which form, key, webhook, user or setting (contract §17). */
+export const activity = sqliteTable(
+  "activity",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    at: millis("at"),
+    /** `user:<email>`, `key:<prefix>` or `cli`. */
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    target: text("target").notNull(),
+    /** A short sentence of what changed; never a secret. */
+    summary: text("summary").notNull(),
+  },
+  (t) => [index("activity_account").on(t.accountId, t.id), index("activity_at").on(t.at)],
 );
 
 /** Dashboard sessions: the cookie holds a random token, the row only its SHA-256. */
@@ -315,6 +358,8 @@ export type SubmissionRow = typeof submissions.$inferSelect;
 export type SubmissionDayRow = typeof submissionDays.$inferSelect;
 export type NotificationRow = typeof notifications.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
+export type InvitationRow = typeof invitations.$inferSelect;
+export type ActivityRow = typeof activity.$inferSelect;
 export type FileRow = typeof files.$inferSelect;
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;

@@ -17,6 +17,8 @@ export interface Principal {
   /** Set for a form-level (`fk_`) key: the only form it reaches. */
   formId: string | null;
   keyId: string | null;
+  /** Who acts, as the activity log names them: `user:<email>`, `key:<prefix>`; absent: the local CLI (`cli`). */
+  actor?: string;
 }
 
 /** The captcha providers a form may check (contract §10). */

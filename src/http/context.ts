@@ -1,3 +1,4 @@
+import type { Mailer } from "../mailer.ts";
 import type { Services } from "../services/index.ts";
 import type { Metrics } from "./metrics.ts";
 import type { CaptchaOptions } from "../services/captcha.ts";
@@ -17,6 +18,8 @@ export interface AppOptions {
   log: { request(line: string): void; error(message: string, error: unknown, requestId?: string): void; access?(entry: AccessEntry): void };
   /** Counts requests and submissions for /metrics. */
   metrics?: Metrics;
+  /** Mail sent at once (invitations, the test email) and the server it goes through; null or absent: mail is off. */
+  mail?: Mailer | null;
   /** Answer GET /metrics on this app (`--metrics`); else it is served on its own address, or not at all. */
   serveMetrics?: boolean;
 }

@@ -10,6 +10,7 @@ const PREFIXES = {
   delivery: "dlv",
   message: "msg",
   request: "req",
+  activity: "act",
 } as const;
 export type IdKind = keyof typeof PREFIXES;
 

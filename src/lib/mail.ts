@@ -59,6 +59,8 @@ export interface NotificationContent {
   /** ISO 8601 */
   receivedAt: string;
   data: Record<string, unknown>;
+  /** The submission's page in the dashboard, when the server knows its public address. */
+  link?: string | null;
 }
 
 /** The plain-text body: one `name: value` line per field, then the submission's id and time and how to see it. */
@@ -71,6 +73,7 @@ export function notificationText(content: NotificationContent): string {
     "",
     `Submission: ${content.submissionId}`,
     `Received: ${content.receivedAt}`,
+    ...(content.link ? [`Open it in the dashboard: ${content.link}`] : []),
     `See it with: formsvc submissions get ${content.formSlug} ${content.submissionId}`,
     ...(Object.values(content.data).some((v) => isFileRef(v) || (Array.isArray(v) && v.some(isFileRef)))
       ? [`Download its files with: formsvc submissions files ${content.formSlug} ${content.submissionId}`]

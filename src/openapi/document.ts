@@ -71,7 +71,7 @@ function operationObject(operation: Operation, query: Awaited<ReturnType<typeof 
   const parameters = [
     ...pathNames.map((name) => ({ name, in: "path", required: true, description: PATH_PARAMETERS[name], schema: { type: "string" } })),
     ...(operation.query ?? []).map((name) => ({
-      name,
+      name: (query[name] as { name?: string }).name ?? name,
       in: "query",
       required: false,
       description: operation.queryNotes?.[name] ?? query[name].description,

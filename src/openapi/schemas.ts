@@ -106,6 +106,20 @@ export function responseSchemas() {
     })
     .describe("A key as listed: never the secret.");
   const KeyList = z.object({ keys: z.array(ApiKey) });
+  const Activity = z
+    .object({
+      id: id("act"),
+      at: time(),
+      actor: z.string().describe("Who acted: user:<email>, key:<prefix> or cli."),
+      action: z.string().describe("What was done, as resource.verb: form.update, key.create, webhook.rotate, user.invite, submissions.spam …"),
+      target: z.string().describe("The id (or, for an invitation, the email) acted on."),
+      summary: z.string().describe("A short sentence of what changed; never a secret."),
+    })
+    .describe("One entry of the account's activity log.");
+  const ActivityPage = z.object({
+    activity: z.array(Activity),
+    pagination: z.object({ limit: z.int().min(1).max(100), hasMore: z.boolean(), nextCursor: id("act").nullable() }),
+  });
   const NewApiKey = z
     .object({
       id: id("key"),
@@ -200,6 +214,8 @@ export function responseSchemas() {
     ApiKey,
     KeyList,
     NewApiKey,
+    Activity,
+    ActivityPage,
     Notification,
     NotificationPage,
     Retried,

@@ -18,6 +18,7 @@ import { randomLower36 } from "../lib/random.ts";
 import { iso } from "../lib/time.ts";
 import { allowedDomains, email, formName, httpUrl, lazySchema, parseBody, retentionDays, slug, type Zod } from "../lib/validate.ts";
 import { fieldRules, otherFields } from "./submissions/fields.ts";
+import { recordActivity } from "./activity.ts";
 
 const captcha = (z: Zod) =>
   z.strictObject(
@@ -101,6 +102,18 @@ const byRef = preparedOn((db) =>
 );
 
 /** Forms: CRUD scoped to the acting account and mode, and the public look-up by slug. */
+/** What a form update changed, for the activity log: names and plain values, never the captcha's secret. */
+function changeSummary(before: FormRow, changes: Partial<FormRow>): string {
+  const parts = new Set<string>();
+  for (const [column, value] of Object.entries(changes)) {
+    if (column === "captchaProvider" || column === "captchaSecret") parts.add(changes.captchaProvider === null ? "captcha removed" : "captcha");
+    else if (column === "allowedDomains") parts.add(`allowedDomains ${value}`);
+    else if (typeof value === "boolean" || typeof value === "number" || value === null) parts.add(`${column} ${String(value)}`);
+    else parts.add(`${column} "${String(value).slice(0, 80)}"`);
+  }
+  return `Changed "${before.name}": ${[...parts].join(", ")}.`;
+}
+
 export function formsService(store: Store, urls: { submitUrl: () => string }) {
   const toForm = (row: FormRow): Form => ({
     id: row.id,
@@ -216,6 +229,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           updatedAt: now,
         };
         const [created] = await tx.insert(forms).values(row).returning();
+        await recordActivity(tx, principal, "form.create", row.id, `Created ${row.mode} form "${row.name}".`);
         return toForm(created!);
       });
     },
@@ -250,6 +264,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           .set({ ...changes, updatedAt: Date.now() })
           .where(eq(forms.id, row.id))
           .returning();
+        await recordActivity(tx, principal, "form.update", row.id, changeSummary(row, changes));
         return toForm(updated!);
       });
     },
@@ -259,6 +274,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
       await store.write(async (tx) => {
         const row = await findRow(tx, principal, ref);
         await tx.delete(forms).where(eq(forms.id, row.id));
+        await recordActivity(tx, principal, "form.delete", row.id, `Deleted form "${row.name}" and its ${row.submissionCount} submissions.`);
       });
     },
   };

@@ -1,13 +1,16 @@
 import type { Store } from "../db/client.ts";
 import { accountsService } from "./accounts.ts";
+import { activityService } from "./activity.ts";
 import { filesService } from "./files.ts";
 import { formsService } from "./forms.ts";
 import { keysService } from "./keys.ts";
 import { notificationsService } from "./notifications.ts";
 import { retentionService } from "./retention.ts";
 import { settingsService } from "./settings.ts";
+import { submissionBulkService } from "./submission-bulk.ts";
 import { submissionsService } from "./submissions.ts";
 import { intakeService } from "./submissions/intake.ts";
+import { teamService } from "./team.ts";
 import { usersService } from "./users.ts";
 import { defaultWebhookOptions, webhooksService, type WebhookOptions } from "./webhooks.ts";
 
@@ -15,12 +18,14 @@ import { defaultWebhookOptions, webhooksService, type WebhookOptions } from "./w
 export interface PublicUrls {
   baseUrl: () => string;
   submitUrl: () => string;
+  /** False when baseUrl was only derived from the host and port (no --base-url): emails then carry no dashboard link. */
+  known?: () => boolean;
 }
 
 /** The domain, used alike by the HTTP routes and the local CLI. */
 export function createServices(store: Store, urls: PublicUrls, options: { webhooks?: WebhookOptions } = {}) {
   const forms = formsService(store, urls);
-  const notifications = notificationsService(store, forms);
+  const notifications = notificationsService(store, forms, () => ((urls.known?.() ?? true) ? urls.baseUrl() : null));
   const files = filesService(store, forms);
   const webhooks = webhooksService(store, forms, urls, options.webhooks ?? defaultWebhookOptions);
   const submissions = submissionsService(store, forms, notifications, files, webhooks);
@@ -32,12 +37,15 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
     keys: keysService(store, forms),
     submissions,
     intake: intakeService(forms, submissions, urls),
+    submissionBulk: submissionBulkService(store, forms, submissions),
     files,
     notifications,
     webhooks,
     settings: settingsService(store),
     users: usersService(store),
+    team: teamService(store),
     retention: retentionService(store),
+    activity: activityService(store),
   };
 }
 

@@ -6,6 +6,7 @@ import { newId } from "../lib/ids.ts";
 import { displayPrefix, generateKey, hashKey, parseKey, type KeyType } from "../lib/keys.ts";
 import { iso } from "../lib/time.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";
+import { recordActivity } from "./activity.ts";
 import type { FormsService } from "./forms.ts";
 import { PERMISSIONS, type Mode, type Permission, type Principal } from "../domain/types.ts";
 import { hasPermission, parsePermissions } from "./principal.ts";
@@ -101,7 +102,16 @@ export function keysService(store: Store, formsService: FormsService) {
         revokedAt: null,
         lastUsedAt: null,
       };
-      await store.write((tx) => tx.insert(apiKeys).values(row));
+      await store.write(async (tx) => {
+        await tx.insert(apiKeys).values(row);
+        await recordActivity(
+          tx,
+          principal,
+          "key.create",
+          row.id,
+          `Created ${type} key ${row.prefix} (${permissions.join(", ")})${row.name ? ` named "${row.name}"` : ""}.`,
+        );
+      });
       return { id: row.id, key, type, permissions, formId, name: row.name, createdAt: iso(row.createdAt) };
     },
 
@@ -124,6 +134,7 @@ export function keysService(store: Store, formsService: FormsService) {
         if (!row) throw new ApiError("not_found", `No key ${id}.`);
         if (row.revokedAt !== null) return toApiKey(row);
         const [revoked] = await tx.update(apiKeys).set({ revokedAt: Date.now() }).where(eq(apiKeys.id, id)).returning();
+        await recordActivity(tx, principal, "key.revoke", id, `Revoked ${row.type} key ${row.prefix}.`);
         return toApiKey(revoked!);
       });
     },
@@ -151,6 +162,7 @@ export function keysService(store: Store, formsService: FormsService) {
         permissions: new Set(row.permissions.split(",") as Permission[]),
         formId: row.formId,
         keyId: row.id,
+        actor: `key:${row.prefix.replace(/…$/, "")}`,
       };
     },
   };

@@ -104,7 +104,11 @@ export function notificationRowFor(form: NotifiedForm, submission: { id: string;
 }
 
 /** Notifications: the outbox written with each submission, read by the sender and listed for the owner. */
-export function notificationsService(store: Store, formsService: FormsService) {
+/**
+ * `dashboardUrl` is the server's public base URL when it knows one (`--base-url`), so that each email links to
+ * its submission's page; null leaves the link out (a derived localhost address would mislead the reader).
+ */
+export function notificationsService(store: Store, formsService: FormsService, dashboardUrl: () => string | null = () => null) {
   const listeners = new Set<() => void>();
   const announce = () => {
     for (const listener of listeners) listener();
@@ -171,12 +175,14 @@ export function notificationsService(store: Store, formsService: FormsService) {
           formName: forms.name,
           formSlug: forms.slug,
           accountId: forms.accountId,
+          formId: forms.id,
         })
         .from(notifications)
         .innerJoin(submissions, eq(submissions.id, notifications.submissionId))
         .innerJoin(forms, eq(forms.id, notifications.formId))
         .where(inArray(notifications.id, ids));
       const byId = new Map(rows.map((row) => [row.id, row]));
+      const base = dashboardUrl();
       return ids.flatMap((id) => {
         const row = byId.get(id);
         if (!row) return []; // deleted (with its submission) between the claim and this read
@@ -195,6 +201,7 @@ export function notificationsService(store: Store, formsService: FormsService) {
               submissionId: row.submissionId,
               receivedAt: iso(row.createdAt),
               data: JSON.parse(row.data) as Record<string, unknown>,
+              link: base ? `${base}/dashboard/forms/${row.formId}/submissions/${row.submissionId}` : null,
             }),
           },
         ];

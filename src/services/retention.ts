@@ -3,6 +3,7 @@ import type { Db, Store } from "../db/client.ts";
 import { forms, submissions } from "../db/schema.ts";
 import { DAY_MS, type Principal } from "../domain/types.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";
+import { recordActivity } from "./activity.ts";
 import { PERSONAL_DATA } from "./personal-data.ts";
 import { removeShares } from "./submissions/counters.ts";
 import { rebuiltFields } from "./submissions/field-list.ts";
@@ -215,6 +216,12 @@ export function retentionService(store: Store) {
       });
       // Nothing of the erased rows left in the WAL either: secure_delete has zeroed them in the file's pages.
       await store.checkpoint();
+      const total = Object.values(erased).reduce((a, b) => a + b, 0);
+      // The log says that a person's data went, not whose: the address is what was erased.
+      if (total > 0) {
+        const summary = `Erased ${total} submissions of one person in ${Object.keys(erased).length} forms.`;
+        await store.write((tx) => recordActivity(tx, principal, "submissions.erase", principal.mode, summary));
+      }
       return { erased: Object.values(erased).reduce((a, b) => a + b, 0), forms: erased, dryRun: false };
     },
   };

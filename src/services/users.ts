@@ -6,12 +6,17 @@ import { newId } from "../lib/ids.ts";
 import { randomBase62 } from "../lib/random.ts";
 import { iso } from "../lib/time.ts";
 import { isEmail } from "../lib/validate.ts";
+import { recordActivity } from "./activity.ts";
+import type { Role } from "./roles.ts";
 
 /** A dashboard user as lists show it: never the password hash. */
 export interface User {
   id: string;
   email: string;
   accountId: string;
+  role: Role;
+  /** The forms an editor or viewer is limited to; null: every form of the account. */
+  formIds: string[] | null;
   createdAt: string;
 }
 
@@ -33,22 +38,48 @@ const TOUCH_MS = 60 * 1000;
 const MIN_PASSWORD = 8;
 const MAX_PASSWORD = 1024;
 
-const toUser = (row: UserRow): User => ({ id: row.id, email: row.email, accountId: row.accountId, createdAt: iso(row.createdAt) });
+export const toUser = (row: UserRow): User => ({
+  id: row.id,
+  email: row.email,
+  accountId: row.accountId,
+  role: row.role as Role,
+  formIds: row.formIds === null ? null : (JSON.parse(row.formIds) as string[]),
+  createdAt: iso(row.createdAt),
+});
 
 const sha256 = (token: string) => new Bun.CryptoHasher("sha256").update(token).digest("hex");
+
+/** A new user's row: owners made by the CLI or the setup link, any role by an invitation. */
+export function newUserRow(accountId: string, email: string, passwordHash: string, role: Role = "owner", formIds: string[] | null = null): UserRow {
+  const now = Date.now();
+  return {
+    id: newId("user", now),
+    accountId,
+    email,
+    passwordHash,
+    createdAt: now,
+    passwordChangedAt: now,
+    role,
+    formIds: formIds ? JSON.stringify(formIds) : null,
+  };
+}
+
+/** Throws unless the password is of a length the dashboard accepts. */
+export function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD)
+    throw new ApiError("invalid_parameter", `The password must be at least ${MIN_PASSWORD} characters.`, { field: "password" });
+  if (password.length > MAX_PASSWORD)
+    throw new ApiError("invalid_parameter", `The password must be at most ${MAX_PASSWORD} characters.`, { field: "password" });
+}
+
+/** The argon2id hash of a password the dashboard stores. */
+export const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: "argon2id" });
 
 /** A normalised email for sign-in: trimmed and lowercased, refused unless it is one plain address. */
 export function userEmail(value: string): string {
   const email = value.trim().toLowerCase();
   if (!isEmail(email) || email.length > 254) throw new ApiError("invalid_parameter", "Enter an email address such as you@example.com.", { field: "email" });
   return email;
-}
-
-function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD)
-    throw new ApiError("invalid_parameter", `The password must be at least ${MIN_PASSWORD} characters.`, { field: "password" });
-  if (password.length > MAX_PASSWORD)
-    throw new ApiError("invalid_parameter", `The password must be at most ${MAX_PASSWORD} characters.`, { field: "password" });
 }
 
 // Verified against when no user has the email, so that a wrong email costs the same time as a wrong password.
@@ -81,19 +112,19 @@ export function usersService(store: Store) {
       return row ? toUser(row) : null;
     },
 
-    /** Makes a user of `accountId` with an argon2id hash of the password; an email in use is refused. */
-    async create(accountId: string, emailInput: string, password: string): Promise<User> {
+    /** Makes a user of `accountId` (an owner unless `role` says otherwise) with an argon2id hash of the password; an email in use is refused. */
+    async create(accountId: string, emailInput: string, password: string, role: Role = "owner", formIds: string[] | null = null): Promise<User> {
       const email = userEmail(emailInput);
       checkPassword(password);
-      const passwordHash = await Bun.password.hash(password, { algorithm: "argon2id" });
+      const passwordHash = await hashPassword(password);
       return store.write(async (tx) => {
         const [account] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
         if (!account) throw new ApiError("not_found", `No account ${accountId}.`);
         const [clash] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
         if (clash) throw new ApiError("invalid_parameter", `There is already a user ${email}.`, { field: "email" });
-        const now = Date.now();
-        const row: UserRow = { id: newId("user", now), accountId, email, passwordHash, createdAt: now, passwordChangedAt: now };
+        const row = newUserRow(accountId, email, passwordHash, role, formIds);
         await tx.insert(users).values(row);
+        await recordActivity(tx, { accountId }, "user.create", row.id, `Made ${role} ${email}.`);
         return toUser(row);
       });
     },
@@ -104,6 +135,7 @@ export function usersService(store: Store) {
       return store.write(async (tx) => {
         const [gone] = await tx.delete(users).where(eq(users.email, email)).returning();
         if (!gone) throw new ApiError("not_found", `No user ${email}.`);
+        await recordActivity(tx, { accountId: gone.accountId }, "user.remove", gone.id, `Removed ${gone.role} ${gone.email}.`);
         return toUser(gone);
       });
     },
@@ -183,8 +215,9 @@ export function usersService(store: Store) {
         }
         const [clash] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
         if (clash) throw new ApiError("invalid_parameter", `There is already a user ${email}.`, { field: "email" });
-        const row: UserRow = { id: newId("user", now), accountId: setup!.accountId, email, passwordHash, createdAt: now, passwordChangedAt: now };
+        const row = newUserRow(setup!.accountId, email, passwordHash);
         await tx.insert(users).values(row);
+        await recordActivity(tx, { accountId: row.accountId, actor: `user:${email}` }, "user.create", row.id, `Set up the first user, ${email}, as owner.`);
         return toUser(row);
       });
     },

@@ -9,6 +9,7 @@ import { iso } from "../lib/time.ts";
 import { isHttpUrl, lazySchema, parseBody } from "../lib/validate.ts";
 import { newWebhookSecret, secretPrefix, WEBHOOK_FORMATS, type WebhookFormat } from "../lib/webhook-message.ts";
 import type { FormsService } from "./forms.ts";
+import { hostOf, recordActivity } from "./activity.ts";
 import { type DeliveryPage, toDelivery, type WebhookDelivery, webhookOutbox } from "./webhook-outbox.ts";
 
 /** A webhook endpoint as lists show it: the secret hidden, its start shown. */
@@ -117,7 +118,10 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
         failureStreak: 0,
         circuitOpenUntil: null,
       };
-      await store.write((tx) => tx.insert(webhooks).values(row));
+      await store.write(async (tx) => {
+        await tx.insert(webhooks).values(row);
+        await recordActivity(tx, principal, "webhook.create", row.id, `Added a ${row.format} webhook to ${hostOf(row.url)} on "${form.name}".`);
+      });
       return { ...toWebhook(row), secret: row.secret };
     },
 
@@ -132,8 +136,9 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
     async remove(principal: Principal, formRef: string, webhookId: string): Promise<void> {
       const form = await formsService.findRow(principal, formRef);
       await store.write(async (tx) => {
-        await findWebhook(tx, form.id, webhookId);
+        const gone = await findWebhook(tx, form.id, webhookId);
         await tx.delete(webhooks).where(eq(webhooks.id, webhookId));
+        await recordActivity(tx, principal, "webhook.delete", webhookId, `Removed the webhook to ${hostOf(gone.url)} from "${form.name}".`);
       });
     },
 
@@ -143,6 +148,7 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
       return store.write(async (tx) => {
         await findWebhook(tx, form.id, webhookId);
         const [row] = await tx.update(webhooks).set({ secret: newWebhookSecret() }).where(eq(webhooks.id, webhookId)).returning();
+        await recordActivity(tx, principal, "webhook.rotate", webhookId, `Rotated the secret of the webhook to ${hostOf(row!.url)} on "${form.name}".`);
         return { ...toWebhook(row!), secret: row!.secret };
       });
     },

@@ -1,3 +1,4 @@
+import type { ActivityService } from "../services/activity.ts";
 import type { RetentionService } from "../services/retention.ts";
 
 export interface PurgerOptions {
@@ -6,6 +7,8 @@ export interface PurgerOptions {
   /** The clock the purge measures ages by: injectable, so that a test need not wait for days to pass. */
   now: () => number;
   log: { line(text: string): void; error(message: string, error: unknown): void };
+  /** The activity log and how many days it keeps (`--activity-days`); absent: the log is not purged here. */
+  activity?: { service: ActivityService; days: number };
 }
 
 /** The running purger: stop it before the database closes. */
@@ -31,6 +34,10 @@ export function startPurger(retention: RetentionService, options: PurgerOptions)
       const counts = await retention.purge(options.now(), { stopped: () => stopped });
       const total = Object.values(counts).reduce((a, b) => a + b, 0);
       if (total > 0) options.log.line(`purged ${total} submissions past their forms' retention (${Object.keys(counts).length} forms)`);
+      if (options.activity && !stopped) {
+        const old = await options.activity.service.purge(options.now() - options.activity.days * 86_400_000);
+        if (old > 0) options.log.line(`purged ${old} activity log entries older than ${options.activity.days} days`);
+      }
     } catch (error) {
       options.log.error("retention purge failed", error);
     } finally {

@@ -8,7 +8,7 @@ import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
 import { expectAccessible, OWNER, screenshot, setupLink, setUp, signIn, WAIT, watchCsp } from "./dashboard-support.ts";
 
 // What the dashboard must refuse or render inert, in a real Chromium against a real server.
-setDefaultTimeout(30_000);
+setDefaultTimeout(90_000);
 
 let server: ServerProcess;
 let attacker: ReturnType<typeof Bun.serve>;

@@ -68,16 +68,34 @@ const SHOTS = process.env.FORMSVC_SCREENSHOTS === "1";
 
 /**
  * With FORMSVC_SCREENSHOTS=1, saves the page into docs/img/ (for docs/dashboard.md), at 1280 px wide, or
- * 375 px for `mobile`, light or dark. Without it, does nothing: the tests stay fast.
+ * 390 px for `mobile`, light or dark. Without it, does nothing: the tests stay fast.
  */
 export async function screenshot(page: Page, name: string, { mobile = false, dark = false, full = false } = {}): Promise<void> {
   if (!SHOTS) return;
   const dir = join(ROOT, "docs", "img");
   mkdirSync(dir, { recursive: true });
   const before = page.viewportSize();
-  await page.setViewportSize(mobile ? { width: 375, height: 740 } : { width: 1280, height: 800 });
+  await page.setViewportSize(mobile ? { width: 390, height: 760 } : { width: 1280, height: 800 });
   await page.emulateMedia({ colorScheme: dark ? "dark" : "light" });
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: full });
   await page.emulateMedia({ colorScheme: "light" });
   if (before) await page.setViewportSize(before);
 }
+
+/** Checks the page at 1280 px and at 390 px: no serious accessibility problem, nothing wider than the phone; saves both screenshots. */
+export async function checkBothWidths(page: Page, name: string): Promise<void> {
+  await expectAccessible(page);
+  await screenshot(page, name);
+  const before = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 760 });
+  try {
+    expect({ page: name, width: await page.evaluate(() => document.documentElement.scrollWidth) }).toEqual({ page: name, width: 390 });
+    await expectAccessible(page);
+    await screenshot(page, `${name}-phone`, { mobile: true });
+  } finally {
+    if (before) await page.setViewportSize(before);
+  }
+}
+
+/** The CSRF token of the signed-in page (every page's sign-out form carries it): what a forged post would need. */
+export const csrfOf = async (page: Page) => (await page.locator('input[name="_csrf"]').first().getAttribute("value"))!;

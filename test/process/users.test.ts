@@ -38,7 +38,14 @@ describe("formsvc dashboard link and formsvc users", () => {
     expect(listed.stdout.trim().split("\t").slice(1, 2)).toEqual(["ada@example.com"]);
     const json = JSON.parse((await runCli(["users", "list", "--json", ...db()])).stdout);
     expect(json).toEqual([
-      { id: expect.stringMatching(/^usr_/), email: "ada@example.com", accountId: expect.stringMatching(/^acc_/), createdAt: expect.any(String) },
+      {
+        id: expect.stringMatching(/^usr_/),
+        email: "ada@example.com",
+        accountId: expect.stringMatching(/^acc_/),
+        role: "owner",
+        formIds: null,
+        createdAt: expect.any(String),
+      },
     ]);
     // The sign-in form, as a browser fills it in: the pre-session cookie and its token, from this origin.
     const form = await fetch(`${server.url}/dashboard/signin`);
@@ -129,6 +136,38 @@ describe("formsvc dashboard link and formsvc users", () => {
     expect(await runCli(["users", "delete", "bob@example.com", ...db()])).toEqual({ code: 0, stdout: "", stderr: "Deleted dashboard user bob@example.com.\n" });
     expect((await fetch(`${server.url}/dashboard/forms`, { headers: { cookie }, redirect: "manual" })).status).toBe(303);
     expect(await runCli(["users", "delete", "bob@example.com", ...db()])).toEqual({ code: 5, stdout: "", stderr: "formsvc: No user bob@example.com.\n" });
+  });
+});
+
+describe("roles, invitations and the activity log from the command line", () => {
+  test("users invite prints a one-time link for the role; users role changes it; activity shows both, by cli", async () => {
+    const invited = await runCli(["users", "invite", "Vi@example.com", "--role", "viewer", ...db()]);
+    expect({ code: invited.code, stderr: invited.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(invited.stdout).toMatch(new RegExp(`^${server.url}/dashboard/invite\\?token=[0-9A-Za-z]{43}\\n$`));
+    const page = await fetch(invited.stdout.trim());
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("You are invited as <strong>viewer</strong>");
+    expect(
+      (await runCli(["users", "create", "ed@example.com", "--role", "viewer", "--password-stdin", ...db()], { stdin: "a long enough password\n" })).code,
+    ).toBe(0);
+    expect(await runCli(["users", "role", "ed@example.com", "editor", ...db()])).toEqual({ code: 0, stdout: "", stderr: "ed@example.com is now editor.\n" });
+    expect(await runCli(["users", "role", "ed@example.com", "boss", ...db()])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "formsvc: --role must be one of viewer, editor, admin, owner.\n",
+    });
+    const log = await runCli(["activity", "--limit", "3", ...db()]);
+    expect(log.code).toBe(0);
+    expect(
+      log.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => line.split("\t").slice(1, 3)),
+    ).toEqual([
+      ["cli", "user.role"],
+      ["cli", "user.create"],
+      ["cli", "user.invite"],
+    ]);
   });
 });
 

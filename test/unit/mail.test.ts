@@ -72,6 +72,13 @@ describe("the text body", () => {
     );
   });
 
+  test("with the server's public address, the email links to the submission's page in the dashboard", () => {
+    const text = notificationText({ ...content, data: { name: "Ann" }, link: "https://forms.example.com/dashboard/forms/frm_1/submissions/sub_1" });
+    expect(text).toContain(
+      "Received: 2026-11-22T12:00:00.000Z\nOpen it in the dashboard: https://forms.example.com/dashboard/forms/frm_1/submissions/sub_1\nSee it with:",
+    );
+  });
+
   test("a value's own lines are indented, so that it cannot pass for a field or the footer", () => {
     const text = notificationText({ ...content, data: { message: "Hello\r\nSubmission: sub_fake\nbye", "evil\nname": "x" } });
     expect(text).toContain("message: Hello\n  Submission: sub_fake\n  bye\n");

@@ -67,3 +67,14 @@ document.addEventListener("keydown", (event) => {
     }
   }
 });
+
+// The form select of the key form matters only for a form key: shown only then (without the script it always is).
+const keyType = document.getElementById("f-type");
+const formOnly = document.querySelector("[data-when-type]");
+if (keyType && formOnly) {
+  const sync = () => {
+    formOnly.hidden = keyType.value !== formOnly.dataset.whenType;
+  };
+  keyType.addEventListener("change", sync);
+  sync();
+}

@@ -5,11 +5,37 @@ import { Csrf, Field, Layout, Notice } from "./layout.tsx";
 type Errors = Record<string, string | undefined>;
 
 /** Sign in with email and password. */
-export function SignInPage({ presession, email, error, next, notice }: { presession: string; email?: string; error?: string; next?: string; notice?: string }) {
+export function SignInPage({
+  presession,
+  email,
+  error,
+  next,
+  notice,
+  noUser = false,
+}: {
+  presession: string;
+  email?: string;
+  error?: string;
+  next?: string;
+  notice?: string;
+  /** No user exists yet: the page says how to make the first one. */
+  noUser?: boolean;
+}) {
   return (
     <Layout title="Sign in">
       <section class="card narrow">
         <h1>Sign in</h1>
+        {noUser ? (
+          <div class="callout" role="note" id="setup-hint">
+            <p>
+              <strong>No user yet.</strong> The first one is made with the one-time setup link that <code>formsvc serve</code> printed when it started (valid
+              for an hour).
+            </p>
+            <p>
+              Lost it? On the server, run <code>formsvc dashboard link</code> for a new one.
+            </p>
+          </div>
+        ) : null}
         <Notice text={notice} />
         <Notice text={error} kind="error" />
         <form method="post" action="/dashboard/signin">

@@ -4,6 +4,7 @@ import type { Form } from "../../domain/types.ts";
 import type { Notification } from "../../services/notifications.ts";
 import { CIRCUIT_AFTER, type EndpointCircuit } from "../../services/outbox-shares.ts";
 import type { Session } from "../../services/users.ts";
+import { MailOff } from "./mail.tsx";
 import { Csrf, FormHeader, Layout, Notice, ScrollTable, Time } from "./layout.tsx";
 
 /** One kind of delivery (notification emails; webhooks can be added as another section). */
@@ -27,12 +28,15 @@ export function NotificationsSection({
   notifications,
   page,
   hasMore,
+  mailServer,
 }: {
   session: Session;
   form: Form;
   notifications: Notification[];
   page: number;
   hasMore: boolean;
+  /** The mail server in use (no password); null: mail is off. */
+  mailServer: string | null;
 }): DeliverySection {
   const base = `/dashboard/forms/${form.id}/deliveries`;
   return {
@@ -40,6 +44,17 @@ export function NotificationsSection({
     title: "Notification emails",
     body: (
       <div>
+        {mailServer ? (
+          <form method="post" action={`${base}/test-email`} class="inline-actions">
+            <Csrf session={session} />
+            Mail goes out through <code>{mailServer}</code>.{" "}
+            <button type="submit" class="secondary small">
+              Send a test email
+            </button>
+          </form>
+        ) : form.mode === "test" ? null : (
+          <MailOff what="notification emails wait here, pending, and none is sent" />
+        )}
         {form.notificationEmail ? (
           <p class="muted">Each submission is mailed to {form.notificationEmail}.</p>
         ) : (

@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { Form } from "../../domain/types.ts";
+import { can } from "../../services/roles.ts";
 import type { Session } from "../../services/users.ts";
 import { Csrf, Field, Layout, ModeBadge, Notice, ScrollTable, Time } from "./layout.tsx";
 
@@ -23,12 +24,15 @@ export function FormsPage({
   input = {},
   errors = {},
   notice,
+  mailOn = true,
 }: {
   session: Session;
   forms: FormSummary[];
   input?: NewFormInput;
   errors?: Record<string, string | undefined>;
   notice?: string;
+  /** False when the server has no mail server: the notification email field says nothing will be sent. */
+  mailOn?: boolean;
 }) {
   return (
     <Layout title="Forms" session={session} section="forms">
@@ -42,10 +46,16 @@ export function FormsPage({
             <thead>
               <tr>
                 <th scope="col">Name</th>
-                <th scope="col">Slug</th>
-                <th scope="col">Mode</th>
-                <th scope="col">Active</th>
-                <th scope="col" class="num">
+                <th scope="col" class="wide-only">
+                  Slug
+                </th>
+                <th scope="col" class="wide-only">
+                  Mode
+                </th>
+                <th scope="col" class="wide-only">
+                  Active
+                </th>
+                <th scope="col" class="num wide-only">
                   Submissions
                 </th>
                 <th scope="col" class="num">
@@ -60,14 +70,14 @@ export function FormsPage({
                   <td>
                     <a href={`/dashboard/forms/${form.id}/submissions`}>{form.name}</a>
                   </td>
-                  <td>
+                  <td class="wide-only">
                     <code>{form.slug}</code>
                   </td>
-                  <td>
+                  <td class="wide-only">
                     <ModeBadge mode={form.mode} />
                   </td>
-                  <td>{form.isActive ? "yes" : <span class="badge off">inactive</span>}</td>
-                  <td class="num">{form.submissionCount}</td>
+                  <td class="wide-only">{form.isActive ? "yes" : <span class="badge off">inactive</span>}</td>
+                  <td class="num wide-only">{form.submissionCount}</td>
                   <td class="num">{unread > 0 ? <strong class="count">{unread}</strong> : "0"}</td>
                   <td>
                     <Time iso={lastSubmissionAt} />
@@ -78,36 +88,45 @@ export function FormsPage({
           </ScrollTable>
         )}
       </section>
-      <section class="card" id="create">
-        <h2>Create a form</h2>
-        <Notice text={errors.form} kind="error" />
-        <form method="post" action="/dashboard/forms" class="grid">
-          <Csrf session={session} />
-          <Field label="Name" name="name" value={input.name} required error={errors.name} />
-          <Field
-            label="Slug (optional)"
-            name="slug"
-            value={input.slug}
-            hint="Public address part; left empty, an unguessable one is chosen."
-            error={errors.slug}
-          />
-          <Field label="Notification email (optional)" name="notificationEmail" type="email" value={input.notificationEmail} error={errors.notificationEmail} />
-          <div class="field">
-            <label for="f-mode">Mode</label>
-            <select id="f-mode" name="mode">
-              <option value="live" selected={input.mode !== "test"}>
-                live
-              </option>
-              <option value="test" selected={input.mode === "test"}>
-                test (never sends email)
-              </option>
-            </select>
-          </div>
-          <div class="actions">
-            <button type="submit">Create form</button>
-          </div>
-        </form>
-      </section>
+      {can(session.user.role, "edit") && session.user.formIds === null ? (
+        <section class="card" id="create">
+          <h2>Create a form</h2>
+          <Notice text={errors.form} kind="error" />
+          <form method="post" action="/dashboard/forms" class="grid">
+            <Csrf session={session} />
+            <Field label="Name" name="name" value={input.name} required error={errors.name} />
+            <Field
+              label="Slug (optional)"
+              name="slug"
+              value={input.slug}
+              hint="Public address part; left empty, an unguessable one is chosen."
+              error={errors.slug}
+            />
+            <Field
+              label="Notification email (optional)"
+              name="notificationEmail"
+              type="email"
+              value={input.notificationEmail}
+              hint={mailOn ? undefined : "Mail is off on this server: notifications wait, unsent, until it runs with --smtp-url (see docs/deploy.md)."}
+              error={errors.notificationEmail}
+            />
+            <div class="field">
+              <label for="f-mode">Mode</label>
+              <select id="f-mode" name="mode">
+                <option value="live" selected={input.mode !== "test"}>
+                  live
+                </option>
+                <option value="test" selected={input.mode === "test"}>
+                  test (never sends email)
+                </option>
+              </select>
+            </div>
+            <div class="actions">
+              <button type="submit">Create form</button>
+            </div>
+          </form>
+        </section>
+      ) : null}
     </Layout>
   );
 }

@@ -3,6 +3,8 @@ import type { Form } from "../../domain/types.ts";
 import type { Submission } from "../../domain/types.ts";
 import type { Filter } from "../../services/submissions.ts";
 import type { Session } from "../../services/users.ts";
+import { isFileRef } from "../../lib/files.ts";
+import { isEmail } from "../../lib/validate.ts";
 import { Csrf, FormHeader, Notice, Layout, Time } from "./layout.tsx";
 
 export interface InboxQuery {
@@ -29,6 +31,7 @@ export function inboxHref(form: Form, query: InboxQuery, changes: Partial<InboxQ
 /** One value of submitted data as plain text: lists joined, objects as JSON. Never HTML, never a link. */
 export function valueText(value: unknown): string {
   if (value === null || value === undefined) return "";
+  if (isFileRef(value)) return value.name;
   if (Array.isArray(value)) return value.map(valueText).join(", ");
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
@@ -171,6 +174,7 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
                   </span>
                   <a href={`/dashboard/forms/${form.id}/submissions/${s.id}`}>
                     <span class="preview">{preview(s, fields)}</span>
+                    {s.isSpam && s.spamReason ? <span class="reason">{` (spam: ${SPAM_REASONS[s.spamReason] ?? s.spamReason})`}</span> : null}
                     {s.isRead ? null : <span class="sr-only"> (unread)</span>}
                   </a>
                   <Time iso={s.createdAt} />
@@ -189,34 +193,113 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
   );
 }
 
+/** The neighbours of a submission in the inbox's order: the newer and the older one, when there are. */
+export interface Neighbours {
+  newer: string | null;
+  older: string | null;
+}
+
+/** A submission's title: its first values (not files), as a person would name it in a list. */
+export function submissionTitle(submission: Submission): string {
+  const text = Object.values(submission.data)
+    .filter((value) => !isFileRef(value) && !(Array.isArray(value) && value.some(isFileRef)))
+    .map(valueText)
+    .filter(Boolean)
+    .slice(0, 2)
+    .join(" · ");
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text || "Submission";
+}
+
+/** The address to reply to: a field named email holding one address, else the first value that is one. */
+export function replyAddress(submission: Submission): string | null {
+  const values = [submission.data.email, ...Object.values(submission.data)];
+  const found = values.find((value) => typeof value === "string" && isEmail(value.trim()));
+  return typeof found === "string" ? found.trim() : null;
+}
+
+const sizeText = (bytes: number) =>
+  bytes < 1024 ? `${bytes} bytes` : bytes < 1048576 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1048576).toFixed(1)} MB`;
+
+/** One value: text, or for an uploaded file its name, type, size and the owner-only download. */
+function DataValue({ form, submission, value }: { form: Form; submission: Submission; value: unknown }) {
+  const files = (Array.isArray(value) ? value : [value]).filter(isFileRef);
+  if (files.length === 0) return <dd>{valueText(value)}</dd>;
+  return (
+    <dd>
+      <ul class="files">
+        {files.map((file) => (
+          <li>
+            <a href={`/dashboard/forms/${form.id}/submissions/${submission.id}/files/${file.file}`} download={file.name}>
+              {file.name}
+            </a>{" "}
+            <span class="muted">{`${file.type} · ${sizeText(file.size)}`}</span>
+          </li>
+        ))}
+      </ul>
+    </dd>
+  );
+}
+
 /** One submission, its data as text, and what can be done with it. */
-export function SubmissionPage({ session, form, submission, back }: { session: Session; form: Form; submission: Submission; back: string }) {
+export function SubmissionPage({
+  session,
+  form,
+  submission,
+  back,
+  neighbours = { newer: null, older: null },
+}: {
+  session: Session;
+  form: Form;
+  submission: Submission;
+  back: string;
+  neighbours?: Neighbours;
+}) {
   const action = `/dashboard/forms/${form.id}/submissions/actions`;
   const button = (value: string, label: string, cls = "secondary", confirm?: string) => (
     <button type="submit" name="action" value={value} class={cls} data-confirm={confirm}>
       {label}
     </button>
   );
+  const title = submissionTitle(submission);
+  const reply = replyAddress(submission);
+  const at = (id: string) => `/dashboard/forms/${form.id}/submissions/${id}`;
   return (
-    <Layout title={`${form.name}: submission`} session={session} section="forms">
+    <Layout title={`${title}: ${form.name}`} session={session} section="forms">
       <FormHeader form={form} tab="inbox" />
-      <p>
+      <nav class="pages" aria-label="Submissions">
         <a href={back}>← Back to the inbox</a>
-      </p>
+        {neighbours.newer ? (
+          <a href={at(neighbours.newer)} rel="prev">
+            Newer
+          </a>
+        ) : null}
+        {neighbours.older ? (
+          <a href={at(neighbours.older)} rel="next">
+            Older
+          </a>
+        ) : null}
+      </nav>
       <article class="card">
-        <h2>
-          Submission <code>{submission.id}</code>
-        </h2>
+        <h2>{title}</h2>
         <p class="muted">
           Received <Time iso={submission.createdAt} />
           {submission.isStarred ? " · starred" : ""}
-          {submission.isSpam ? " · spam" : ""}
+          {submission.isSpam ? ` · spam${submission.spamReason ? ` (${SPAM_REASONS[submission.spamReason] ?? submission.spamReason})` : ""}` : ""}
+          {" · "}
+          <code>{submission.id}</code>
         </p>
+        {reply ? (
+          <p>
+            <a class="button secondary" href={`mailto:${encodeURIComponent(reply).replace("%40", "@")}?subject=${encodeURIComponent(`Re: ${form.name}`)}`}>
+              Reply to {reply}
+            </a>
+          </p>
+        ) : null}
         <dl class="data">
           {Object.entries(submission.data).map(([name, value]) => (
             <div>
               <dt>{name}</dt>
-              <dd>{valueText(value)}</dd>
+              <DataValue form={form} submission={submission} value={value} />
             </div>
           ))}
         </dl>
@@ -234,3 +317,10 @@ export function SubmissionPage({ session, form, submission, back }: { session: S
     </Layout>
   );
 }
+
+/** Why a submission is spam, in words (the list and the submission page). */
+export const SPAM_REASONS: Record<string, string> = {
+  honeypot: "honeypot field filled",
+  captcha_unverified: "captcha not verified",
+  owner: "marked by you",
+};

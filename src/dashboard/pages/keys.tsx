@@ -125,7 +125,7 @@ export function KeysPage({ session, keys, forms, created, input = {}, errors = {
             </select>
             {errors.type ? <p class="error">{errors.type}</p> : null}
           </div>
-          <div class={`field${errors.formId ? " has-error" : ""}`}>
+          <div class={`field${errors.formId ? " has-error" : ""}`} data-when-type="form">
             <label for="f-formId">Form (for a form key)</label>
             <select id="f-formId" name="formId" aria-describedby={errors.formId ? "f-formId-error" : undefined}>
               <option value="">(none)</option>
@@ -143,13 +143,17 @@ export function KeysPage({ session, keys, forms, created, input = {}, errors = {
           </div>
           <fieldset class={`field${errors.permissions ? " has-error" : ""}`}>
             <legend>Permissions</legend>
-            <p class="hint">None ticked: every permission for a live or test key, read for a form key.</p>
+            <p class="hint">Tick at least one. admin includes the other three and lets the key manage keys.</p>
             {PERMISSIONS.map((p) => (
               <label class="check">
                 <input type="checkbox" name="permissions" value={p} checked={chosen.includes(p)} /> {p}
               </label>
             ))}
-            {errors.permissions ? <p class="error">{errors.permissions}</p> : null}
+            {errors.permissions ? (
+              <p class="error" role="alert">
+                {errors.permissions}
+              </p>
+            ) : null}
           </fieldset>
           <div class="actions">
             <button type="submit">Create key</button>

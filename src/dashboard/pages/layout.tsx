@@ -1,13 +1,14 @@
 /** @jsxImportSource hono/jsx */
 import type { Child } from "hono/jsx";
 import type { Form } from "../../domain/types.ts";
+import { can } from "../../services/roles.ts";
 import type { Session } from "../../services/users.ts";
 
 export interface Chrome {
   title: string;
   session?: Session | null;
   /** The top-level section shown as current in the navigation. */
-  section?: "forms" | "keys" | "account";
+  section?: "forms" | "keys" | "team" | "activity" | "erase" | "account";
   children?: Child;
 }
 
@@ -36,9 +37,22 @@ export function Layout({ title, session, section, children }: Chrome) {
               <a href="/dashboard/forms" aria-current={section === "forms" ? "page" : undefined}>
                 Forms
               </a>
-              <a href="/dashboard/keys" aria-current={section === "keys" ? "page" : undefined}>
-                API keys
-              </a>
+              {can(session.user.role, "admin") ? (
+                <>
+                  <a href="/dashboard/keys" aria-current={section === "keys" ? "page" : undefined}>
+                    API keys
+                  </a>
+                  <a href="/dashboard/team" aria-current={section === "team" ? "page" : undefined}>
+                    Team
+                  </a>
+                  <a href="/dashboard/activity" aria-current={section === "activity" ? "page" : undefined}>
+                    Activity
+                  </a>
+                  <a href="/dashboard/erase" aria-current={section === "erase" ? "page" : undefined}>
+                    Erase data
+                  </a>
+                </>
+              ) : null}
               <a href="/dashboard/account" aria-current={section === "account" ? "page" : undefined}>
                 Account
               </a>

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { Child } from "hono/jsx";
 import type { FieldRule, Form } from "../../domain/types.ts";
+import { can } from "../../services/roles.ts";
 import type { Session } from "../../services/users.ts";
 import { CopyButton, Csrf, Field, FormHeader, Layout, Notice } from "./layout.tsx";
 
@@ -93,6 +94,13 @@ export interface SettingsProps {
   /** Sections added after the built-in ones, before the danger zone. */
   extra?: SettingsSection[];
 }
+
+/**
+ * Where each section goes on the page, by id: a section added later (fields, confirmation) takes its place
+ * here; one with an id not listed goes before the snippet.
+ */
+const SECTION_ORDER = ["general", "fields", "spam", "files", "webhooks", "notifications", "confirmation", "retention", "snippet", "test", "delete"];
+const rank = (id: string) => (SECTION_ORDER.includes(id) ? SECTION_ORDER.indexOf(id) : SECTION_ORDER.indexOf("snippet") - 0.5);
 
 /** A form's settings: every field, the snippet, a test submission, and deletion with typed confirmation. */
 export function SettingsPage({ session, form, input, errors = {}, notice, extra = [] }: SettingsProps) {
@@ -192,10 +200,16 @@ export function SettingsPage({ session, form, input, errors = {}, notice, extra 
       ),
     },
   ];
+  sections.sort((a, b) => rank(a.id) - rank(b.id));
   return (
     <Layout title={`${form.name}: settings`} session={session} section="forms">
       <FormHeader form={form} tab="settings" />
       <Notice text={notice} />
+      {can(session.user.role, "edit") ? null : (
+        <p class="callout" role="note">
+          You can read these settings. Changing them needs an editor, admin or owner of the account.
+        </p>
+      )}
       {sections.map((section) => (
         <section class={`card${section.id === "delete" ? " danger-zone" : ""}`} id={section.id} aria-labelledby={`${section.id}-title`}>
           <h2 id={`${section.id}-title`}>{section.title}</h2>

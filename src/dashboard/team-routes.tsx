@@ -1,0 +1,229 @@
+import { timingSafeEqual } from "node:crypto";
+import type { Handler, RequestContext } from "../http/context.ts";
+import type { Router } from "../http/router.ts";
+import type { Form } from "../domain/types.ts";
+import { parseActivityQuery } from "../services/activity.ts";
+import { parseRole } from "../services/roles.ts";
+import type { TeamActor } from "../services/team.ts";
+import type { Session } from "../services/users.ts";
+import { action, fieldErrors, noticeOf, signedIn } from "./guard.tsx";
+import { cookie, flashCookie, ownerOf, page, PRESESSION_COOKIE, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE, takeFlash } from "./http.ts";
+import { ActivityPage } from "./pages/activity.tsx";
+import { ErasePage, type ErasureResult } from "./pages/erase.tsx";
+import { MessagePage } from "./pages/auth.tsx";
+import { InvitationPage, MemberPage, TeamPage, type NewInvitation } from "./pages/team.tsx";
+import { randomBase62 } from "../lib/random.ts";
+import { SESSION_IDLE_MS } from "../services/users.ts";
+
+const render = (status: number, element: unknown, headers: Record<string, string> = {}) => page(status, String(element), headers);
+
+const USED_INVITATION = "This invitation has already been used, was withdrawn, or has expired. Ask the person who invited you for a new one.";
+
+/** The signed-in user as the team service knows them. */
+const actorOf = (session: Session): TeamActor => ({
+  accountId: session.user.accountId,
+  role: session.user.role,
+  userId: session.user.id,
+  actor: `user:${session.user.email}`,
+});
+
+/** Every form of the account, both modes (to limit a member to some). */
+async function accountForms(ctx: RequestContext, session: Session): Promise<Form[]> {
+  return [...(await ctx.services.forms.list(ownerOf(session, "live"))), ...(await ctx.services.forms.list(ownerOf(session, "test")))];
+}
+
+/** The team page's data, with whatever the page adds (an error, a new invitation). */
+async function teamPage(ctx: RequestContext, session: Session, extra: Partial<Parameters<typeof TeamPage>[0]> = {}) {
+  const accountId = session.user.accountId;
+  return (
+    <TeamPage
+      session={session}
+      members={await ctx.services.team.members(accountId)}
+      invitations={await ctx.services.team.invitations(accountId)}
+      forms={await accountForms(ctx, session)}
+      mailOn={Boolean(ctx.options.mail)}
+      {...extra}
+    />
+  );
+}
+
+/** The pre-session token of an invitation page (the same double submit as sign-in and setup). */
+function presession(ctx: RequestContext): { token: string; headers: Record<string, string> } {
+  const existing = readCookies(ctx.request)[PRESESSION_COOKIE];
+  if (existing && /^[0-9A-Za-z]{32}$/.test(existing)) return { token: existing, headers: {} };
+  const token = randomBase62(32);
+  return { token, headers: { "set-cookie": cookie(ctx, PRESESSION_COOKIE, token, 3600) } };
+}
+
+function presessionMatches(ctx: RequestContext, form: URLSearchParams): boolean {
+  const expected = readCookies(ctx.request)[PRESESSION_COOKIE] ?? "";
+  const given = form.get("_presession") ?? "";
+  return sameOrigin(ctx) && expected.length === 32 && given.length === 32 && timingSafeEqual(Buffer.from(expected), Buffer.from(given));
+}
+
+/** The team (admin): members, roles, invitations; the invitation link's page; the activity log (admin). */
+export function teamPageRoutes(router: Router<Handler>): void {
+  router.on(
+    "GET",
+    "/dashboard/team",
+    signedIn(async (ctx, session) => {
+      const flash = takeFlash(ctx);
+      let created: NewInvitation | null = null;
+      if (flash.value?.startsWith("invite:")) created = JSON.parse(flash.value.slice("invite:".length)) as NewInvitation;
+      return render(200, await teamPage(ctx, session, { created, notice: created ? undefined : noticeOf(ctx) }), flash.headers);
+    }, "admin"),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/team/invite",
+    action(async (ctx, session, body) => {
+      const input = { email: (body.get("email") ?? "").trim(), role: body.get("role") ?? "", formIds: body.getAll("formIds") };
+      try {
+        const role = parseRole(input.role);
+        const { token, invitation } = await ctx.services.team.invite(actorOf(session), input.email, { role, formIds: input.formIds });
+        const url = `${ctx.services.urls.baseUrl()}/dashboard/invite?token=${token}`;
+        let mailed = false;
+        if (ctx.options.mail) {
+          try {
+            await ctx.options.mail.send({
+              to: invitation.email,
+              subject: "You are invited to a formsvc dashboard",
+              text: `${session.user.email} invites you to their formsvc dashboard as ${role}.\n\nOpen this link to choose a password and join (it works once, within 7 days):\n${url}\n`,
+            });
+            mailed = true;
+          } catch (error) {
+            ctx.options.log.error("the invitation email could not be sent", error);
+          }
+        }
+        const created: NewInvitation = { email: invitation.email, url, mailed };
+        // POST, redirect, GET: the link is shown by the page the redirect opens, once; a reload does not invite again.
+        return redirect("/dashboard/team", [flashCookie(ctx, `invite:${JSON.stringify(created)}`)]);
+      } catch (error) {
+        return render(400, await teamPage(ctx, session, { input, errors: fieldErrors(error) }));
+      }
+    }, "admin"),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/team/invitations/:id/withdraw",
+    action(async (ctx, session) => {
+      await ctx.services.team.revokeInvitation(actorOf(session), ctx.params.id!);
+      return redirect("/dashboard/team?notice=withdrawn");
+    }, "admin"),
+  );
+
+  router.on(
+    "GET",
+    "/dashboard/team/:userId",
+    signedIn(async (ctx, session) => {
+      const member = (await ctx.services.team.members(session.user.accountId)).find((u) => u.id === ctx.params.userId);
+      if (!member)
+        return render(
+          404,
+          <MessagePage
+            title="Not found"
+            message="No such member of this account."
+            session={session}
+            link={{ href: "/dashboard/team", text: "Back to the team" }}
+          />,
+        );
+      return render(200, <MemberPage session={session} member={member} forms={await accountForms(ctx, session)} />);
+    }, "admin"),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/team/:userId",
+    action(async (ctx, session, body) => {
+      const userId = ctx.params.userId!;
+      try {
+        await ctx.services.team.setRole(actorOf(session), userId, { role: parseRole(body.get("role") ?? ""), formIds: body.getAll("formIds") });
+        return redirect("/dashboard/team?notice=role");
+      } catch (error) {
+        const member = (await ctx.services.team.members(session.user.accountId)).find((u) => u.id === userId);
+        if (!member) throw error;
+        return render(400, <MemberPage session={session} member={member} forms={await accountForms(ctx, session)} errors={fieldErrors(error)} />);
+      }
+    }, "admin"),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/team/:userId/remove",
+    action(async (ctx, session) => {
+      await ctx.services.team.remove(actorOf(session), ctx.params.userId!);
+      return redirect("/dashboard/team?notice=removed");
+    }, "admin"),
+  );
+
+  router.on("GET", "/dashboard/invite", async (ctx) => {
+    const token = ctx.url.searchParams.get("token") ?? "";
+    const invitation = await ctx.services.team.checkInvitation(token);
+    if (!invitation) return render(410, <MessagePage title="Invitation not valid" message={USED_INVITATION} />);
+    const pre = presession(ctx);
+    return render(200, <InvitationPage presession={pre.token} token={token} invitation={invitation} />, pre.headers);
+  });
+
+  router.on("POST", "/dashboard/invite", async (ctx) => {
+    const form = await readForm(ctx);
+    const token = form.get("token") ?? "";
+    const invitation = await ctx.services.team.checkInvitation(token);
+    if (!invitation) return render(410, <MessagePage title="Invitation not valid" message={USED_INVITATION} />);
+    const pre = presession(ctx);
+    const again = (errors: Record<string, string>) =>
+      render(400, <InvitationPage presession={pre.token} token={token} invitation={invitation} errors={errors} />, pre.headers);
+    if (!presessionMatches(ctx, form)) return again({ form: "This form has expired. Try again." });
+    const password = form.get("password") ?? "";
+    if (password !== (form.get("confirm") ?? "")) return again({ confirm: "The two passwords differ." });
+    try {
+      const user = await ctx.services.team.accept(token, password);
+      if (!user) return render(410, <MessagePage title="Invitation not valid" message={USED_INVITATION} />);
+      const { token: sessionToken } = await ctx.services.users.createSession(user.id);
+      return redirect("/dashboard/forms", [cookie(ctx, SESSION_COOKIE, sessionToken, SESSION_IDLE_MS / 1000), cookie(ctx, PRESESSION_COOKIE, "", 0)]);
+    } catch (error) {
+      return again(fieldErrors(error));
+    }
+  });
+
+  router.on(
+    "GET",
+    "/dashboard/erase",
+    signedIn(async (_ctx, session) => render(200, <ErasePage session={session} />), "admin"),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/erase",
+    action(async (ctx, session, body) => {
+      const email = (body.get("email") ?? "").trim();
+      const dryRun = body.get("mode") !== "erase";
+      try {
+        const result: ErasureResult = { email, dryRun, total: 0, forms: [] };
+        for (const mode of ["live", "test"] as const) {
+          const principal = ownerOf(session, mode);
+          const erased = await ctx.services.retention.erase(principal, { email, dryRun });
+          const forms = await ctx.services.forms.list(principal);
+          result.total += erased.erased;
+          for (const [formId, count] of Object.entries(erased.forms))
+            result.forms.push({ name: forms.find((f) => f.id === formId)?.name ?? formId, mode, count });
+        }
+        return render(200, <ErasePage session={session} result={result} email={email} />);
+      } catch (error) {
+        return render(400, <ErasePage session={session} email={email} errors={fieldErrors(error)} />);
+      }
+    }, "admin"),
+  );
+
+  router.on(
+    "GET",
+    "/dashboard/activity",
+    signedIn(async (ctx, session) => {
+      const after = ctx.url.searchParams.get("after") ?? undefined;
+      const query = parseActivityQuery({ limit: "50", after: after && /^act_[0-9a-z]{22}$/.test(after) ? after : undefined });
+      const list = await ctx.services.activity.list(session.user.accountId, query);
+      return render(200, <ActivityPage session={session} entries={list.activity} next={list.pagination.nextCursor} first={!query.after} />);
+    }, "admin"),
+  );
+}
