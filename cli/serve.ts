@@ -24,6 +24,25 @@ function mailStatus(config: ServeConfig, redactedSmtpUrl: (url: string) => strin
   );
 }
 
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** How links learn the public address when --base-url is not set: from a trusted proxy, or a warning. */
+function publicAddressNote(config: ServeConfig): string {
+  if (!config.derived.baseUrl) return "";
+  if (config.trustProxy) {
+    return (
+      "public address: each request's X-Forwarded-Proto and X-Forwarded-Host (or Forwarded) from the proxy, as --base-url is not set; " +
+      "links made outside a request (the setup link below, webhook payloads) use " +
+      `${config.baseUrl}\n`
+    );
+  }
+  if (LOOPBACK.has(config.host)) return "";
+  return (
+    `warning: links (submitUrl, redirects, the setup link) point at ${config.baseUrl}, which is not a public address: ` +
+    "set --base-url https://forms.example.com (FORMSVC_BASE_URL), or --trust-proxy behind a proxy that sends X-Forwarded-Proto and X-Forwarded-Host\n"
+  );
+}
+
 /**
  * Makes the database's directory when it is missing (0700: it will hold submissions and key hashes), or
  * says in one line why it cannot; a raw ENOENT from deep in SQLite tells a new owner nothing.
@@ -58,6 +77,7 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   // The address actually bound (0.0.0.0 is every interface), then where this machine reaches it.
   io.err(`formsvc listening on ${server.bound}, ${server.url} (database ${config.db})\n`);
   if (config.baseUrl !== server.url) io.err(`public address ${config.baseUrl}\n`);
+  io.err(publicAddressNote(config));
   if (server.metricsUrl) io.err(`metrics at ${server.metricsUrl}\n`);
   else if (config.metrics) io.err(`metrics at ${server.url}/metrics\n`);
   io.err(`forms take submissions at ${config.submitUrl}/f/{slug}\n`);
@@ -108,7 +128,10 @@ export function serveCommand(program: Command, io: Io): void {
     .option("--max-file-size <bytes>", "largest file a post may carry, in bytes, on forms that take files (FORMSVC_MAX_FILE_SIZE, default 10485760)")
     .option("--rate-limit <perMinute>", "submissions a minute per address per form, 0 for none (FORMSVC_RATE_LIMIT, default 30)")
     .option("--rate-burst <n>", "submissions allowed at once before the rate applies (FORMSVC_RATE_BURST, default 10)")
-    .option("--trust-proxy", "take the client address from X-Forwarded-For (behind a reverse proxy)")
+    .option(
+      "--trust-proxy",
+      "behind a reverse proxy: take the client address from X-Forwarded-For, and without --base-url the public address from X-Forwarded-Proto and X-Forwarded-Host (or Forwarded)",
+    )
     .option("--smtp-url <url>", "SMTP server for notification emails, smtp://user:pass@host:587 or smtps://... (FORMSVC_SMTP_URL; without it mail is off)")
     .option("--metrics", "serve Prometheus metrics at /metrics on the main port (FORMSVC_METRICS)")
     .option("--metrics-listen <host:port>", "serve /metrics on this address only, such as 127.0.0.1:9090 (FORMSVC_METRICS_LISTEN)")

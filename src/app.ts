@@ -1,4 +1,5 @@
 import { unavailableError } from "./errors.ts";
+import { forwardedOrigin, withPublicOrigin } from "./http/forwarded.ts";
 import type { AccessEntry, AppOptions, Handler, RequestContext } from "./http/context.ts";
 import { metricsResponse } from "./http/metrics.ts";
 import { accessLine } from "./log.ts";
@@ -87,11 +88,20 @@ export function createApp(options: AppOptions) {
     /** Answers one request; logs one line for it (method, path, status, milliseconds, client), never its key, query or body. */
     async fetch(request: Request, info: ConnectionInfo = {}): Promise<Response> {
       const started = performance.now();
-      const url = new URL(request.url);
+      // An HTTP/1.0 request may come without a Host header (a proxy's health check does): its URL has no host.
+      const url = URL.canParse(request.url) ? new URL(request.url) : new URL(request.url.replace(/^\w+:\/\/[^/]*/, ""), "http://localhost");
       const ip = clientIp(request, info, options.trustProxy);
       // Counted by route pattern, so that made-up paths cannot swell the metrics: every unknown path is one series.
       const matched = { route: "unmatched" };
-      const response = await handle(request, url, ip, matched);
+      // Behind a trusted proxy the request is seen at the address the client used: links, cookies and the
+      // dashboard's Origin check follow it.
+      const forwarded = options.trustProxy ? forwardedOrigin(request.headers) : null;
+      if (forwarded) {
+        const outside = new URL(forwarded);
+        url.protocol = outside.protocol;
+        url.host = outside.host;
+      }
+      const response = forwarded ? await withPublicOrigin(forwarded, () => handle(request, url, ip, matched)) : await handle(request, url, ip, matched);
       const ms = performance.now() - started;
       // The user agent is the client's text: cut short, so that no client can make one log line take kilobytes.
       const userAgent = request.headers.get("user-agent")?.slice(0, MAX_LOGGED_AGENT) ?? null;

@@ -3,6 +3,8 @@ import { derivedBaseUrl, type ServeConfig } from "./config.ts";
 import { openStore, type SchemaChange } from "./db/client.ts";
 import type { AppOptions } from "./http/context.ts";
 import { Metrics, serveMetricsAlone } from "./http/metrics.ts";
+import { drainBody } from "./http/drain.ts";
+import { currentPublicOrigin } from "./http/forwarded.ts";
 import { errorResponse } from "./http/respond.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { serverLog } from "./log.ts";
@@ -44,7 +46,9 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
         "its directory, where SQLite keeps the -wal and -shm files beside it",
     );
   }
-  const urls = { baseUrl: () => config.baseUrl, submitUrl: () => config.submitUrl };
+  // Without --base-url, a trusted proxy's forwarded headers tell each request's public address.
+  const baseUrl = () => (config.derived.baseUrl && currentPublicOrigin()) || config.baseUrl;
+  const urls = { baseUrl, submitUrl: () => (config.derived.submitUrl ? baseUrl() : config.submitUrl) };
   const webhookOptions = { allowPrivate: config.webhooksAllowPrivate, resolve: systemResolver };
   const services = createServices(store, urls, { webhooks: webhookOptions });
   const metrics = new Metrics({ outbox: () => services.notifications.outboxDepth(), webhookOutbox: () => services.webhooks.outboxDepth() });
@@ -70,7 +74,12 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
       // over --max-body at once and stops reading a chunked body as soon as it passes it; a route that takes no
       // body never reads one, so nothing is buffered unasked.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-      fetch: (request, srv) => app.fetch(request, { ip: srv.requestIP(request)?.address }),
+      fetch: async (request, srv) => {
+        const response = await app.fetch(request, { ip: srv.requestIP(request)?.address });
+        // An answer given before the body was read reaches a proxy only once the proxy has sent the body.
+        if (!(await drainBody(request))) response.headers.set("connection", "close");
+        return response;
+      },
       error: (error) => errorResponse(error, { onInternal: (e) => log.error("unhandled", e) }),
     });
     if (config.metricsListen) metricsServer = serveMetricsAlone(config.metricsListen, metrics);

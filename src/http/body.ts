@@ -1,9 +1,9 @@
 import { ApiError, ClientClosedRequest } from "../errors.ts";
 import { MAX_JSON_DEPTH, scanJson } from "../lib/json-scan.ts";
 
-// The rest of the body is never read: the connection is closed after the answer rather than kept for another request.
-const tooLarge = (limit: number) =>
-  new ApiError("payload_too_large", `The body is larger than the limit of ${limit} bytes.`, { headers: { Connection: "close" } });
+// What is left of the body is read and discarded by the server after the answer is made (drain.ts), so that
+// a proxy that writes the whole body before it reads gets this answer.
+const tooLarge = (limit: number) => new ApiError("payload_too_large", `The body is larger than the limit of ${limit} bytes.`);
 
 /** The request's body as bytes, refused with 413 as soon as it passes `limit` (by Content-Length, or while reading). */
 export async function readBytes(request: Request, limit: number): Promise<Uint8Array> {
@@ -16,10 +16,17 @@ export async function readBytes(request: Request, limit: number): Promise<Uint8A
   let size = 0;
   try {
     if (request.headers.has("content-length")) return new Uint8Array(await request.arrayBuffer());
-    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-      size += chunk.byteLength;
-      if (size > limit) throw tooLarge(limit);
-      chunks.push(chunk);
+    const reader = request.body.getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        // Released, not cancelled: the server discards the rest before it answers.
+        reader.releaseLock();
+        throw tooLarge(limit);
+      }
+      chunks.push(value);
     }
   } catch (error) {
     // A client that drops the connection mid-body is not a failure of ours: one short line, no stack, no 500.
