@@ -74,6 +74,7 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   const server = await startServer(config);
   const { from, to } = server.schema;
   if (from !== to) io.err(from === 0 ? `database schema ${from} → ${to} (new database)\n` : `database schema ${from} → ${to}\n`);
+  if (server.schemaBackup) io.err(`the database was backed up before it was migrated, to ${server.schemaBackup}\n`);
   // The address actually bound (0.0.0.0 is every interface), then where this machine reaches it.
   io.err(`formsvc listening on ${server.bound}, ${server.url} (database ${config.db})\n`);
   if (config.baseUrl !== server.url) io.err(`public address ${config.baseUrl}\n`);

@@ -1,6 +1,9 @@
 import { createApp } from "./app.ts";
 import { derivedBaseUrl, type ServeConfig } from "./config.ts";
+import { existsSync } from "node:fs";
 import { openStore, type SchemaChange } from "./db/client.ts";
+import { isLibsqlUrl } from "./db/location.ts";
+import { backupBeforeMigrating, sqliteSchemaStatus } from "./db/migrate.ts";
 import type { AppOptions } from "./http/context.ts";
 import { Metrics, serveMetricsAlone } from "./http/metrics.ts";
 import { drainBody } from "./http/drain.ts";
@@ -23,6 +26,8 @@ export interface RunningServer {
   metricsUrl: string | null;
   /** The schema version before and after the migrations this start ran. */
   schema: SchemaChange;
+  /** Where the database was copied before this start migrated it, or null when it did not. */
+  schemaBackup: string | null;
   /** The services the server runs on, for what `serve` itself asks of the database. */
   services: Services;
   /** Stops taking connections, lets requests under way finish, lets the sender finish its send, closes the database. */
@@ -32,11 +37,24 @@ export interface RunningServer {
 /** A reason the server cannot start, said in one line (the CLI prints it and exits 1). */
 export class StartupError extends Error {}
 
+/** A SQLite file an earlier formsvc left is copied into its own folder before serve migrates it; the copy's path. */
+function backupIfBehind(db: string): string | null {
+  if (db === ":memory:" || isLibsqlUrl(db) || !existsSync(db)) return null;
+  const status = sqliteSchemaStatus(db);
+  if (status.applied === 0 || status.pending.length === 0) return null;
+  try {
+    return backupBeforeMigrating(db, status.applied);
+  } catch (error) {
+    throw new StartupError(`cannot back up ${db} before migrating it (${(error as Error).message}); the database was left unchanged`);
+  }
+}
+
 const hostPort = (host: string, port: number) => `${host.includes(":") ? `[${host}]` : host}:${port}`;
 
 /** Opens the database (migrating it), checks that it takes writes, binds the port and serves; the only place that listens. */
 export async function startServer(config: ServeConfig, log: AppOptions["log"] = serverLog(config.logFormat)): Promise<RunningServer> {
-  const store = await openStore(config.db, { authToken: config.dbAuthToken });
+  const schemaBackup = backupIfBehind(config.db);
+  const store = await openStore(config.db, { authToken: config.dbAuthToken, migrate: true });
   try {
     await store.checkWritable();
   } catch (error) {
@@ -131,6 +149,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     bound: hostPort(config.host, server.port!),
     metricsUrl: metricsServer ? `http://${hostPort(config.metricsListen!.host, metricsServer.port!)}/metrics` : null,
     schema: store.schema,
+    schemaBackup,
     services,
     stop,
   };

@@ -2,7 +2,7 @@
 // libSQL URL: a SQLite file never pays for this module or the client it loads.
 import type { Db, Store } from "./client.ts";
 import { MAX_BATCH } from "./client.ts";
-import { LAST_MIGRATION, MIGRATIONS_TABLE, PING, pendingMigrations, RECORD_MIGRATION, refuseNewerSchema, WRITE_CHECK } from "./migrate.ts";
+import { LAST_MIGRATION, MIGRATIONS_TABLE, PING, pendingMigrations, RECORD_MIGRATION, refuseNewerSchema, refuseOlderSchema, WRITE_CHECK } from "./migrate.ts";
 import * as schema from "./schema.ts";
 
 /** A queue that runs one task at a time, in order. */
@@ -15,8 +15,8 @@ function serial() {
   };
 }
 
-/** Opens (and migrates) a libSQL database. */
-export async function openLibsql(url: string, authToken?: string): Promise<Store> {
+/** Opens a libSQL database, migrating it when it is new or `migrate` is set. */
+export async function openLibsql(url: string, authToken: string | undefined, migrate: boolean): Promise<Store> {
   // The libSQL client is loaded only for a libSQL URL: a SQLite file never pays for it.
   const [{ createClient }, { drizzle: drizzleLibsql }] = await Promise.all([import("@libsql/client"), import("drizzle-orm/libsql")]);
   // The client keeps a pool of connections and a PRAGMA reaches only one of them: the busy timeout is given
@@ -33,6 +33,7 @@ export async function openLibsql(url: string, authToken?: string): Promise<Store
   const applied = Number(result.rows[0]?.applied ?? 0);
   try {
     refuseNewerSchema(url, last, applied);
+    if (!migrate) refuseOlderSchema(url, { applied, pending: pendingMigrations(last).map((m) => m.tag) });
   } catch (error) {
     client.close();
     throw error;
