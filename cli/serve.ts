@@ -150,6 +150,10 @@ export function serveCommand(program: Command, io: Io): void {
       "multiply every webhook retry delay (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) by this (FORMSVC_WEBHOOK_RETRY_SCALE, default 1)",
     )
     .option(
+      "--webhook-rotation-overlap <duration>",
+      "after a webhook secret is rotated, sign events with the old secret too for this long, e.g. 24h, 2s, 0s (FORMSVC_WEBHOOK_ROTATION_OVERLAP, default 24h)",
+    )
+    .option(
       "--captcha-verify-url <provider=url>",
       "send a captcha provider's verifications to another address, e.g. turnstile=http://127.0.0.1:9000/verify (repeatable; FORMSVC_CAPTCHA_VERIFY_URLS, space-separated)",
       (value: string, previous: string[] = []) => [...previous, value],
@@ -181,6 +185,7 @@ export function serveCommand(program: Command, io: Io): void {
           logFormat: all.logFormat,
           webhooksAllowPrivate: all.webhooksAllowPrivate ? "true" : undefined,
           webhookRetryScale: all.webhookRetryScale,
+          webhookRotationOverlapMs: all.webhookRotationOverlap,
           captchaVerifyUrls: (all.captchaVerifyUrl as string[] | undefined)?.join(" "),
         },
         io,

@@ -1,5 +1,7 @@
+import { parseS3Url, type S3Target } from "./backups.ts";
 import { ApiError } from "./errors.ts";
 import { parseMailbox, type Mailbox } from "./lib/mail.ts";
+import { parseDuration } from "./lib/time.ts";
 import { isEmail } from "./lib/validate.ts";
 import { CAPTCHA_VERIFY_URLS } from "./lib/captcha.ts";
 import { CAPTCHA_PROVIDERS, type CaptchaProvider } from "./services/forms.ts";
@@ -44,10 +46,22 @@ export interface ServeConfig {
   webhookRetryScale: number;
   /** How long a webhook receiver may take to answer (10 s; lower only in tests). */
   webhookTimeoutMs: number;
+  /** How long after a secret's rotation events are signed with the old secret too (`--webhook-rotation-overlap 24h`). */
+  webhookRotationOverlapMs: number;
   /** Each captcha provider's siteverify address, the provider's own unless replaced with --captcha-verify-url. */
   captchaVerifyUrls: Record<CaptchaProvider, string>;
   /** How long a captcha provider may take (5 s; lower only in tests). */
   captchaTimeoutMs: number;
+  /** The folder scheduled backups go to (`--backup-dir`), or null: no schedule. */
+  backupDir: string | null;
+  /** Time between scheduled backups (`--backup-every 24h`). */
+  backupEveryMs: number;
+  /** How many copies are kept, in the folder and in the bucket (`--backup-keep 7`). */
+  backupKeep: number;
+  /** The bucket copies are sent to too (`--backup-s3 s3://bucket/prefix`, credentials from AWS_*), or null. */
+  backupS3: S3Target | null;
+  /** An S3-compatible service's address (MinIO, R2, B2), or null for AWS. */
+  backupS3Endpoint: string | null;
   /** Which of baseUrl and submitUrl were derived from host and port (and so follow the port actually bound). */
   derived: { baseUrl: boolean; submitUrl: boolean };
 }
@@ -76,8 +90,14 @@ const ENV: Record<Exclude<keyof ServeConfig, "derived" | "dbAuthToken">, string>
   webhooksAllowPrivate: "FORMSVC_WEBHOOKS_ALLOW_PRIVATE",
   webhookRetryScale: "FORMSVC_WEBHOOK_RETRY_SCALE",
   webhookTimeoutMs: "FORMSVC_WEBHOOK_TIMEOUT_MS",
+  webhookRotationOverlapMs: "FORMSVC_WEBHOOK_ROTATION_OVERLAP",
   captchaVerifyUrls: "FORMSVC_CAPTCHA_VERIFY_URLS",
   captchaTimeoutMs: "FORMSVC_CAPTCHA_TIMEOUT_MS",
+  backupDir: "FORMSVC_BACKUP_DIR",
+  backupEveryMs: "FORMSVC_BACKUP_EVERY",
+  backupKeep: "FORMSVC_BACKUP_KEEP",
+  backupS3: "FORMSVC_BACKUP_S3",
+  backupS3Endpoint: "FORMSVC_BACKUP_S3_ENDPOINT",
 };
 
 const DEFAULTS = {
@@ -97,7 +117,10 @@ const DEFAULTS = {
   webhooksAllowPrivate: "false",
   webhookRetryScale: "1",
   webhookTimeoutMs: "10000",
+  webhookRotationOverlapMs: "24h",
   captchaTimeoutMs: "5000",
+  backupEveryMs: "24h",
+  backupKeep: "7",
 };
 
 /** `provider=URL` pairs, separated by spaces (one per --captcha-verify-url), over the providers' own addresses. */
@@ -240,10 +263,58 @@ export function loadServeConfig(flags: ServeFlags, env: Record<string, string | 
     webhooksAllowPrivate: boolean("webhooks-allow-private", pick("webhooksAllowPrivate")!),
     webhookRetryScale: scale(pick("webhookRetryScale")!),
     webhookTimeoutMs: integer("webhook-timeout-ms", pick("webhookTimeoutMs")!, 100, 60_000),
+    webhookRotationOverlapMs: duration("webhook-rotation-overlap", pick("webhookRotationOverlapMs")!, 0, 30 * 86_400_000),
     captchaVerifyUrls: captchaVerifyUrls(pick("captchaVerifyUrls")),
     captchaTimeoutMs: integer("captcha-timeout-ms", pick("captchaTimeoutMs")!, 100, 60_000),
+    ...backupSettings(pick, env),
     derived: { baseUrl: pick("baseUrl") === undefined, submitUrl: pick("submitUrl") === undefined },
   };
+}
+
+/** The backup schedule's settings; the bucket's credentials come from the usual AWS environment variables. */
+function backupSettings(pick: (key: keyof typeof ENV) => string | undefined, env: Record<string, string | undefined>) {
+  const backupDir = pick("backupDir") ?? null;
+  const s3 = pick("backupS3");
+  const endpoint = pick("backupS3Endpoint");
+  const backupS3Endpoint = endpoint === undefined ? null : url("backup-s3-endpoint", endpoint);
+  let backupS3: S3Target | null = null;
+  if (s3 !== undefined) {
+    const target = parseS3Url(s3);
+    if (!target) throw new ApiError("invalid_parameter", `backup-s3 must be s3://bucket/prefix, not "${s3}"`, { field: "backup-s3" });
+    if (!backupDir) throw new ApiError("invalid_parameter", "backup-s3 needs backup-dir: each copy is made in the folder, then sent", { field: "backup-s3" });
+    if (!env.AWS_ACCESS_KEY_ID || !env.AWS_SECRET_ACCESS_KEY) {
+      throw new ApiError("invalid_parameter", "backup-s3 needs the bucket's credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY", {
+        field: "backup-s3",
+      });
+    }
+    backupS3 = {
+      bucket: target.bucket,
+      prefix: target.key,
+      endpoint: backupS3Endpoint ?? undefined,
+      region: env.AWS_REGION || env.AWS_DEFAULT_REGION || "us-east-1",
+      accessKeyId: env.AWS_ACCESS_KEY_ID,
+      secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+      sessionToken: env.AWS_SESSION_TOKEN || undefined,
+    };
+  }
+  return {
+    backupDir,
+    backupEveryMs: duration("backup-every", pick("backupEveryMs")!, 1000, 366 * 86_400_000),
+    backupKeep: integer("backup-keep", pick("backupKeep")!, 1, 10_000),
+    backupS3,
+    backupS3Endpoint,
+  };
+}
+
+/** A duration such as 90s, 15m, 24h, 7d (0s for none), from min to max milliseconds. */
+function duration(name: string, value: string, min: number, max: number): number {
+  const ms = parseDuration(value);
+  if (ms === null || ms < min || ms > max) {
+    throw new ApiError("invalid_parameter", `${name} must be a duration such as 90s, 15m, 24h or 7d, at most ${max / 86_400_000}d, not "${value}"`, {
+      field: name,
+    });
+  }
+  return ms;
 }
 
 function logFormat(value: string): "text" | "json" {

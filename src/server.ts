@@ -1,4 +1,5 @@
 import { createApp } from "./app.ts";
+import { type BackupStatus, startBackups } from "./backups.ts";
 import { derivedBaseUrl, type ServeConfig } from "./config.ts";
 import { existsSync } from "node:fs";
 import { openStore, type SchemaChange } from "./db/client.ts";
@@ -28,6 +29,8 @@ export interface RunningServer {
   schema: SchemaChange;
   /** Where the database was copied before this start migrated it, or null when it did not. */
   schemaBackup: string | null;
+  /** The backup schedule's last result, or null without --backup-dir. */
+  backups: (() => BackupStatus) | null;
   /** The services the server runs on, for what `serve` itself asks of the database. */
   services: Services;
   /** Stops taking connections, lets requests under way finish, lets the sender finish its send, closes the database. */
@@ -67,9 +70,15 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
   // Without --base-url, a trusted proxy's forwarded headers tell each request's public address.
   const baseUrl = () => (config.derived.baseUrl && currentPublicOrigin()) || config.baseUrl;
   const urls = { baseUrl, submitUrl: () => (config.derived.submitUrl ? baseUrl() : config.submitUrl) };
-  const webhookOptions = { allowPrivate: config.webhooksAllowPrivate, resolve: systemResolver };
+  const webhookOptions = { allowPrivate: config.webhooksAllowPrivate, resolve: systemResolver, rotationOverlapMs: config.webhookRotationOverlapMs };
   const services = createServices(store, urls, { webhooks: webhookOptions });
-  const metrics = new Metrics({ outbox: () => services.notifications.outboxDepth(), webhookOutbox: () => services.webhooks.outboxDepth() });
+  let backups: ReturnType<typeof startBackups> | null = null;
+  const backupStatus = () => backups?.status() ?? null;
+  const metrics = new Metrics({
+    outbox: () => services.notifications.outboxDepth(),
+    webhookOutbox: () => services.webhooks.outboxDepth(),
+    backup: backupStatus,
+  });
   const app = createApp({
     services,
     maxBody: config.maxBody,
@@ -80,6 +89,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     log,
     metrics,
     serveMetrics: config.metrics,
+    backups: backupStatus,
   });
   let server: ReturnType<typeof Bun.serve>;
   let metricsServer: ReturnType<typeof Bun.serve> | null = null;
@@ -126,8 +136,13 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     userAgent: `formsvc/${pkg.version}`,
     log: { line: log.request, error: log.error },
   });
+  if (config.backupDir) {
+    const { dir, everyMs, keep, s3 } = { dir: config.backupDir, everyMs: config.backupEveryMs, keep: config.backupKeep, s3: config.backupS3 };
+    backups = startBackups(store, { dir, everyMs, keep, s3, log: { line: log.request, error: log.error } });
+  }
   const stop = async () => {
     await server.stop();
+    await backups?.stop();
     await metricsServer?.stop();
     await sender?.stop();
     await webhookSender.stop();
@@ -150,6 +165,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     metricsUrl: metricsServer ? `http://${hostPort(config.metricsListen!.host, metricsServer.port!)}/metrics` : null,
     schema: store.schema,
     schemaBackup,
+    backups: backups ? backups.status : null,
     services,
     stop,
   };

@@ -1,3 +1,4 @@
+import type { BackupStatus } from "../backups.ts";
 import type { Services } from "../services/index.ts";
 import type { Metrics } from "./metrics.ts";
 import type { CaptchaOptions } from "../lib/captcha.ts";
@@ -19,6 +20,8 @@ export interface AppOptions {
   metrics?: Metrics;
   /** Answer GET /metrics on this app (`--metrics`); else it is served on its own address, or not at all. */
   serveMetrics?: boolean;
+  /** The backup schedule's last result (`--backup-dir`), or null without one; the dashboard's account page shows it. */
+  backups?: () => BackupStatus | null;
 }
 
 /** What the log says of one request: never its query string, key or body. */

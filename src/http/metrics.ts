@@ -1,4 +1,5 @@
 import { ApiError } from "../errors.ts";
+import type { BackupStatus } from "../backups.ts";
 import { json } from "./respond.ts";
 
 // The server's figures in Prometheus's text format (version 0.0.4): what /metrics shows. Counted in memory
@@ -22,6 +23,8 @@ export interface MetricsSource {
   outbox(): Promise<Record<string, number>>;
   /** Webhook deliveries by outbox status. */
   webhookOutbox(): Promise<Record<string, number>>;
+  /** The backup schedule's last result, or null without one. */
+  backup?(): BackupStatus | null;
 }
 
 /** Counters of requests and submissions, and the text a scrape gets. */
@@ -89,6 +92,15 @@ export class Metrics {
       lines.push("# HELP formsvc_webhook_outbox Webhook deliveries in the outbox, by status (pending: waiting for an attempt or a retry).");
       lines.push("# TYPE formsvc_webhook_outbox gauge");
       for (const status of ["pending", "failed"]) lines.push(`formsvc_webhook_outbox{status="${status}"} ${webhooks[status] ?? 0}`);
+      const backup = this.source.backup?.();
+      if (backup) {
+        lines.push("# HELP formsvc_backup_last_success_time When the last scheduled backup was made and checked (Unix seconds; 0: none yet).");
+        lines.push("# TYPE formsvc_backup_last_success_time gauge");
+        lines.push(`formsvc_backup_last_success_time ${backup.lastSuccessAt === null ? 0 : backup.lastSuccessAt / 1000}`);
+        lines.push("# HELP formsvc_backup_last_failed 1 when the last scheduled backup failed (the log says why), else 0.");
+        lines.push("# TYPE formsvc_backup_last_failed gauge");
+        lines.push(`formsvc_backup_last_failed ${backup.lastError === null ? 0 : 1}`);
+      }
     }
     return `${lines.join("\n")}\n`;
   }

@@ -64,6 +64,8 @@ export interface OutgoingDelivery {
   attempts: number;
   url: string;
   secret: string;
+  /** The secret a rotation replaced, while the overlap lasts: events are signed with both. */
+  previousSecret: string | null;
   format: WebhookFormat;
 }
 
@@ -83,7 +85,12 @@ export interface WebhookOptions {
   /** --webhooks-allow-private: skip the address checks (tests, or an intranet receiver on purpose). */
   allowPrivate: boolean;
   resolve: Resolver;
+  /** How long after a rotation events are signed with the old secret too (--webhook-rotation-overlap; 24 h). */
+  rotationOverlapMs?: number;
 }
+
+/** How long a rotated-out secret still signs events unless --webhook-rotation-overlap says otherwise. */
+export const DEFAULT_ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
 /** The body of POST /api/forms/{id}/webhooks (the OpenAPI document is generated from it too). */
 export const createSchema = lazySchema((z) =>
@@ -141,6 +148,7 @@ const endpointsOf = preparedOn((db) =>
 
 /** Webhooks: endpoints per form, the outbox written with each submission, and the claims of the senders. */
 export function webhooksService(store: Store, formsService: FormsService, urls: { baseUrl: () => string }, options: WebhookOptions) {
+  const overlapMs = options.rotationOverlapMs ?? DEFAULT_ROTATION_OVERLAP_MS;
   const listeners = new Set<() => void>();
   const announce = () => {
     for (const listener of listeners) listener();
@@ -222,6 +230,8 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
         description: input.description || null,
         format: input.format ?? "standard",
         secret: newWebhookSecret(),
+        previousSecret: null,
+        secretRotatedAt: null,
         createdAt: Date.now(),
       };
       await store.write((tx) => tx.insert(webhooks).values(row));
@@ -244,12 +254,19 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
       });
     },
 
-    /** A new secret for an endpoint, in force at once (every later attempt is signed with it); shown this once. */
+    /**
+     * A new secret for an endpoint, shown this once: every later attempt is signed with it, and with the old one
+     * too for the rotation overlap, so that receivers can be given the new secret meanwhile.
+     */
     async rotate(principal: Principal, formRef: string, webhookId: string): Promise<WebhookWithSecret> {
       const form = await formsService.findRow(principal, formRef);
       return store.write(async (tx) => {
-        await findWebhook(tx, form.id, webhookId);
-        const [row] = await tx.update(webhooks).set({ secret: newWebhookSecret() }).where(eq(webhooks.id, webhookId)).returning();
+        const old = await findWebhook(tx, form.id, webhookId);
+        const [row] = await tx
+          .update(webhooks)
+          .set({ secret: newWebhookSecret(), previousSecret: old.secret, secretRotatedAt: Date.now() })
+          .where(eq(webhooks.id, webhookId))
+          .returning();
         return { ...toWebhook(row!), secret: row!.secret };
       });
     },
@@ -388,6 +405,7 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
                 attempts: c.attempts,
                 url: endpoint.url,
                 secret: endpoint.secret,
+                previousSecret: endpoint.previousSecret !== null && (endpoint.secretRotatedAt ?? 0) + overlapMs > now ? endpoint.previousSecret : null,
                 format: endpoint.format as WebhookFormat,
               },
             ]
