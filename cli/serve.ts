@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
+import type { BackupStatus } from "../src/backups.ts";
 import type { ServeConfig, ServeFlags } from "../src/config.ts";
 import { isLibsqlUrl } from "../src/db/location.ts";
 import { CliError } from "./errors.ts";
@@ -22,6 +23,14 @@ function mailStatus(config: ServeConfig, redactedSmtpUrl: (url: string) => strin
     "mail is off: notifications of live forms are kept pending, not sent. Turn it on with\n" +
     "  --smtp-url smtp://user:pass@mail.example.com:587 (or FORMSVC_SMTP_URL) and --mail-from (FORMSVC_MAIL_FROM)\n"
   );
+}
+
+/** The backup schedule as the start lines show it: where, how often, how many, and the last good copy. */
+function backupLine(status: BackupStatus): string {
+  const every = status.everyMs % 3_600_000 === 0 ? `${status.everyMs / 3_600_000}h` : `${status.everyMs / 1000}s`;
+  const where = status.s3 ? `${status.dir} and ${status.s3}` : status.dir;
+  const last = status.lastSuccessAt === null ? "none yet" : `${new Date(status.lastSuccessAt).toISOString()} (${status.lastFile})`;
+  return `backups every ${every} to ${where}, the last ${status.keep} kept; last backup: ${last}\n`;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -83,6 +92,7 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   else if (config.metrics) io.err(`metrics at ${server.url}/metrics\n`);
   io.err(`forms take submissions at ${config.submitUrl}/f/{slug}\n`);
   io.err(mailStatus(config, redactedSmtpUrl));
+  if (server.backups) io.err(backupLine(server.backups()));
   if (config.webhooksAllowPrivate) io.err("webhooks may reach private and loopback addresses (--webhooks-allow-private)\n");
   // Asked on the server's own connection: a second open of the file would run the migration check again.
   const facts = await server.services.settings.startFacts();
@@ -153,6 +163,14 @@ export function serveCommand(program: Command, io: Io): void {
       "--webhook-rotation-overlap <duration>",
       "after a webhook secret is rotated, sign events with the old secret too for this long, e.g. 24h, 2s, 0s (FORMSVC_WEBHOOK_ROTATION_OVERLAP, default 24h)",
     )
+    .option("--backup-dir <dir>", "make a checked copy of the database in this folder on a schedule (FORMSVC_BACKUP_DIR)")
+    .option("--backup-every <duration>", "time between scheduled backups, e.g. 24h, 6h, 30m (FORMSVC_BACKUP_EVERY, default 24h)")
+    .option("--backup-keep <n>", "scheduled copies kept, in the folder and in the bucket (FORMSVC_BACKUP_KEEP, default 7)")
+    .option(
+      "--backup-s3 <s3://bucket/prefix>",
+      "send each scheduled copy to this bucket too; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION (FORMSVC_BACKUP_S3)",
+    )
+    .option("--backup-s3-endpoint <url>", "the address of an S3-compatible service: MinIO, R2, B2 (FORMSVC_BACKUP_S3_ENDPOINT)")
     .option(
       "--captcha-verify-url <provider=url>",
       "send a captcha provider's verifications to another address, e.g. turnstile=http://127.0.0.1:9000/verify (repeatable; FORMSVC_CAPTCHA_VERIFY_URLS, space-separated)",
@@ -186,6 +204,11 @@ export function serveCommand(program: Command, io: Io): void {
           webhooksAllowPrivate: all.webhooksAllowPrivate ? "true" : undefined,
           webhookRetryScale: all.webhookRetryScale,
           webhookRotationOverlapMs: all.webhookRotationOverlap,
+          backupDir: all.backupDir,
+          backupEveryMs: all.backupEvery,
+          backupKeep: all.backupKeep,
+          backupS3: all.backupS3,
+          backupS3Endpoint: all.backupS3Endpoint,
           captchaVerifyUrls: (all.captchaVerifyUrl as string[] | undefined)?.join(" "),
         },
         io,

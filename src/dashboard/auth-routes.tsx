@@ -119,7 +119,7 @@ export function authRoutes(router: Router<Handler>): void {
   router.on(
     "GET",
     "/dashboard/account",
-    signedIn(async (ctx, session) => render(200, <AccountPage session={session} notice={noticeOf(ctx)} />)),
+    signedIn(async (ctx, session) => render(200, <AccountPage session={session} notice={noticeOf(ctx)} backup={ctx.options.backups?.()} />)),
   );
 
   router.on(
