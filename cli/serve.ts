@@ -93,6 +93,12 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   io.err(`forms take submissions at ${config.submitUrl}/f/{slug}\n`);
   io.err(mailStatus(config, redactedSmtpUrl));
   if (server.backups) io.err(backupLine(server.backups()));
+  if (server.https) {
+    io.err(
+      `https for ${config.domains.join(", ")}: certificate valid until ${new Date(server.https.expires()).toISOString()}, renewed by itself ` +
+        `with a third of its life left; port ${server.https.httpPort} answers ACME challenges and redirects the rest to https\n`,
+    );
+  }
   if (config.webhooksAllowPrivate) io.err("webhooks may reach private and loopback addresses (--webhooks-allow-private)\n");
   // Asked on the server's own connection: a second open of the file would run the migration check again.
   const facts = await server.services.settings.startFacts();
@@ -163,6 +169,18 @@ export function serveCommand(program: Command, io: Io): void {
       "--webhook-rotation-overlap <duration>",
       "after a webhook secret is rotated, sign events with the old secret too for this long, e.g. 24h, 2s, 0s (FORMSVC_WEBHOOK_ROTATION_OVERLAP, default 24h)",
     )
+    .option(
+      "--domain <name>",
+      "serve HTTPS for this domain on 443 with a certificate got and renewed by ACME, and http on 80 redirecting (repeatable; FORMSVC_DOMAINS)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option("--acme-email <address>", "the ACME account's contact, told of expiry problems (FORMSVC_ACME_EMAIL)")
+    .option(
+      "--acme-directory <url>",
+      "the ACME server (FORMSVC_ACME_DIRECTORY, default Let's Encrypt; staging: https://acme-staging-v02.api.letsencrypt.org/directory)",
+    )
+    .option("--https-port <port>", "the https port with --domain (FORMSVC_HTTPS_PORT, default 443)")
+    .option("--http-port <port>", "the http port with --domain, for challenges and redirects (FORMSVC_HTTP_PORT, default 80)")
     .option("--backup-dir <dir>", "make a checked copy of the database in this folder on a schedule (FORMSVC_BACKUP_DIR)")
     .option("--backup-every <duration>", "time between scheduled backups, e.g. 24h, 6h, 30m (FORMSVC_BACKUP_EVERY, default 24h)")
     .option("--backup-keep <n>", "scheduled copies kept, in the folder and in the bucket (FORMSVC_BACKUP_KEEP, default 7)")
@@ -204,6 +222,11 @@ export function serveCommand(program: Command, io: Io): void {
           webhooksAllowPrivate: all.webhooksAllowPrivate ? "true" : undefined,
           webhookRetryScale: all.webhookRetryScale,
           webhookRotationOverlapMs: all.webhookRotationOverlap,
+          domains: (all.domain as string[] | undefined)?.join(" "),
+          acmeEmail: all.acmeEmail,
+          acmeDirectory: all.acmeDirectory,
+          httpsPort: all.httpsPort,
+          httpPort: all.httpPort,
           backupDir: all.backupDir,
           backupEveryMs: all.backupEvery,
           backupKeep: all.backupKeep,

@@ -1,3 +1,4 @@
+import { LETS_ENCRYPT } from "./acme.ts";
 import { parseS3Url, type S3Target } from "./backups.ts";
 import { ApiError } from "./errors.ts";
 import { parseMailbox, type Mailbox } from "./lib/mail.ts";
@@ -62,6 +63,17 @@ export interface ServeConfig {
   backupS3: S3Target | null;
   /** An S3-compatible service's address (MinIO, R2, B2), or null for AWS. */
   backupS3Endpoint: string | null;
+  /** The domains HTTPS is served for, with a certificate got by ACME (`--domain`, repeatable); empty: plain http. */
+  domains: string[];
+  /** The ACME account's contact address (`--acme-email`), or null. */
+  acmeEmail: string | null;
+  /** The ACME server's directory (`--acme-directory`; Let's Encrypt's by default). */
+  acmeDirectory: string;
+  /** The https and http ports with --domain (443 and 80; other ports for tests, or behind port forwarding). */
+  httpsPort: number;
+  httpPort: number;
+  /** How often the certificate's expiry is looked at (12 h; a test-only setting, FORMSVC_ACME_CHECK_MS). */
+  acmeCheckMs: number;
   /** Which of baseUrl and submitUrl were derived from host and port (and so follow the port actually bound). */
   derived: { baseUrl: boolean; submitUrl: boolean };
 }
@@ -98,6 +110,12 @@ const ENV: Record<Exclude<keyof ServeConfig, "derived" | "dbAuthToken">, string>
   backupKeep: "FORMSVC_BACKUP_KEEP",
   backupS3: "FORMSVC_BACKUP_S3",
   backupS3Endpoint: "FORMSVC_BACKUP_S3_ENDPOINT",
+  domains: "FORMSVC_DOMAINS",
+  acmeEmail: "FORMSVC_ACME_EMAIL",
+  acmeDirectory: "FORMSVC_ACME_DIRECTORY",
+  httpsPort: "FORMSVC_HTTPS_PORT",
+  httpPort: "FORMSVC_HTTP_PORT",
+  acmeCheckMs: "FORMSVC_ACME_CHECK_MS",
 };
 
 const DEFAULTS = {
@@ -121,6 +139,10 @@ const DEFAULTS = {
   captchaTimeoutMs: "5000",
   backupEveryMs: "24h",
   backupKeep: "7",
+  acmeDirectory: LETS_ENCRYPT,
+  httpsPort: "443",
+  httpPort: "80",
+  acmeCheckMs: String(12 * 3_600_000),
 };
 
 /** `provider=URL` pairs, separated by spaces (one per --captcha-verify-url), over the providers' own addresses. */
@@ -225,9 +247,12 @@ export function loadServeConfig(flags: ServeFlags, env: Record<string, string | 
   };
   const host = pick("host")!;
   // The host name that links should carry: a wildcard address is not one a browser can open.
-  const port = integer("port", pick("port")!, 0, 65535);
+  const https = httpsSettings(pick);
+  const port = https.domains.length > 0 ? https.httpsPort : integer("port", pick("port")!, 0, 65535);
   const linkHost = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
-  const baseUrl = url("base-url", pick("baseUrl") ?? `http://${linkHost}:${port}`);
+  // With --domain the public address is the first domain's, over https.
+  const served = https.domains.length > 0 ? `https://${https.domains[0]}${https.httpsPort === 443 ? "" : `:${https.httpsPort}`}` : `http://${linkHost}:${port}`;
+  const baseUrl = url("base-url", pick("baseUrl") ?? served);
   const trust = pick("trustProxy")!;
   if (!["true", "false", "1", "0"].includes(trust)) {
     throw new ApiError("invalid_parameter", `trust-proxy must be true or false, not "${trust}"`, { field: "trust-proxy" });
@@ -267,7 +292,29 @@ export function loadServeConfig(flags: ServeFlags, env: Record<string, string | 
     captchaVerifyUrls: captchaVerifyUrls(pick("captchaVerifyUrls")),
     captchaTimeoutMs: integer("captcha-timeout-ms", pick("captchaTimeoutMs")!, 100, 60_000),
     ...backupSettings(pick, env),
-    derived: { baseUrl: pick("baseUrl") === undefined, submitUrl: pick("submitUrl") === undefined },
+    ...https,
+    derived: { baseUrl: pick("baseUrl") === undefined && https.domains.length === 0, submitUrl: pick("submitUrl") === undefined },
+  };
+}
+
+/** HTTPS by ACME: the domains (space- or comma-separated in FORMSVC_DOMAINS), the ACME server, the ports. */
+function httpsSettings(pick: (key: keyof typeof ENV) => string | undefined) {
+  const domains = (pick("domains") ?? "").split(/[\s,]+/).filter(Boolean);
+  for (const domain of domains) {
+    if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(domain)) {
+      throw new ApiError("invalid_parameter", `domain must be a host name such as forms.example.com, not "${domain}"`, { field: "domain" });
+    }
+  }
+  const email = pick("acmeEmail");
+  if (email !== undefined && !isEmail(email))
+    throw new ApiError("invalid_parameter", `acme-email must be an email address, not "${email}"`, { field: "acme-email" });
+  return {
+    domains: domains.map((domain) => domain.toLowerCase()),
+    acmeEmail: email ?? null,
+    acmeDirectory: url("acme-directory", pick("acmeDirectory")!),
+    httpsPort: integer("https-port", pick("httpsPort")!, 1, 65535),
+    httpPort: integer("http-port", pick("httpPort")!, 1, 65535),
+    acmeCheckMs: integer("acme-check-ms", pick("acmeCheckMs")!, 100, 86_400_000),
   };
 }
 

@@ -1,3 +1,5 @@
+import { dirname, join, resolve } from "node:path";
+import { startHttps } from "./acme.ts";
 import { createApp } from "./app.ts";
 import { type BackupStatus, startBackups } from "./backups.ts";
 import { derivedBaseUrl, type ServeConfig } from "./config.ts";
@@ -23,6 +25,8 @@ export interface RunningServer {
   url: string;
   /** The address and port the socket is bound to, as `0.0.0.0:8080` or `[::1]:8080`. */
   bound: string;
+  /** With --domain: when the certificate in force expires (ms), and the http listener's port; else null. */
+  https: { expires(): number; httpPort: number } | null;
   /** Where /metrics is served on an address of its own (`--metrics-listen`), as a URL, or null. */
   metricsUrl: string | null;
   /** The schema version before and after the migrations this start ran. */
@@ -91,12 +95,12 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     serveMetrics: config.metrics,
     backups: backupStatus,
   });
-  let server: ReturnType<typeof Bun.serve>;
-  let metricsServer: ReturnType<typeof Bun.serve> | null = null;
-  try {
-    server = Bun.serve({
+  const listen = (tls?: { cert: string; key: string }) =>
+    Bun.serve({
       hostname: config.host,
       port: config.port,
+      // With a certificate of its own the https listener is replaced, not restarted, when it is renewed.
+      ...(tls ? { tls: { cert: tls.cert, key: tls.key }, reusePort: true } : {}),
       // Bun's own guard answers a bare 413 (for a Content-Length over it, before the app sees the request), not
       // the contract's. So it is set out of the way, and the app is the one limit: it refuses a declared length
       // over --max-body at once and stops reading a chunked body as soon as it passes it; a route that takes no
@@ -106,12 +110,27 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
         const response = await app.fetch(request, { ip: srv.requestIP(request)?.address });
         // An answer given before the body was read reaches a proxy only once the proxy has sent the body.
         if (!(await drainBody(request))) response.headers.set("connection", "close");
+        if (tls) response.headers.set("strict-transport-security", "max-age=31536000");
         return response;
       },
       error: (error) => errorResponse(error, { onInternal: (e) => log.error("unhandled", e) }),
     });
+  let server: ReturnType<typeof Bun.serve>;
+  let https: Awaited<ReturnType<typeof startHttps>> | null = null;
+  let metricsServer: ReturnType<typeof Bun.serve> | null = null;
+  try {
+    if (config.domains.length > 0) {
+      const dir = isLibsqlUrl(config.db) ? resolve("acme") : join(dirname(resolve(config.db)), "acme");
+      const settings = { domains: config.domains, email: config.acmeEmail, directoryUrl: config.acmeDirectory, dir };
+      const { httpPort, httpsPort, acmeCheckMs: checkMs } = config;
+      https = await startHttps({ settings, host: config.host, httpPort, httpsPort, checkMs, log: { line: log.request, error: log.error } }, listen);
+      server = https.server();
+    } else {
+      server = listen();
+    }
     if (config.metricsListen) metricsServer = serveMetricsAlone(config.metricsListen, metrics);
   } catch (error) {
+    await https?.stop();
     await metricsServer?.stop(true);
     store.close();
     throw new StartupError(`cannot listen: ${(error as Error).message}`);
@@ -141,7 +160,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     backups = startBackups(store, { dir, everyMs, keep, s3, log: { line: log.request, error: log.error } });
   }
   const stop = async () => {
-    await server.stop();
+    await (https ? https.stop() : server.stop());
     await backups?.stop();
     await metricsServer?.stop();
     await sender?.stop();
@@ -160,11 +179,12 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     throw error;
   }
   return {
-    url: derivedBaseUrl(config.host, server.port!),
+    url: https ? config.baseUrl : derivedBaseUrl(config.host, server.port!),
     bound: hostPort(config.host, server.port!),
     metricsUrl: metricsServer ? `http://${hostPort(config.metricsListen!.host, metricsServer.port!)}/metrics` : null,
     schema: store.schema,
     schemaBackup,
+    https: https ? { expires: https.expires, httpPort: https.http.port! } : null,
     backups: backups ? backups.status : null,
     services,
     stop,

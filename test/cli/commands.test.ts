@@ -262,6 +262,7 @@ describe("help and version", () => {
       "users",
       "dashboard",
       "restore",
+      "migrate",
       "version",
       "completion",
       "help",
