@@ -68,6 +68,11 @@ export function createApp(options: AppOptions) {
 
   async function handle(request: Request, url: URL, ip: string, matched: { route: string }): Promise<Response> {
     try {
+      // Every browser asks for it on every page: no icon, said once a week, rather than a 404 in the console.
+      if (url.pathname === "/favicon.ico" && (request.method === "GET" || request.method === "HEAD")) {
+        matched.route = "/favicon.ico";
+        return new Response(null, { status: 204, headers: { "cache-control": "public, max-age=604800" } });
+      }
       if (ownsDashboard(url.pathname)) {
         matched.route = "/dashboard";
         dashboard ??= import("./dashboard/index.tsx").then((module) => module.createDashboard());

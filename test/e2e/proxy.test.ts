@@ -193,3 +193,13 @@ describe("the public address, behind a trusted proxy, without --base-url", () =>
     expect(told).not.toContain("warning: links");
   });
 });
+
+test("/favicon.ico is an empty answer a browser keeps for a week, not a 404", async () => {
+  const { server } = await start();
+  const icon = await fetch(`${server.url}/favicon.ico`);
+  expect({ status: icon.status, cache: icon.headers.get("cache-control"), body: await icon.text() }).toEqual({
+    status: 204,
+    cache: "public, max-age=604800",
+    body: "",
+  });
+});
