@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Form } from "../src/services/forms.ts";
+import type { Form } from "../src/domain/types.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { CliError, EXIT, withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";

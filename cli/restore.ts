@@ -185,7 +185,7 @@ async function restoreFromBucket(
   io: Io,
   dir: string,
 ): Promise<void> {
-  const { parseS3Url, s3Client } = await import("../src/backups.ts");
+  const { parseS3Url, s3Client } = await import("../src/lib/s3.ts");
   const target = parseS3Url(url);
   if (!target?.key) throw new CliError(`${url} is not an object's address: give s3://bucket/path/to/formsvc-….db`, EXIT.usage);
   const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } = io.env;

@@ -3,9 +3,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-/** Let's Encrypt's production directory; its staging one is https://acme-staging-v02.api.letsencrypt.org/directory. */
-export const LETS_ENCRYPT = "https://acme-v02.api.letsencrypt.org/directory";
-
 export interface AcmeSettings {
   domains: string[];
   email: string | null;

@@ -1,149 +1,323 @@
-import { LETS_ENCRYPT } from "./acme.ts";
-import { parseS3Url, type S3Target } from "./backups.ts";
+import { parseS3Url, type S3Target } from "./lib/s3.ts";
 import { ApiError } from "./errors.ts";
 import { parseMailbox, type Mailbox } from "./lib/mail.ts";
 import { parseDuration } from "./lib/time.ts";
 import { isEmail } from "./lib/validate.ts";
-import { CAPTCHA_VERIFY_URLS } from "./lib/captcha.ts";
-import { CAPTCHA_PROVIDERS, type CaptchaProvider } from "./services/forms.ts";
+import { CAPTCHA_VERIFY_URLS } from "./services/captcha.ts";
+import { CAPTCHA_PROVIDERS, type CaptchaProvider } from "./domain/types.ts";
 
-/** Everything `formsvc serve` can be told, after flags, environment and defaults are merged and checked. */
-export interface ServeConfig {
-  host: string;
-  port: number;
-  db: string;
-  /** The token of a libSQL server (Turso), from FORMSVC_DB_AUTH_TOKEN only: never a flag, so never in `ps` or a log line. */
-  dbAuthToken?: string;
-  /** Public base address of the server, used in submitUrl and Location; derived from host and port when unset. */
-  baseUrl: string;
-  /** Base address of the public submission host (a separate host name), or the base URL. */
-  submitUrl: string;
-  maxBody: number;
-  /** Largest file one post may carry, in bytes (a post is also held to maxBody as a whole). */
-  maxFileSize: number;
-  /** Time between retention purges (an hour; tests shorten it). */
-  purgeIntervalMs: number;
-  /** Submissions per minute per client address per form; 0 turns the limit off. */
-  rateLimit: number;
-  rateBurst: number;
-  trustProxy: boolean;
-  /** The SMTP server notifications go out through (smtp:// or smtps://, credentials in the URL); null: mail is off. */
-  smtpUrl: string | null;
-  /** The From of notification emails. */
-  mailFrom: Mailbox;
-  /** How long after a failed attempt a notification is tried again the first time; later delays grow from it. */
-  mailRetryBaseMs: number;
-  /** How long the mail server may take to connect, greet or answer (10 s; lower only in tests); a claim on a notification lasts ten of these. */
-  mailTimeoutMs: number;
-  /** Serve GET /metrics on the main port (`--metrics`). */
-  metrics: boolean;
-  /** Serve GET /metrics on this address alone (`--metrics-listen 127.0.0.1:9090`), or null. */
-  metricsListen: { host: string; port: number } | null;
-  /** How log lines are written: text for people, json (one object a line) for log shippers. */
-  logFormat: "text" | "json";
-  /** Let webhooks reach loopback, private and other special addresses (a receiver on this machine, in tests). */
-  webhooksAllowPrivate: boolean;
-  /** Multiplies every delay of the webhook retry schedule (0.001 in tests). */
-  webhookRetryScale: number;
-  /** How long a webhook receiver may take to answer (10 s; lower only in tests). */
-  webhookTimeoutMs: number;
-  /** How long after a secret's rotation events are signed with the old secret too (`--webhook-rotation-overlap 24h`). */
-  webhookRotationOverlapMs: number;
-  /** Each captcha provider's siteverify address, the provider's own unless replaced with --captcha-verify-url. */
-  captchaVerifyUrls: Record<CaptchaProvider, string>;
-  /** How long a captcha provider may take (5 s; lower only in tests). */
-  captchaTimeoutMs: number;
-  /** The folder scheduled backups go to (`--backup-dir`), or null: no schedule. */
-  backupDir: string | null;
-  /** Time between scheduled backups (`--backup-every 24h`). */
-  backupEveryMs: number;
-  /** How many copies are kept, in the folder and in the bucket (`--backup-keep 7`). */
-  backupKeep: number;
-  /** The bucket copies are sent to too (`--backup-s3 s3://bucket/prefix`, credentials from AWS_*), or null. */
-  backupS3: S3Target | null;
-  /** An S3-compatible service's address (MinIO, R2, B2), or null for AWS. */
-  backupS3Endpoint: string | null;
-  /** The domains HTTPS is served for, with a certificate got by ACME (`--domain`, repeatable); empty: plain http. */
-  domains: string[];
-  /** The ACME account's contact address (`--acme-email`), or null. */
-  acmeEmail: string | null;
-  /** The ACME server's directory (`--acme-directory`; Let's Encrypt's by default). */
-  acmeDirectory: string;
-  /** The https and http ports with --domain (443 and 80; other ports for tests, or behind port forwarding). */
-  httpsPort: number;
-  httpPort: number;
-  /** How often the certificate's expiry is looked at (12 h; a test-only setting, FORMSVC_ACME_CHECK_MS). */
-  acmeCheckMs: number;
-  /** Which of baseUrl and submitUrl were derived from host and port (and so follow the port actually bound). */
-  derived: { baseUrl: boolean; submitUrl: boolean };
+// Every setting of `formsvc serve` is declared once, in SETTINGS below: its flag, environment variable,
+// default, parser and help line. serve's options (cli/serve.ts), the ServeConfig type and object, and the
+// README's table of settings (scripts/settings-table.ts, checked by test/unit/settings.test.ts) all come
+// from it. A new setting is one entry here; a setting that only tests need is marked `testOnly`: it works
+// from the environment (and its flag, if any, is still taken) but is not offered in --help or the README.
+
+/** Let's Encrypt's production directory; its staging one is https://acme-staging-v02.api.letsencrypt.org/directory. */
+const LETS_ENCRYPT = "https://acme-v02.api.letsencrypt.org/directory";
+
+/** One setting: how it is given, what it is when not given, and how its text becomes a value. */
+interface Setting<T> {
+  /** The flag as commander declares it (`--port <port>`); one without `<value>` is a switch. */
+  flag: string;
+  env: string;
+  /** The text used when neither flag nor environment gives one, parsed like any other. */
+  default?: string;
+  /** The default as help and the README say it, when that is not the `default` text itself. */
+  shown?: string;
+  /** The help line of `formsvc serve --help` and the README's table. */
+  help: string;
+  /** Turns the given text (undefined when none was given and there is no default) into the value; `name` is the flag's name, for errors. */
+  parse: (value: string | undefined, name: string, earlier: Readonly<Record<string, unknown>>) => T;
+  /** Only tests need it: not in --help, not in the README's table (docs/cli.md lists these). */
+  testOnly?: true;
+  /** The flag may be given more than once; the values are joined with spaces, as in the environment. */
+  repeatable?: true;
+  /** The flag is the program's own (every command takes it), so serve does not declare it again. */
+  global?: true;
 }
 
-export type ServeFlags = Partial<Record<Exclude<keyof ServeConfig, "derived" | "dbAuthToken">, string | number | boolean | undefined>>;
+/** A setting, with its value's type taken from its parser. */
+const setting = <T>(declared: Setting<T>): Setting<T> => declared;
+const text = (value: string | undefined) => value as string;
+const whole = (min: number, max: number) => (value: string | undefined, name: string) => integer(name, value as string, min, max);
+const onOff = (value: string | undefined, name: string) => boolean(name, value as string);
 
-const ENV: Record<Exclude<keyof ServeConfig, "derived" | "dbAuthToken">, string> = {
-  host: "FORMSVC_HOST",
-  port: "FORMSVC_PORT",
-  db: "FORMSVC_DB",
-  baseUrl: "FORMSVC_BASE_URL",
-  submitUrl: "FORMSVC_SUBMIT_URL",
-  maxBody: "FORMSVC_MAX_BODY",
-  maxFileSize: "FORMSVC_MAX_FILE_SIZE",
-  purgeIntervalMs: "FORMSVC_PURGE_INTERVAL_MS",
-  rateLimit: "FORMSVC_RATE_LIMIT",
-  rateBurst: "FORMSVC_RATE_BURST",
-  trustProxy: "FORMSVC_TRUST_PROXY",
-  smtpUrl: "FORMSVC_SMTP_URL",
-  mailFrom: "FORMSVC_MAIL_FROM",
-  mailRetryBaseMs: "FORMSVC_MAIL_RETRY_BASE_MS",
-  mailTimeoutMs: "FORMSVC_MAIL_TIMEOUT_MS",
-  metrics: "FORMSVC_METRICS",
-  metricsListen: "FORMSVC_METRICS_LISTEN",
-  logFormat: "FORMSVC_LOG_FORMAT",
-  webhooksAllowPrivate: "FORMSVC_WEBHOOKS_ALLOW_PRIVATE",
-  webhookRetryScale: "FORMSVC_WEBHOOK_RETRY_SCALE",
-  webhookTimeoutMs: "FORMSVC_WEBHOOK_TIMEOUT_MS",
-  webhookRotationOverlapMs: "FORMSVC_WEBHOOK_ROTATION_OVERLAP",
-  captchaVerifyUrls: "FORMSVC_CAPTCHA_VERIFY_URLS",
-  captchaTimeoutMs: "FORMSVC_CAPTCHA_TIMEOUT_MS",
-  backupDir: "FORMSVC_BACKUP_DIR",
-  backupEveryMs: "FORMSVC_BACKUP_EVERY",
-  backupKeep: "FORMSVC_BACKUP_KEEP",
-  backupS3: "FORMSVC_BACKUP_S3",
-  backupS3Endpoint: "FORMSVC_BACKUP_S3_ENDPOINT",
-  domains: "FORMSVC_DOMAINS",
-  acmeEmail: "FORMSVC_ACME_EMAIL",
-  acmeDirectory: "FORMSVC_ACME_DIRECTORY",
-  httpsPort: "FORMSVC_HTTPS_PORT",
-  httpPort: "FORMSVC_HTTP_PORT",
-  acmeCheckMs: "FORMSVC_ACME_CHECK_MS",
+/** Every setting of `formsvc serve`, in the order they are read (later ones may use earlier values). */
+export const SETTINGS = {
+  host: setting({ flag: "--host <host>", env: "FORMSVC_HOST", default: "0.0.0.0", help: "address to listen on", parse: text }),
+  domains: setting({
+    flag: "--domain <name>",
+    env: "FORMSVC_DOMAINS",
+    shown: "none: plain http on --port",
+    help: "serve HTTPS for this domain on 443 with a certificate got and renewed by ACME, and http on 80 answering challenges and redirecting ([docs/deploy.md](docs/deploy.md#https-by-itself-the-first-way-nothing-in-front)); repeatable, space-separated in the environment",
+    parse: (value, name) => domains(name, value),
+    repeatable: true,
+  }),
+  acmeEmail: setting({
+    flag: "--acme-email <address>",
+    env: "FORMSVC_ACME_EMAIL",
+    shown: "none",
+    help: "the ACME account's contact, told of expiry problems",
+    parse: (value, name) => {
+      if (value !== undefined && !isEmail(value)) throw new ApiError("invalid_parameter", `${name} must be an email address, not "${value}"`, { field: name });
+      return value ?? null;
+    },
+  }),
+  acmeDirectory: setting({
+    flag: "--acme-directory <url>",
+    env: "FORMSVC_ACME_DIRECTORY",
+    default: LETS_ENCRYPT,
+    shown: "Let's Encrypt",
+    help: "the ACME server's directory; Let's Encrypt's staging one is https://acme-staging-v02.api.letsencrypt.org/directory",
+    parse: (value, name) => url(name, value as string),
+  }),
+  httpsPort: setting({ flag: "--https-port <port>", env: "FORMSVC_HTTPS_PORT", default: "443", help: "the https port with --domain", parse: whole(1, 65535) }),
+  httpPort: setting({
+    flag: "--http-port <port>",
+    env: "FORMSVC_HTTP_PORT",
+    default: "80",
+    help: "the http port with --domain, for ACME challenges and redirects to https",
+    parse: whole(1, 65535),
+  }),
+  acmeCheckMs: setting({
+    flag: "--acme-check-ms <ms>",
+    env: "FORMSVC_ACME_CHECK_MS",
+    default: String(12 * 3_600_000),
+    help: "how often the certificate's expiry is looked at (12 hours)",
+    parse: whole(100, 86_400_000),
+    testOnly: true,
+  }),
+  port: setting({
+    flag: "--port <port>",
+    env: "FORMSVC_PORT",
+    default: "8080",
+    shown: "8080 (with --domain, --https-port)",
+    help: "port to listen on",
+    // With --domain the server listens on the https port.
+    parse: (value, name, earlier) => ((earlier.domains as string[]).length > 0 ? (earlier.httpsPort as number) : integer(name, value as string, 0, 65535)),
+  }),
+  db: setting({
+    flag: "--db <path>",
+    env: "FORMSVC_DB",
+    default: "./formsvc.db",
+    help: "SQLite file (made and migrated at start), or a libSQL server's `libsql://…` URL, its token in `FORMSVC_DB_AUTH_TOKEN` (see [docs/scaling.md](docs/scaling.md))",
+    parse: text,
+    global: true,
+  }),
+  baseUrl: setting({
+    flag: "--base-url <url>",
+    env: "FORMSVC_BASE_URL",
+    shown: "http://localhost:PORT",
+    help: "public address of this server, used in links and Location",
+    parse: (value, name, earlier) => url(name, value ?? servedBaseUrl(earlier)),
+  }),
+  submitUrl: setting({
+    flag: "--submit-url <url>",
+    env: "FORMSVC_SUBMIT_URL",
+    shown: "the base URL",
+    help: "public address of the submission host, if separate",
+    parse: (value, name, earlier) => url(name, value ?? (earlier.baseUrl as string)),
+  }),
+  maxBody: setting({
+    flag: "--max-body <bytes>",
+    env: "FORMSVC_MAX_BODY",
+    default: "1048576",
+    help: "largest accepted body in bytes",
+    parse: whole(1, 1024 ** 3),
+  }),
+  maxFileSize: setting({
+    flag: "--max-file-size <bytes>",
+    env: "FORMSVC_MAX_FILE_SIZE",
+    default: "10485760",
+    help: "largest file a post may carry, in bytes, on forms that take files (the whole post is still held to --max-body)",
+    parse: whole(1, 1024 ** 3),
+  }),
+  rateLimit: setting({
+    flag: "--rate-limit <perMinute>",
+    env: "FORMSVC_RATE_LIMIT",
+    default: "30",
+    help: "submissions a minute per client address per form, 0 for none",
+    parse: whole(0, 1_000_000),
+  }),
+  rateBurst: setting({
+    flag: "--rate-burst <n>",
+    env: "FORMSVC_RATE_BURST",
+    default: "10",
+    help: "submissions allowed at once before the rate applies",
+    parse: whole(1, 1_000_000),
+  }),
+  trustProxy: setting({
+    flag: "--trust-proxy",
+    env: "FORMSVC_TRUST_PROXY",
+    default: "false",
+    help: "behind a reverse proxy (nginx, Caddy): the client address from X-Forwarded-For, and without --base-url the public address from X-Forwarded-Proto and X-Forwarded-Host (or Forwarded)",
+    parse: onOff,
+  }),
+  smtpUrl: setting({
+    flag: "--smtp-url <url>",
+    env: "FORMSVC_SMTP_URL",
+    shown: "none: mail is off",
+    help: "SMTP server for notification emails, smtp://user:pass@host:587 (STARTTLS when offered) or smtps://user:pass@host (TLS); percent-encode @ or : in the user or password",
+    parse: (value) => (value === undefined ? null : smtpUrl(value)),
+  }),
+  mailFrom: setting({
+    flag: "--mail-from <address>",
+    env: "FORMSVC_MAIL_FROM",
+    shown: "formsvc <the SMTP login> if it is an address, else formsvc <formsvc@localhost>",
+    help: 'From of notification emails: you@example.com or "Forms <forms@example.com>"',
+    parse: (value, name, earlier) => mailFrom(name, value, earlier.smtpUrl as string | null),
+  }),
+  metrics: setting({
+    flag: "--metrics",
+    env: "FORMSVC_METRICS",
+    default: "false",
+    help: "serve Prometheus metrics at /metrics on the main port",
+    parse: onOff,
+  }),
+  metricsListen: setting({
+    flag: "--metrics-listen <host:port>",
+    env: "FORMSVC_METRICS_LISTEN",
+    shown: "none",
+    help: "serve /metrics on this address only, such as 127.0.0.1:9090",
+    parse: (value, name) => (value === undefined ? null : listenAddress(name, value)),
+  }),
+  logFormat: setting({
+    flag: "--log-format <format>",
+    env: "FORMSVC_LOG_FORMAT",
+    default: "text",
+    help: "text, or json (one object a line) for log shippers",
+    parse: (value) => logFormat(value as string),
+  }),
+  webhooksAllowPrivate: setting({
+    flag: "--webhooks-allow-private",
+    env: "FORMSVC_WEBHOOKS_ALLOW_PRIVATE",
+    default: "false",
+    help: "let webhooks reach loopback, private and link-local addresses (a receiver on this machine or an intranet)",
+    parse: onOff,
+  }),
+  captchaVerifyUrls: setting({
+    flag: "--captcha-verify-url <provider=url>",
+    env: "FORMSVC_CAPTCHA_VERIFY_URLS",
+    shown: "the providers' own",
+    help: "PROVIDER=URL: send a captcha provider's verifications to another address (a proxy, or www.recaptcha.net where google.com is blocked); repeatable, space-separated in the environment",
+    parse: (value) => captchaVerifyUrls(value),
+    repeatable: true,
+  }),
+  webhookRotationOverlapMs: setting({
+    flag: "--webhook-rotation-overlap <duration>",
+    env: "FORMSVC_WEBHOOK_ROTATION_OVERLAP",
+    default: "24h",
+    help: "after a webhook secret is rotated, sign events with the old secret too for this long (two `v1,` signatures): 24h, 2s, 0s",
+    parse: (value, name) => duration(name, value as string, 0, 30 * 86_400_000),
+  }),
+  backupDir: setting({
+    flag: "--backup-dir <dir>",
+    env: "FORMSVC_BACKUP_DIR",
+    shown: "none: no schedule",
+    help: "make a checked copy of the database in this folder on a schedule ([docs/deploy.md](docs/deploy.md#backups))",
+    parse: (value) => value ?? null,
+  }),
+  backupEveryMs: setting({
+    flag: "--backup-every <duration>",
+    env: "FORMSVC_BACKUP_EVERY",
+    default: "24h",
+    help: "time between scheduled backups: 24h, 6h, 30m",
+    parse: (value, name) => duration(name, value as string, 1000, 366 * 86_400_000),
+  }),
+  backupKeep: setting({
+    flag: "--backup-keep <n>",
+    env: "FORMSVC_BACKUP_KEEP",
+    default: "7",
+    help: "scheduled copies kept, in the folder and in the bucket",
+    parse: whole(1, 10_000),
+  }),
+  backupS3Endpoint: setting({
+    flag: "--backup-s3-endpoint <url>",
+    env: "FORMSVC_BACKUP_S3_ENDPOINT",
+    shown: "AWS",
+    help: "the address of an S3-compatible service: MinIO, R2, B2",
+    parse: (value, name) => (value === undefined ? null : url(name, value)),
+  }),
+  backupS3: setting({
+    flag: "--backup-s3 <s3://bucket/prefix>",
+    env: "FORMSVC_BACKUP_S3",
+    shown: "none",
+    help: "send each scheduled copy to this bucket too; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION",
+    parse: (value, name, earlier) => {
+      if (value === undefined) return null;
+      const target = parseS3Url(value);
+      if (!target) throw new ApiError("invalid_parameter", `${name} must be s3://bucket/prefix, not "${value}"`, { field: name });
+      if (!earlier.backupDir) throw new ApiError("invalid_parameter", `${name} needs backup-dir: each copy is made in the folder, then sent`, { field: name });
+      return target;
+    },
+  }),
+  webhookRetryScale: setting({
+    flag: "--webhook-retry-scale <factor>",
+    env: "FORMSVC_WEBHOOK_RETRY_SCALE",
+    default: "1",
+    help: "multiply every webhook retry delay (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) by this; tests use 0.001",
+    parse: (value) => scale(value as string),
+    testOnly: true,
+  }),
+  purgeIntervalMs: setting({
+    flag: "--purge-interval-ms <ms>",
+    env: "FORMSVC_PURGE_INTERVAL_MS",
+    default: "3600000",
+    help: "time between retention purges (an hour)",
+    parse: whole(10, 24 * 3_600_000),
+    testOnly: true,
+  }),
+  mailRetryBaseMs: setting({
+    flag: "--mail-retry-base-ms <ms>",
+    env: "FORMSVC_MAIL_RETRY_BASE_MS",
+    default: "60000",
+    help: "how long after a failed attempt a notification is tried again the first time; later delays grow from it",
+    parse: whole(1, 3_600_000),
+    testOnly: true,
+  }),
+  mailTimeoutMs: setting({
+    flag: "--mail-timeout-ms <ms>",
+    env: "FORMSVC_MAIL_TIMEOUT_MS",
+    default: "10000",
+    help: "how long the mail server may take to connect, greet or answer; a claim on a notification lasts ten of these",
+    parse: whole(100, 60_000),
+    testOnly: true,
+  }),
+  webhookTimeoutMs: setting({
+    flag: "--webhook-timeout-ms <ms>",
+    env: "FORMSVC_WEBHOOK_TIMEOUT_MS",
+    default: "10000",
+    help: "how long a webhook receiver may take to answer",
+    parse: whole(100, 60_000),
+    testOnly: true,
+  }),
+  captchaTimeoutMs: setting({
+    flag: "--captcha-timeout-ms <ms>",
+    env: "FORMSVC_CAPTCHA_TIMEOUT_MS",
+    default: "5000",
+    help: "how long a captcha provider may take before the submission is kept as unverified spam",
+    parse: whole(100, 60_000),
+    testOnly: true,
+  }),
 };
 
-const DEFAULTS = {
-  host: "0.0.0.0",
-  port: "8080",
-  db: "./formsvc.db",
-  maxBody: "1048576",
-  maxFileSize: "10485760",
-  purgeIntervalMs: "3600000",
-  rateLimit: "30",
-  rateBurst: "10",
-  trustProxy: "false",
-  mailRetryBaseMs: "60000",
-  mailTimeoutMs: "10000",
-  metrics: "false",
-  logFormat: "text",
-  webhooksAllowPrivate: "false",
-  webhookRetryScale: "1",
-  webhookTimeoutMs: "10000",
-  webhookRotationOverlapMs: "24h",
-  captchaTimeoutMs: "5000",
-  backupEveryMs: "24h",
-  backupKeep: "7",
-  acmeDirectory: LETS_ENCRYPT,
-  httpsPort: "443",
-  httpPort: "80",
-  acmeCheckMs: String(12 * 3_600_000),
+type SettingKey = keyof typeof SETTINGS;
+
+/** Everything `formsvc serve` can be told, after flags, environment and defaults are merged and checked. */
+export type ServeConfig = { [K in SettingKey]: ReturnType<(typeof SETTINGS)[K]["parse"]> } & {
+  /** The token of a libSQL server (Turso), from FORMSVC_DB_AUTH_TOKEN only: never a flag, so never in `ps` or a log line. */
+  dbAuthToken?: string;
+  /** The bucket of --backup-s3 with its credentials, from the usual AWS environment variables only; or null. */
+  backupS3Target: S3Target | null;
+  /** Which of baseUrl and submitUrl were derived from host and port (and so follow the port actually bound). */
+  derived: { baseUrl: boolean; submitUrl: boolean };
 };
+
+/** What was given on the command line, by setting. */
+export type ServeFlags = Partial<Record<SettingKey, string | number | boolean | undefined>>;
+
+/** The flag's name without dashes or value (`max-body`), as errors name it. */
+export const flagName = (flag: string) => flag.replace(/^--/, "").split(" ")[0] as string;
 
 /** `provider=URL` pairs, separated by spaces (one per --captcha-verify-url), over the providers' own addresses. */
 function captchaVerifyUrls(value: string | undefined): Record<CaptchaProvider, string> {
@@ -238,119 +412,41 @@ export function derivedBaseUrl(host: string, port: number): string {
 
 /** Flags win over the environment, which wins over the defaults; every value is checked once, here. */
 export function loadServeConfig(flags: ServeFlags, env: Record<string, string | undefined> = process.env): ServeConfig {
-  const pick = (key: keyof typeof ENV): string | undefined => {
+  const given = (key: SettingKey): string | undefined => {
     const flag = flags[key];
     if (flag !== undefined && flag !== "") return String(flag);
-    const fromEnv = env[ENV[key]];
-    if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
-    return DEFAULTS[key as keyof typeof DEFAULTS];
+    const fromEnv = env[SETTINGS[key].env];
+    return fromEnv !== undefined && fromEnv !== "" ? fromEnv : undefined;
   };
-  const host = pick("host")!;
-  // The host name that links should carry: a wildcard address is not one a browser can open.
-  const https = httpsSettings(pick);
-  const port = https.domains.length > 0 ? https.httpsPort : integer("port", pick("port")!, 0, 65535);
-  const linkHost = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
-  // With --domain the public address is the first domain's, over https.
-  const served = https.domains.length > 0 ? `https://${https.domains[0]}${https.httpsPort === 443 ? "" : `:${https.httpsPort}`}` : `http://${linkHost}:${port}`;
-  const baseUrl = url("base-url", pick("baseUrl") ?? served);
-  const trust = pick("trustProxy")!;
-  if (!["true", "false", "1", "0"].includes(trust)) {
-    throw new ApiError("invalid_parameter", `trust-proxy must be true or false, not "${trust}"`, { field: "trust-proxy" });
+  const config: Record<string, unknown> = {};
+  for (const [key, declared] of Object.entries(SETTINGS) as [SettingKey, Setting<unknown>][]) {
+    config[key] = declared.parse(given(key) ?? declared.default, flagName(declared.flag), config);
   }
-  const smtp = pick("smtpUrl");
-  const from = pick("mailFrom");
-  const mailFrom = from === undefined ? defaultMailFrom(smtp === undefined ? null : smtpUrl(smtp)) : parseMailbox(from);
-  if (!mailFrom) {
-    throw new ApiError("invalid_parameter", `mail-from must be an address such as you@example.com or "Forms <forms@example.com>", not "${from}"`, {
-      field: "mail-from",
-    });
-  }
-  return {
-    host,
-    port,
-    db: pick("db")!,
-    dbAuthToken: env.FORMSVC_DB_AUTH_TOKEN || undefined,
-    baseUrl,
-    submitUrl: url("submit-url", pick("submitUrl") ?? baseUrl),
-    maxBody: integer("max-body", pick("maxBody")!, 1, 1024 * 1024 * 1024),
-    maxFileSize: integer("max-file-size", pick("maxFileSize")!, 1, 1024 * 1024 * 1024),
-    purgeIntervalMs: integer("purge-interval-ms", pick("purgeIntervalMs")!, 10, 24 * 3_600_000),
-    rateLimit: integer("rate-limit", pick("rateLimit")!, 0, 1_000_000),
-    rateBurst: integer("rate-burst", pick("rateBurst")!, 1, 1_000_000),
-    trustProxy: trust === "true" || trust === "1",
-    smtpUrl: smtp === undefined ? null : smtpUrl(smtp),
-    mailFrom,
-    mailRetryBaseMs: integer("mail-retry-base-ms", pick("mailRetryBaseMs")!, 1, 3_600_000),
-    mailTimeoutMs: integer("mail-timeout-ms", pick("mailTimeoutMs")!, 100, 60_000),
-    metrics: boolean("metrics", pick("metrics")!),
-    metricsListen: pick("metricsListen") === undefined ? null : listenAddress("metrics-listen", pick("metricsListen")!),
-    logFormat: logFormat(pick("logFormat")!),
-    webhooksAllowPrivate: boolean("webhooks-allow-private", pick("webhooksAllowPrivate")!),
-    webhookRetryScale: scale(pick("webhookRetryScale")!),
-    webhookTimeoutMs: integer("webhook-timeout-ms", pick("webhookTimeoutMs")!, 100, 60_000),
-    webhookRotationOverlapMs: duration("webhook-rotation-overlap", pick("webhookRotationOverlapMs")!, 0, 30 * 86_400_000),
-    captchaVerifyUrls: captchaVerifyUrls(pick("captchaVerifyUrls")),
-    captchaTimeoutMs: integer("captcha-timeout-ms", pick("captchaTimeoutMs")!, 100, 60_000),
-    ...backupSettings(pick, env),
-    ...https,
-    derived: { baseUrl: pick("baseUrl") === undefined && https.domains.length === 0, submitUrl: pick("submitUrl") === undefined },
-  };
+  config.dbAuthToken = env.FORMSVC_DB_AUTH_TOKEN || undefined;
+  config.backupS3Target = s3Target(config.backupS3 as { bucket: string; key: string } | null, config.backupS3Endpoint as string | null, env);
+  // With --domain the public address is the domain's, fixed: it does not follow the port bound.
+  const withDomain = (config.domains as string[]).length > 0;
+  config.derived = { baseUrl: given("baseUrl") === undefined && !withDomain, submitUrl: given("submitUrl") === undefined };
+  return config as ServeConfig;
 }
 
-/** HTTPS by ACME: the domains (space- or comma-separated in FORMSVC_DOMAINS), the ACME server, the ports. */
-function httpsSettings(pick: (key: keyof typeof ENV) => string | undefined) {
-  const domains = (pick("domains") ?? "").split(/[\s,]+/).filter(Boolean);
-  for (const domain of domains) {
+/** The address links carry when --base-url is not given: https and the first domain with --domain, else host and port. */
+function servedBaseUrl(earlier: Readonly<Record<string, unknown>>): string {
+  const [domain] = earlier.domains as string[];
+  const httpsPort = earlier.httpsPort as number;
+  if (domain) return `https://${domain}${httpsPort === 443 ? "" : `:${httpsPort}`}`;
+  return derivedBaseUrl(earlier.host as string, earlier.port as number);
+}
+
+/** Host names for --domain (space- or comma-separated in the environment), lowercased. */
+function domains(name: string, value: string | undefined): string[] {
+  const names = (value ?? "").split(/[\s,]+/).filter(Boolean);
+  for (const domain of names) {
     if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(domain)) {
-      throw new ApiError("invalid_parameter", `domain must be a host name such as forms.example.com, not "${domain}"`, { field: "domain" });
+      throw new ApiError("invalid_parameter", `${name} must be a host name such as forms.example.com, not "${domain}"`, { field: name });
     }
   }
-  const email = pick("acmeEmail");
-  if (email !== undefined && !isEmail(email))
-    throw new ApiError("invalid_parameter", `acme-email must be an email address, not "${email}"`, { field: "acme-email" });
-  return {
-    domains: domains.map((domain) => domain.toLowerCase()),
-    acmeEmail: email ?? null,
-    acmeDirectory: url("acme-directory", pick("acmeDirectory")!),
-    httpsPort: integer("https-port", pick("httpsPort")!, 1, 65535),
-    httpPort: integer("http-port", pick("httpPort")!, 1, 65535),
-    acmeCheckMs: integer("acme-check-ms", pick("acmeCheckMs")!, 100, 86_400_000),
-  };
-}
-
-/** The backup schedule's settings; the bucket's credentials come from the usual AWS environment variables. */
-function backupSettings(pick: (key: keyof typeof ENV) => string | undefined, env: Record<string, string | undefined>) {
-  const backupDir = pick("backupDir") ?? null;
-  const s3 = pick("backupS3");
-  const endpoint = pick("backupS3Endpoint");
-  const backupS3Endpoint = endpoint === undefined ? null : url("backup-s3-endpoint", endpoint);
-  let backupS3: S3Target | null = null;
-  if (s3 !== undefined) {
-    const target = parseS3Url(s3);
-    if (!target) throw new ApiError("invalid_parameter", `backup-s3 must be s3://bucket/prefix, not "${s3}"`, { field: "backup-s3" });
-    if (!backupDir) throw new ApiError("invalid_parameter", "backup-s3 needs backup-dir: each copy is made in the folder, then sent", { field: "backup-s3" });
-    if (!env.AWS_ACCESS_KEY_ID || !env.AWS_SECRET_ACCESS_KEY) {
-      throw new ApiError("invalid_parameter", "backup-s3 needs the bucket's credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY", {
-        field: "backup-s3",
-      });
-    }
-    backupS3 = {
-      bucket: target.bucket,
-      prefix: target.key,
-      endpoint: backupS3Endpoint ?? undefined,
-      region: env.AWS_REGION || env.AWS_DEFAULT_REGION || "us-east-1",
-      accessKeyId: env.AWS_ACCESS_KEY_ID,
-      secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
-      sessionToken: env.AWS_SESSION_TOKEN || undefined,
-    };
-  }
-  return {
-    backupDir,
-    backupEveryMs: duration("backup-every", pick("backupEveryMs")!, 1000, 366 * 86_400_000),
-    backupKeep: integer("backup-keep", pick("backupKeep")!, 1, 10_000),
-    backupS3,
-    backupS3Endpoint,
-  };
+  return names.map((domain) => domain.toLowerCase());
 }
 
 /** A duration such as 90s, 15m, 24h, 7d (0s for none), from min to max milliseconds. */
@@ -362,6 +458,35 @@ function duration(name: string, value: string, min: number, max: number): number
     });
   }
   return ms;
+}
+
+/** The --backup-s3 bucket with the credentials of the usual AWS environment variables. */
+function s3Target(target: { bucket: string; key: string } | null, endpoint: string | null, env: Record<string, string | undefined>): S3Target | null {
+  if (!target) return null;
+  if (!env.AWS_ACCESS_KEY_ID || !env.AWS_SECRET_ACCESS_KEY) {
+    throw new ApiError("invalid_parameter", "backup-s3 needs the bucket's credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY", { field: "backup-s3" });
+  }
+  return {
+    bucket: target.bucket,
+    prefix: target.key,
+    endpoint: endpoint ?? undefined,
+    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || "us-east-1",
+    accessKeyId: env.AWS_ACCESS_KEY_ID,
+    secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+    sessionToken: env.AWS_SESSION_TOKEN || undefined,
+  };
+}
+
+/** The From given, or when none is: the SMTP login when it is an email address, else formsvc@localhost. */
+function mailFrom(name: string, value: string | undefined, smtp: string | null): Mailbox {
+  if (value === undefined) return defaultMailFrom(smtp);
+  const mailbox = parseMailbox(value);
+  if (!mailbox) {
+    throw new ApiError("invalid_parameter", `${name} must be an address such as you@example.com or "Forms <forms@example.com>", not "${value}"`, {
+      field: name,
+    });
+  }
+  return mailbox;
 }
 
 function logFormat(value: string): "text" | "json" {

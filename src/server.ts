@@ -1,7 +1,7 @@
 import { dirname, join, resolve } from "node:path";
 import { startHttps } from "./acme.ts";
 import { createApp } from "./app.ts";
-import { type BackupStatus, startBackups } from "./backups.ts";
+import { type BackupStatus, startBackups } from "./workers/backups.ts";
 import { derivedBaseUrl, type ServeConfig } from "./config.ts";
 import { existsSync } from "node:fs";
 import { openStore, type SchemaChange } from "./db/client.ts";
@@ -14,9 +14,9 @@ import { currentPublicOrigin } from "./http/forwarded.ts";
 import { errorResponse } from "./http/respond.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { serverLog } from "./log.ts";
-import { startPurger } from "./purger.ts";
+import { startPurger } from "./workers/purger.ts";
 import { systemResolver } from "./lib/address.ts";
-import { startWebhookSender } from "./webhook-sender.ts";
+import { startWebhookSender } from "./workers/webhook-sender.ts";
 import pkg from "../package.json" with { type: "json" };
 import { createServices, type Services } from "./services/index.ts";
 
@@ -89,7 +89,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     maxFileSize: config.maxFileSize,
     trustProxy: config.trustProxy,
     rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst),
-    captcha: { verifyUrls: config.captchaVerifyUrls, timeoutMs: config.captchaTimeoutMs },
+    captcha: { verifyUrls: config.captchaVerifyUrls, timeoutMs: config.captchaTimeoutMs, log: (line) => log.request(line) },
     log,
     metrics,
     serveMetrics: config.metrics,
@@ -138,7 +138,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
   // Without an SMTP server nothing is sent: live forms' notifications wait, pending, for one to be configured.
   // nodemailer is loaded only when mail is on.
   const sender = config.smtpUrl
-    ? (await import("./sender.ts")).startSender(services.notifications, {
+    ? (await import("./workers/mail-sender.ts")).startSender(services.notifications, {
         smtpUrl: config.smtpUrl,
         from: config.mailFrom,
         retryBaseMs: config.mailRetryBaseMs,
@@ -156,7 +156,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     log: { line: log.request, error: log.error },
   });
   if (config.backupDir) {
-    const { dir, everyMs, keep, s3 } = { dir: config.backupDir, everyMs: config.backupEveryMs, keep: config.backupKeep, s3: config.backupS3 };
+    const { dir, everyMs, keep, s3 } = { dir: config.backupDir, everyMs: config.backupEveryMs, keep: config.backupKeep, s3: config.backupS3Target };
     backups = startBackups(store, { dir, everyMs, keep, s3, log: { line: log.request, error: log.error } });
   }
   const stop = async () => {

@@ -2,8 +2,8 @@
 // the same history, and the refusal of a database a newer formsvc has migrated.
 import { Database as SqliteDatabase } from "bun:sqlite";
 import { closeSync, existsSync, openSync, rmSync } from "node:fs";
-import type { SchemaChange } from "./client.ts";
 import { migrations } from "./migrations/index.ts";
+import type { SchemaChange } from "./store.ts";
 
 /** The schema version this build of formsvc writes. */
 export const SCHEMA_VERSION = migrations.length;

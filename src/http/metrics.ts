@@ -1,5 +1,5 @@
 import { ApiError } from "../errors.ts";
-import type { BackupStatus } from "../backups.ts";
+import type { BackupStatus } from "../workers/backups.ts";
 import { json } from "./respond.ts";
 
 // The server's figures in Prometheus's text format (version 0.0.4): what /metrics shows. Counted in memory

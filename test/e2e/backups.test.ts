@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../../src/app.ts";
-import type { BackupStatus } from "../../src/backups.ts";
+import type { BackupStatus } from "../../src/workers/backups.ts";
 import { RateLimiter } from "../../src/http/rate-limit.ts";
 import { BASE, testApp } from "../helpers/app.ts";
 import { runCli } from "../helpers/cli.ts";

@@ -1,4 +1,4 @@
-import type { BackupStatus } from "../../backups.ts";
+import type { BackupStatus } from "../../workers/backups.ts";
 import type { Session } from "../../services/users.ts";
 import { Csrf, Field, Layout, Notice } from "./layout.tsx";
 

@@ -3,21 +3,10 @@
 // the bucket. The last result is what /metrics, the start lines and the dashboard's account page show.
 import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { Store } from "./db/client.ts";
-import { copyInto } from "./db/migrate.ts";
-import { iso } from "./lib/time.ts";
-
-/** Where a bucket's copies go: `s3://bucket/prefix`, an S3-compatible endpoint, and the AWS credentials. */
-export interface S3Target {
-  bucket: string;
-  /** The key prefix, without a trailing slash ("" for the bucket's root). */
-  prefix: string;
-  endpoint?: string;
-  region: string;
-  accessKeyId: string;
-  secretAccessKey: string;
-  sessionToken?: string;
-}
+import type { Store } from "../db/client.ts";
+import { copyInto } from "../db/migrate.ts";
+import { type S3Target, s3Client } from "../lib/s3.ts";
+import { iso } from "../lib/time.ts";
 
 export interface BackupSchedule {
   dir: string;
@@ -49,24 +38,6 @@ const timeOf = (name: string) => {
   const found = NAME.exec(name);
   return found ? Date.parse(found[1]!.replace(/T(\d\d)-(\d\d)-(\d\d)/, "T$1:$2:$3")) : null;
 };
-
-/** The client of an `s3://` target, with the credentials given (Bun's own S3 client, path-style addresses). */
-export function s3Client(target: S3Target): Bun.S3Client {
-  return new Bun.S3Client({
-    bucket: target.bucket,
-    endpoint: target.endpoint,
-    region: target.region,
-    accessKeyId: target.accessKeyId,
-    secretAccessKey: target.secretAccessKey,
-    sessionToken: target.sessionToken,
-  });
-}
-
-/** `s3://bucket/some/prefix` as bucket and prefix, or null when it is not one. */
-export function parseS3Url(value: string): { bucket: string; key: string } | null {
-  const found = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(value);
-  return found ? { bucket: found[1]!, key: (found[2] ?? "").replace(/\/+$/, "") } : null;
-}
 
 /** The copies in the folder, oldest first. */
 function localCopies(dir: string): string[] {
