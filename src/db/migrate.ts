@@ -96,7 +96,10 @@ export interface SchemaStatus {
  * closes. Without one, read-write but never written: as it closes it removes the -wal and -shm it made.
  */
 export function openForReading(path: string): SqliteDatabase {
-  return existsSync(`${path}-wal`) ? new SqliteDatabase(path, { readonly: true }) : new SqliteDatabase(path, { readwrite: true, create: false });
+  const db = existsSync(`${path}-wal`) ? new SqliteDatabase(path, { readonly: true }) : new SqliteDatabase(path, { readwrite: true, create: false });
+  // Another process may be migrating or checkpointing the file at this moment: wait for it, as the writer does.
+  db.exec("PRAGMA busy_timeout = 5000");
+  return db;
 }
 
 /** Reads a SQLite file's schema version without changing the file, refusing one a newer formsvc has migrated. */

@@ -105,6 +105,9 @@ test("a restart shows the last backup the folder holds; bad backup settings are 
   const newest = copies().sort().at(-1)!;
   const second = await startServerProcess({ db: first.db, args: ["--backup-dir", folder, "--backup-every", "24h"] });
   const when = newest.replace(/^formsvc-(.*)T(\d\d)-(\d\d)-(\d\d)(.*)\.db$/, "$1T$2:$3:$4$5");
+  // The start lines after "listening" are read as they come: wait for the backup line before stopping.
+  const until = Date.now() + 10_000;
+  while (!second.stderr().includes("backups every") && Date.now() < until) await Bun.sleep(20);
   await second.stop();
   expect(second.stderr()).toContain(`backups every 24h to ${folder}, the last 7 kept; last backup: ${when} (${join(folder, newest)})\n`);
 
