@@ -35,15 +35,16 @@ export async function runBackup(path: string, globals: { db?: string; url?: stri
   const source = localDatabase(globals, io.env, "backup");
   if (!existsSync(source)) throw new CliError(`no database at ${source}: pass --db PATH or set FORMSVC_DB`);
   if (existsSync(path)) throw new CliError(`${path} exists already: back up to a new file, so that no good copy is overwritten`);
-  const { openStore } = await import("../src/db/client.ts");
-  const store = await openStore(source);
+  const { copyInto, openForReading } = await import("../src/db/migrate.ts");
+  // A backup never migrates or otherwise changes the database it copies.
+  const database = openForReading(source);
   try {
-    await store.backup(path);
+    copyInto(database, path);
   } catch (error) {
     rmSync(path, { force: true });
     throw new CliError(`backup failed: ${(error as Error).message}`);
   } finally {
-    store.close();
+    database.close();
   }
   const report: BackupReport = { source, path, bytes: statSync(path).size, ...countsOf(path), integrity: "ok" };
   if (globals.json) io.out(`${JSON.stringify(report, null, 2)}\n`);

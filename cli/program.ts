@@ -7,6 +7,7 @@ import { EXIT, exitCodeFor } from "./errors.ts";
 import { formsCommand } from "./forms.ts";
 import type { Io } from "./io.ts";
 import { keysCommand } from "./keys.ts";
+import { migrateCommand } from "./migrate.ts";
 import { notificationsCommand } from "./notifications.ts";
 import { cellText } from "./output.ts";
 import { restoreCommand } from "./restore.ts";
@@ -42,6 +43,7 @@ const COMMANDS: [names: string[], register: (program: Command, io: Io) => void][
   [["backup"], backupCommand],
   [["users", "dashboard"], usersCommand],
   [["restore"], restoreCommand],
+  [["migrate"], migrateCommand],
   [["version"], versionCommand],
 ];
 

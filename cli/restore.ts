@@ -122,8 +122,14 @@ const stamp = () =>
  * them in) is renamed aside, never deleted; then the copy is renamed into place. No -wal or -shm of the old
  * file is ever left beside the restored one, where SQLite would apply it to the wrong file.
  */
-export async function runRestore(backup: string, flags: { yes?: boolean }, globals: { db?: string; url?: string; json?: boolean }, io: Io): Promise<void> {
+export async function runRestore(
+  backup: string,
+  flags: { yes?: boolean; s3Endpoint?: string },
+  globals: { db?: string; url?: string; json?: boolean },
+  io: Io,
+): Promise<void> {
   const database = resolve(localDatabase(globals, io.env, "restore"));
+  if (backup.startsWith("s3://")) return restoreFromBucket(backup, flags, globals, io, dirname(database));
   if (!existsSync(backup) || !statSync(backup).isFile()) throw new CliError(`no backup at ${backup}`);
   if (resolve(backup) === database) throw new CliError(`${backup} is the database itself: name a backup file`, EXIT.usage);
   checkBackup(backup);
@@ -168,14 +174,55 @@ export async function runRestore(backup: string, flags: { yes?: boolean }, globa
   }
 }
 
+/**
+ * Restores an `s3://bucket/key` object: downloaded beside the database (credentials from the AWS environment
+ * variables, the endpoint from --s3-endpoint or FORMSVC_BACKUP_S3_ENDPOINT), then restored as a file is.
+ */
+async function restoreFromBucket(
+  url: string,
+  flags: { yes?: boolean; s3Endpoint?: string },
+  globals: { db?: string; url?: string; json?: boolean },
+  io: Io,
+  dir: string,
+): Promise<void> {
+  const { parseS3Url, s3Client } = await import("../src/lib/s3.ts");
+  const target = parseS3Url(url);
+  if (!target?.key) throw new CliError(`${url} is not an object's address: give s3://bucket/path/to/formsvc-….db`, EXIT.usage);
+  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } = io.env;
+  if (!accessKeyId || !secretAccessKey) throw new CliError("restoring from a bucket needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY", EXIT.usage);
+  const client = s3Client({
+    bucket: target.bucket,
+    prefix: "",
+    endpoint: flags.s3Endpoint || io.env.FORMSVC_BACKUP_S3_ENDPOINT || undefined,
+    region: io.env.AWS_REGION || io.env.AWS_DEFAULT_REGION || "us-east-1",
+    accessKeyId,
+    secretAccessKey,
+    sessionToken: io.env.AWS_SESSION_TOKEN || undefined,
+  });
+  if (!existsSync(dir)) throw new CliError(`the directory ${dir} does not exist: make it first, owned by the user formsvc runs as`);
+  const local = join(dir, `.${basename(target.key)}.download-${process.pid}`);
+  try {
+    try {
+      await Bun.write(local, client.file(target.key));
+    } catch (error) {
+      throw new CliError(`cannot download ${url}: ${(error as Error).message}`);
+    }
+    chmodSync(local, 0o600);
+    await runRestore(local, flags, globals, io);
+  } finally {
+    rmSync(local, { force: true });
+  }
+}
+
 export function restoreCommand(program: Command, io: Io): void {
   program
     .command("restore <backup>")
-    .description("replace the database with a backup, checked first (local mode; stop the server before)")
+    .description("replace the database with a backup file or s3://bucket/key object, checked first (local mode; stop the server before)")
     .option("-y, --yes", "go on: the current database is replaced (and kept beside it)")
+    .option("--s3-endpoint <url>", "an S3-compatible service's address for an s3:// backup (FORMSVC_BACKUP_S3_ENDPOINT)")
     .addHelpText(
       "after",
       "\nExamples:\n  systemctl stop formsvc\n  formsvc restore /var/backups/formsvc/formsvc-2026-11-22.db --db /var/lib/formsvc/formsvc.db --yes\n  systemctl start formsvc\n",
     )
-    .action((backup: string, flags: { yes?: boolean }, command: Command) => runRestore(backup, flags, command.optsWithGlobals(), io));
+    .action((backup: string, flags: { yes?: boolean; s3Endpoint?: string }, command: Command) => runRestore(backup, flags, command.optsWithGlobals(), io));
 }

@@ -1,6 +1,7 @@
 import { type Command, Option } from "commander";
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
+import type { BackupStatus } from "../src/workers/backups.ts";
 import { SETTINGS, type ServeConfig, type ServeFlags } from "../src/config.ts";
 import { isLibsqlUrl } from "../src/db/location.ts";
 import { CliError } from "./errors.ts";
@@ -21,6 +22,33 @@ function mailStatus(config: ServeConfig, redactedSmtpUrl: (url: string) => strin
   return (
     "mail is off: notifications of live forms are kept pending, not sent. Turn it on with\n" +
     "  --smtp-url smtp://user:pass@mail.example.com:587 (or FORMSVC_SMTP_URL) and --mail-from (FORMSVC_MAIL_FROM)\n"
+  );
+}
+
+/** The backup schedule as the start lines show it: where, how often, how many, and the last good copy. */
+function backupLine(status: BackupStatus): string {
+  const every = status.everyMs % 3_600_000 === 0 ? `${status.everyMs / 3_600_000}h` : `${status.everyMs / 1000}s`;
+  const where = status.s3 ? `${status.dir} and ${status.s3}` : status.dir;
+  const last = status.lastSuccessAt === null ? "none yet" : `${new Date(status.lastSuccessAt).toISOString()} (${status.lastFile})`;
+  return `backups every ${every} to ${where}, the last ${status.keep} kept; last backup: ${last}\n`;
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** How links learn the public address when --base-url is not set: from a trusted proxy, or a warning. */
+function publicAddressNote(config: ServeConfig): string {
+  if (!config.derived.baseUrl) return "";
+  if (config.trustProxy) {
+    return (
+      "public address: each request's X-Forwarded-Proto and X-Forwarded-Host (or Forwarded) from the proxy, as --base-url is not set; " +
+      "links made outside a request (the setup link below, webhook payloads) use " +
+      `${config.baseUrl}\n`
+    );
+  }
+  if (LOOPBACK.has(config.host)) return "";
+  return (
+    `warning: links (submitUrl, redirects, the setup link) point at ${config.baseUrl}, which is not a public address: ` +
+    "set --base-url https://forms.example.com (FORMSVC_BASE_URL), or --trust-proxy behind a proxy that sends X-Forwarded-Proto and X-Forwarded-Host\n"
   );
 }
 
@@ -55,13 +83,22 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   const server = await startServer(config);
   const { from, to } = server.schema;
   if (from !== to) io.err(from === 0 ? `database schema ${from} → ${to} (new database)\n` : `database schema ${from} → ${to}\n`);
+  if (server.schemaBackup) io.err(`the database was backed up before it was migrated, to ${server.schemaBackup}\n`);
   // The address actually bound (0.0.0.0 is every interface), then where this machine reaches it.
   io.err(`formsvc listening on ${server.bound}, ${server.url} (database ${config.db})\n`);
   if (config.baseUrl !== server.url) io.err(`public address ${config.baseUrl}\n`);
+  io.err(publicAddressNote(config));
   if (server.metricsUrl) io.err(`metrics at ${server.metricsUrl}\n`);
   else if (config.metrics) io.err(`metrics at ${server.url}/metrics\n`);
   io.err(`forms take submissions at ${config.submitUrl}/f/{slug}\n`);
   io.err(mailStatus(config, redactedSmtpUrl));
+  if (server.backups) io.err(backupLine(server.backups()));
+  if (server.https) {
+    io.err(
+      `https for ${config.domains.join(", ")}: certificate valid until ${new Date(server.https.expires()).toISOString()}, renewed by itself ` +
+        `with a third of its life left; port ${server.https.httpPort} answers ACME challenges and redirects the rest to https\n`,
+    );
+  }
   if (config.webhooksAllowPrivate) io.err("webhooks may reach private and loopback addresses (--webhooks-allow-private)\n");
   // Asked on the server's own connection: a second open of the file would run the migration check again.
   const facts = await server.services.settings.startFacts();

@@ -1,4 +1,5 @@
 import { ApiError, unavailableError } from "./errors.ts";
+import { forwardedOrigin, withPublicOrigin } from "./http/forwarded.ts";
 import type { AccessEntry, AppOptions, Handler, RequestContext } from "./http/context.ts";
 import { metricsResponse } from "./http/metrics.ts";
 import { accessLine } from "./log.ts";
@@ -80,6 +81,11 @@ export function createApp(options: AppOptions) {
     const log = { ...options.log, error: (message: string, error: unknown) => options.log.error(message, error, requestId) };
     const requestOptions: AppOptions = { ...options, log };
     try {
+      // Every browser asks for it on every page: no icon, said once a week, rather than a 404 in the console.
+      if (url.pathname === "/favicon.ico" && (request.method === "GET" || request.method === "HEAD")) {
+        matched.route = "/favicon.ico";
+        return new Response(null, { status: 204, headers: { "cache-control": "public, max-age=604800" } });
+      }
       if (ownsDashboard(url.pathname)) {
         matched.route = "/dashboard";
         dashboard ??= import("./dashboard/index.tsx").then((module) => module.createDashboard());
@@ -108,7 +114,16 @@ export function createApp(options: AppOptions) {
       // Counted by route pattern, so that made-up paths cannot swell the metrics: every unknown path is one series.
       const matched = { route: "unmatched" };
       const requestId = requestIdOf(request, options.trustProxy);
-      const response = await withRequestId(await handle(request, url, ip, requestId, matched), requestId);
+      // Behind a trusted proxy the request is seen at the address the client used: links, cookies and the
+      // dashboard's Origin check follow it.
+      const forwarded = options.trustProxy ? forwardedOrigin(request.headers) : null;
+      if (forwarded) {
+        const outside = new URL(forwarded);
+        url.protocol = outside.protocol;
+        url.host = outside.host;
+      }
+      const answer = () => handle(request, url, ip, requestId, matched);
+      const response = await withRequestId(forwarded ? await withPublicOrigin(forwarded, answer) : await answer(), requestId);
       const ms = performance.now() - started;
       // The user agent is the client's text: cut short, so that no client can make one log line take kilobytes.
       const userAgent = request.headers.get("user-agent")?.slice(0, MAX_LOGGED_AGENT) ?? null;

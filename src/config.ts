@@ -1,5 +1,7 @@
+import { parseS3Url, type S3Target } from "./lib/s3.ts";
 import { ApiError } from "./errors.ts";
 import { parseMailbox, type Mailbox } from "./lib/mail.ts";
+import { parseDuration } from "./lib/time.ts";
 import { isEmail } from "./lib/validate.ts";
 import { CAPTCHA_VERIFY_URLS } from "./services/captcha.ts";
 import { CAPTCHA_PROVIDERS, type CaptchaProvider } from "./domain/types.ts";
@@ -9,6 +11,9 @@ import { CAPTCHA_PROVIDERS, type CaptchaProvider } from "./domain/types.ts";
 // README's table of settings (scripts/settings-table.ts, checked by test/unit/settings.test.ts) all come
 // from it. A new setting is one entry here; a setting that only tests need is marked `testOnly`: it works
 // from the environment (and its flag, if any, is still taken) but is not offered in --help or the README.
+
+/** Let's Encrypt's production directory; its staging one is https://acme-staging-v02.api.letsencrypt.org/directory. */
+const LETS_ENCRYPT = "https://acme-v02.api.letsencrypt.org/directory";
 
 /** One setting: how it is given, what it is when not given, and how its text becomes a value. */
 interface Setting<T> {
@@ -40,7 +45,57 @@ const onOff = (value: string | undefined, name: string) => boolean(name, value a
 /** Every setting of `formsvc serve`, in the order they are read (later ones may use earlier values). */
 export const SETTINGS = {
   host: setting({ flag: "--host <host>", env: "FORMSVC_HOST", default: "0.0.0.0", help: "address to listen on", parse: text }),
-  port: setting({ flag: "--port <port>", env: "FORMSVC_PORT", default: "8080", help: "port to listen on", parse: whole(0, 65535) }),
+  domains: setting({
+    flag: "--domain <name>",
+    env: "FORMSVC_DOMAINS",
+    shown: "none: plain http on --port",
+    help: "serve HTTPS for this domain on 443 with a certificate got and renewed by ACME, and http on 80 answering challenges and redirecting ([docs/deploy.md](docs/deploy.md#https-by-itself-the-first-way-nothing-in-front)); repeatable, space-separated in the environment",
+    parse: (value, name) => domains(name, value),
+    repeatable: true,
+  }),
+  acmeEmail: setting({
+    flag: "--acme-email <address>",
+    env: "FORMSVC_ACME_EMAIL",
+    shown: "none",
+    help: "the ACME account's contact, told of expiry problems",
+    parse: (value, name) => {
+      if (value !== undefined && !isEmail(value)) throw new ApiError("invalid_parameter", `${name} must be an email address, not "${value}"`, { field: name });
+      return value ?? null;
+    },
+  }),
+  acmeDirectory: setting({
+    flag: "--acme-directory <url>",
+    env: "FORMSVC_ACME_DIRECTORY",
+    default: LETS_ENCRYPT,
+    shown: "Let's Encrypt",
+    help: "the ACME server's directory; Let's Encrypt's staging one is https://acme-staging-v02.api.letsencrypt.org/directory",
+    parse: (value, name) => url(name, value as string),
+  }),
+  httpsPort: setting({ flag: "--https-port <port>", env: "FORMSVC_HTTPS_PORT", default: "443", help: "the https port with --domain", parse: whole(1, 65535) }),
+  httpPort: setting({
+    flag: "--http-port <port>",
+    env: "FORMSVC_HTTP_PORT",
+    default: "80",
+    help: "the http port with --domain, for ACME challenges and redirects to https",
+    parse: whole(1, 65535),
+  }),
+  acmeCheckMs: setting({
+    flag: "--acme-check-ms <ms>",
+    env: "FORMSVC_ACME_CHECK_MS",
+    default: String(12 * 3_600_000),
+    help: "how often the certificate's expiry is looked at (12 hours)",
+    parse: whole(100, 86_400_000),
+    testOnly: true,
+  }),
+  port: setting({
+    flag: "--port <port>",
+    env: "FORMSVC_PORT",
+    default: "8080",
+    shown: "8080 (with --domain, --https-port)",
+    help: "port to listen on",
+    // With --domain the server listens on the https port.
+    parse: (value, name, earlier) => ((earlier.domains as string[]).length > 0 ? (earlier.httpsPort as number) : integer(name, value as string, 0, 65535)),
+  }),
   db: setting({
     flag: "--db <path>",
     env: "FORMSVC_DB",
@@ -54,7 +109,7 @@ export const SETTINGS = {
     env: "FORMSVC_BASE_URL",
     shown: "http://localhost:PORT",
     help: "public address of this server, used in links and Location",
-    parse: (value, name, earlier) => url(name, value ?? derivedBaseUrl(earlier.host as string, earlier.port as number)),
+    parse: (value, name, earlier) => url(name, value ?? servedBaseUrl(earlier)),
   }),
   submitUrl: setting({
     flag: "--submit-url <url>",
@@ -102,7 +157,7 @@ export const SETTINGS = {
     flag: "--trust-proxy",
     env: "FORMSVC_TRUST_PROXY",
     default: "false",
-    help: "take the client address from X-Forwarded-For (behind a reverse proxy such as nginx or Caddy)",
+    help: "behind a reverse proxy (nginx, Caddy): the client address from X-Forwarded-For, and without --base-url the public address from X-Forwarded-Proto and X-Forwarded-Host (or Forwarded)",
     parse: onOff,
   }),
   smtpUrl: setting({
@@ -154,6 +209,54 @@ export const SETTINGS = {
     help: "PROVIDER=URL: send a captcha provider's verifications to another address (a proxy, or www.recaptcha.net where google.com is blocked); repeatable, space-separated in the environment",
     parse: (value) => captchaVerifyUrls(value),
     repeatable: true,
+  }),
+  webhookRotationOverlapMs: setting({
+    flag: "--webhook-rotation-overlap <duration>",
+    env: "FORMSVC_WEBHOOK_ROTATION_OVERLAP",
+    default: "24h",
+    help: "after a webhook secret is rotated, sign events with the old secret too for this long (two `v1,` signatures): 24h, 2s, 0s",
+    parse: (value, name) => duration(name, value as string, 0, 30 * 86_400_000),
+  }),
+  backupDir: setting({
+    flag: "--backup-dir <dir>",
+    env: "FORMSVC_BACKUP_DIR",
+    shown: "none: no schedule",
+    help: "make a checked copy of the database in this folder on a schedule ([docs/deploy.md](docs/deploy.md#backups))",
+    parse: (value) => value ?? null,
+  }),
+  backupEveryMs: setting({
+    flag: "--backup-every <duration>",
+    env: "FORMSVC_BACKUP_EVERY",
+    default: "24h",
+    help: "time between scheduled backups: 24h, 6h, 30m",
+    parse: (value, name) => duration(name, value as string, 1000, 366 * 86_400_000),
+  }),
+  backupKeep: setting({
+    flag: "--backup-keep <n>",
+    env: "FORMSVC_BACKUP_KEEP",
+    default: "7",
+    help: "scheduled copies kept, in the folder and in the bucket",
+    parse: whole(1, 10_000),
+  }),
+  backupS3Endpoint: setting({
+    flag: "--backup-s3-endpoint <url>",
+    env: "FORMSVC_BACKUP_S3_ENDPOINT",
+    shown: "AWS",
+    help: "the address of an S3-compatible service: MinIO, R2, B2",
+    parse: (value, name) => (value === undefined ? null : url(name, value)),
+  }),
+  backupS3: setting({
+    flag: "--backup-s3 <s3://bucket/prefix>",
+    env: "FORMSVC_BACKUP_S3",
+    shown: "none",
+    help: "send each scheduled copy to this bucket too; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION",
+    parse: (value, name, earlier) => {
+      if (value === undefined) return null;
+      const target = parseS3Url(value);
+      if (!target) throw new ApiError("invalid_parameter", `${name} must be s3://bucket/prefix, not "${value}"`, { field: name });
+      if (!earlier.backupDir) throw new ApiError("invalid_parameter", `${name} needs backup-dir: each copy is made in the folder, then sent`, { field: name });
+      return target;
+    },
   }),
   webhookRetryScale: setting({
     flag: "--webhook-retry-scale <factor>",
@@ -211,6 +314,8 @@ type SettingKey = keyof typeof SETTINGS;
 export type ServeConfig = { [K in SettingKey]: ReturnType<(typeof SETTINGS)[K]["parse"]> } & {
   /** The token of a libSQL server (Turso), from FORMSVC_DB_AUTH_TOKEN only: never a flag, so never in `ps` or a log line. */
   dbAuthToken?: string;
+  /** The bucket of --backup-s3 with its credentials, from the usual AWS environment variables only; or null. */
+  backupS3Target: S3Target | null;
   /** Which of baseUrl and submitUrl were derived from host and port (and so follow the port actually bound). */
   derived: { baseUrl: boolean; submitUrl: boolean };
 };
@@ -325,8 +430,58 @@ export function loadServeConfig(flags: ServeFlags, env: Record<string, string | 
     config[key] = declared.parse(given(key) ?? declared.default, flagName(declared.flag), config);
   }
   config.dbAuthToken = env.FORMSVC_DB_AUTH_TOKEN || undefined;
-  config.derived = { baseUrl: given("baseUrl") === undefined, submitUrl: given("submitUrl") === undefined };
+  config.backupS3Target = s3Target(config.backupS3 as { bucket: string; key: string } | null, config.backupS3Endpoint as string | null, env);
+  // With --domain the public address is the domain's, fixed: it does not follow the port bound.
+  const withDomain = (config.domains as string[]).length > 0;
+  config.derived = { baseUrl: given("baseUrl") === undefined && !withDomain, submitUrl: given("submitUrl") === undefined };
   return config as ServeConfig;
+}
+
+/** The address links carry when --base-url is not given: https and the first domain with --domain, else host and port. */
+function servedBaseUrl(earlier: Readonly<Record<string, unknown>>): string {
+  const [domain] = earlier.domains as string[];
+  const httpsPort = earlier.httpsPort as number;
+  if (domain) return `https://${domain}${httpsPort === 443 ? "" : `:${httpsPort}`}`;
+  return derivedBaseUrl(earlier.host as string, earlier.port as number);
+}
+
+/** Host names for --domain (space- or comma-separated in the environment), lowercased. */
+function domains(name: string, value: string | undefined): string[] {
+  const names = (value ?? "").split(/[\s,]+/).filter(Boolean);
+  for (const domain of names) {
+    if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(domain)) {
+      throw new ApiError("invalid_parameter", `${name} must be a host name such as forms.example.com, not "${domain}"`, { field: name });
+    }
+  }
+  return names.map((domain) => domain.toLowerCase());
+}
+
+/** A duration such as 90s, 15m, 24h, 7d (0s for none), from min to max milliseconds. */
+function duration(name: string, value: string, min: number, max: number): number {
+  const ms = parseDuration(value);
+  if (ms === null || ms < min || ms > max) {
+    throw new ApiError("invalid_parameter", `${name} must be a duration such as 90s, 15m, 24h or 7d, at most ${max / 86_400_000}d, not "${value}"`, {
+      field: name,
+    });
+  }
+  return ms;
+}
+
+/** The --backup-s3 bucket with the credentials of the usual AWS environment variables. */
+function s3Target(target: { bucket: string; key: string } | null, endpoint: string | null, env: Record<string, string | undefined>): S3Target | null {
+  if (!target) return null;
+  if (!env.AWS_ACCESS_KEY_ID || !env.AWS_SECRET_ACCESS_KEY) {
+    throw new ApiError("invalid_parameter", "backup-s3 needs the bucket's credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY", { field: "backup-s3" });
+  }
+  return {
+    bucket: target.bucket,
+    prefix: target.key,
+    endpoint: endpoint ?? undefined,
+    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || "us-east-1",
+    accessKeyId: env.AWS_ACCESS_KEY_ID,
+    secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+    sessionToken: env.AWS_SESSION_TOKEN || undefined,
+  };
 }
 
 /** The From given, or when none is: the SMTP login when it is an email address, else formsvc@localhost. */

@@ -1,8 +1,16 @@
+import { dirname, join, resolve } from "node:path";
+import { startHttps } from "./acme.ts";
 import { createApp } from "./app.ts";
+import { type BackupStatus, startBackups } from "./workers/backups.ts";
 import { derivedBaseUrl, type ServeConfig } from "./config.ts";
+import { existsSync } from "node:fs";
 import { openStore, type SchemaChange } from "./db/client.ts";
+import { isLibsqlUrl } from "./db/location.ts";
+import { backupBeforeMigrating, sqliteSchemaStatus } from "./db/migrate.ts";
 import type { AppOptions } from "./http/context.ts";
 import { Metrics, serveMetricsAlone } from "./http/metrics.ts";
+import { drainBody } from "./http/drain.ts";
+import { currentPublicOrigin } from "./http/forwarded.ts";
 import { errorResponse } from "./http/respond.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { serverLog } from "./log.ts";
@@ -18,10 +26,16 @@ export interface RunningServer {
   url: string;
   /** The address and port the socket is bound to, as `0.0.0.0:8080` or `[::1]:8080`. */
   bound: string;
+  /** With --domain: when the certificate in force expires (ms), and the http listener's port; else null. */
+  https: { expires(): number; httpPort: number } | null;
   /** Where /metrics is served on an address of its own (`--metrics-listen`), as a URL, or null. */
   metricsUrl: string | null;
   /** The schema version before and after the migrations this start ran. */
   schema: SchemaChange;
+  /** Where the database was copied before this start migrated it, or null when it did not. */
+  schemaBackup: string | null;
+  /** The backup schedule's last result, or null without --backup-dir. */
+  backups: (() => BackupStatus) | null;
   /** The services the server runs on, for what `serve` itself asks of the database. */
   services: Services;
   /** Stops taking connections, lets requests under way finish, lets the sender finish its send, closes the database. */
@@ -31,11 +45,24 @@ export interface RunningServer {
 /** A reason the server cannot start, said in one line (the CLI prints it and exits 1). */
 export class StartupError extends Error {}
 
+/** A SQLite file an earlier formsvc left is copied into its own folder before serve migrates it; the copy's path. */
+function backupIfBehind(db: string): string | null {
+  if (db === ":memory:" || isLibsqlUrl(db) || !existsSync(db)) return null;
+  const status = sqliteSchemaStatus(db);
+  if (status.applied === 0 || status.pending.length === 0) return null;
+  try {
+    return backupBeforeMigrating(db, status.applied);
+  } catch (error) {
+    throw new StartupError(`cannot back up ${db} before migrating it (${(error as Error).message}); the database was left unchanged`);
+  }
+}
+
 const hostPort = (host: string, port: number) => `${host.includes(":") ? `[${host}]` : host}:${port}`;
 
 /** Opens the database (migrating it), checks that it takes writes, binds the port and serves; the only place that listens. */
 export async function startServer(config: ServeConfig, log: AppOptions["log"] = serverLog(config.logFormat)): Promise<RunningServer> {
-  const store = await openStore(config.db, { authToken: config.dbAuthToken });
+  const schemaBackup = backupIfBehind(config.db);
+  const store = await openStore(config.db, { authToken: config.dbAuthToken, migrate: true });
   try {
     await store.checkWritable();
   } catch (error) {
@@ -45,13 +72,18 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
         "its directory, where SQLite keeps the -wal and -shm files beside it",
     );
   }
-  const urls = { baseUrl: () => config.baseUrl, submitUrl: () => config.submitUrl, known: () => !config.derived.baseUrl };
-  const webhookOptions = { allowPrivate: config.webhooksAllowPrivate, resolve: systemResolver };
+  // Without --base-url, a trusted proxy's forwarded headers tell each request's public address.
+  const baseUrl = () => (config.derived.baseUrl && currentPublicOrigin()) || config.baseUrl;
+  const urls = { baseUrl, submitUrl: () => (config.derived.submitUrl ? baseUrl() : config.submitUrl), known: () => !config.derived.baseUrl };
+  const webhookOptions = { allowPrivate: config.webhooksAllowPrivate, resolve: systemResolver, rotationOverlapMs: config.webhookRotationOverlapMs };
   const services = createServices(store, urls, { webhooks: webhookOptions });
+  let backups: ReturnType<typeof startBackups> | null = null;
+  const backupStatus = () => backups?.status() ?? null;
   const metrics = new Metrics({
     outbox: () => services.notifications.outboxDepth(),
     webhookOutbox: () => services.webhooks.outboxDepth(),
     openCircuits: () => services.webhooks.openCircuits(Date.now()),
+    backup: backupStatus,
   });
   const app = createApp({
     services,
@@ -64,23 +96,44 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     log,
     metrics,
     serveMetrics: config.metrics,
+    backups: backupStatus,
   });
-  let server: ReturnType<typeof Bun.serve>;
-  let metricsServer: ReturnType<typeof Bun.serve> | null = null;
-  try {
-    server = Bun.serve({
+  const listen = (tls?: { cert: string; key: string }) =>
+    Bun.serve({
       hostname: config.host,
       port: config.port,
+      // With a certificate of its own the https listener is replaced, not restarted, when it is renewed.
+      ...(tls ? { tls: { cert: tls.cert, key: tls.key }, reusePort: true } : {}),
       // Bun's own guard answers a bare 413 (for a Content-Length over it, before the app sees the request), not
       // the contract's. So it is set out of the way, and the app is the one limit: it refuses a declared length
       // over --max-body at once and stops reading a chunked body as soon as it passes it; a route that takes no
       // body never reads one, so nothing is buffered unasked.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-      fetch: (request, srv) => app.fetch(request, { ip: srv.requestIP(request)?.address }),
+      fetch: async (request, srv) => {
+        const response = await app.fetch(request, { ip: srv.requestIP(request)?.address });
+        // An answer given before the body was read reaches a proxy only once the proxy has sent the body.
+        if (!(await drainBody(request))) response.headers.set("connection", "close");
+        if (tls) response.headers.set("strict-transport-security", "max-age=31536000");
+        return response;
+      },
       error: (error) => errorResponse(error, { onInternal: (e) => log.error("unhandled", e) }),
     });
+  let server: ReturnType<typeof Bun.serve>;
+  let https: Awaited<ReturnType<typeof startHttps>> | null = null;
+  let metricsServer: ReturnType<typeof Bun.serve> | null = null;
+  try {
+    if (config.domains.length > 0) {
+      const dir = isLibsqlUrl(config.db) ? resolve("acme") : join(dirname(resolve(config.db)), "acme");
+      const settings = { domains: config.domains, email: config.acmeEmail, directoryUrl: config.acmeDirectory, dir };
+      const { httpPort, httpsPort, acmeCheckMs: checkMs } = config;
+      https = await startHttps({ settings, host: config.host, httpPort, httpsPort, checkMs, log: { line: log.request, error: log.error } }, listen);
+      server = https.server();
+    } else {
+      server = listen();
+    }
     if (config.metricsListen) metricsServer = serveMetricsAlone(config.metricsListen, metrics);
   } catch (error) {
+    await https?.stop();
     await metricsServer?.stop(true);
     store.close();
     throw new StartupError(`cannot listen: ${(error as Error).message}`);
@@ -110,8 +163,13 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     userAgent: `formsvc/${pkg.version}`,
     log: { line: log.request, error: log.error },
   });
+  if (config.backupDir) {
+    const { dir, everyMs, keep, s3 } = { dir: config.backupDir, everyMs: config.backupEveryMs, keep: config.backupKeep, s3: config.backupS3Target };
+    backups = startBackups(store, { dir, everyMs, keep, s3, log: { line: log.request, error: log.error } });
+  }
   const stop = async () => {
-    await server.stop();
+    await (https ? https.stop() : server.stop());
+    await backups?.stop();
     await metricsServer?.stop();
     // Both senders finish their sends under way side by side, within one budget.
     await Promise.all([sender?.stop(), webhookSender.stop()]);
@@ -129,10 +187,13 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     throw error;
   }
   return {
-    url: derivedBaseUrl(config.host, server.port!),
+    url: https ? config.baseUrl : derivedBaseUrl(config.host, server.port!),
     bound: hostPort(config.host, server.port!),
     metricsUrl: metricsServer ? `http://${hostPort(config.metricsListen!.host, metricsServer.port!)}/metrics` : null,
     schema: store.schema,
+    schemaBackup,
+    https: https ? { expires: https.expires, httpPort: https.http.port! } : null,
+    backups: backups ? backups.status : null,
     services,
     stop,
   };

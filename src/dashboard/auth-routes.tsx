@@ -5,7 +5,7 @@ import type { Router } from "../http/router.ts";
 import { randomBase62 } from "../lib/random.ts";
 import { SESSION_IDLE_MS, warmDecoy } from "../services/users.ts";
 import { action, checkToken, currentSession, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";
-import { cookie, localPath, page, PRESESSION_COOKIE, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE } from "./http.ts";
+import { cookie, localPath, originProblem, page, PRESESSION_COOKIE, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE } from "./http.ts";
 import { AccountPage, MessagePage, SetupPage, SignInPage } from "./pages/auth.tsx";
 
 const render = (status: number, element: unknown, headers: Record<string, string> = {}) => page(status, String(element), headers);
@@ -66,7 +66,7 @@ export function authRoutes(router: Router<Handler>): void {
       render(status, <SignInPage presession={pre.token} email={email} error={error} next={form.get("next") ?? undefined} />, { ...pre.headers, ...headers });
     const checked = presessionCheck(ctx, form);
     if (checked === "malformed") return again(400, "This sign-in form is malformed. Try again.");
-    if (checked === "differs") return again(403, "This sign-in form has expired. Try again.");
+    if (checked === "differs") return again(403, originProblem(ctx) ?? "This sign-in form has expired. Try again.");
     const wait = Math.max(perAddress.take(ctx.ip), perEmail.take(email.toLowerCase()));
     if (wait > 0) return again(429, `Too many sign-in attempts. Try again in ${wait} seconds.`, { "retry-after": String(wait) });
     const user = await ctx.services.users.verifyPassword(email, form.get("password") ?? "");
@@ -76,7 +76,8 @@ export function authRoutes(router: Router<Handler>): void {
   });
 
   router.on("POST", "/dashboard/signout", async (ctx) => {
-    if (!sameOrigin(ctx)) return refused("This request did not come from a page of this dashboard, so nothing was changed.");
+    const problem = originProblem(ctx);
+    if (problem) return refused(problem);
     const token = readCookies(ctx.request)[SESSION_COOKIE];
     const session = await currentSession(ctx);
     const form = await readForm(ctx);
@@ -101,7 +102,7 @@ export function authRoutes(router: Router<Handler>): void {
     const password = form.get("password") ?? "";
     const again = (errors: Record<string, string>) =>
       render(400, <SetupPage presession={pre.token} token={token} email={email} errors={errors} />, pre.headers);
-    if (presessionCheck(ctx, form) !== "matches") return again({ form: "This form has expired. Try again." });
+    if (presessionCheck(ctx, form) !== "matches") return again({ form: originProblem(ctx) ?? "This form has expired. Try again." });
     if (password !== (form.get("confirm") ?? "")) return again({ confirm: "The two passwords differ." });
     try {
       const account = await ctx.services.accounts.resolve();
@@ -123,7 +124,7 @@ export function authRoutes(router: Router<Handler>): void {
   router.on(
     "GET",
     "/dashboard/account",
-    signedIn(async (ctx, session) => render(200, <AccountPage session={session} notice={noticeOf(ctx)} />)),
+    signedIn(async (ctx, session) => render(200, <AccountPage session={session} notice={noticeOf(ctx)} backup={ctx.options.backups?.()} />)),
   );
 
   router.on(

@@ -4,7 +4,7 @@ import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import { can, type Capability } from "../services/roles.ts";
 import type { Session } from "../services/users.ts";
-import { page, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE } from "./http.ts";
+import { page, readCookies, readForm, redirect, originProblem, SESSION_COOKIE } from "./http.ts";
 import { MessagePage } from "./pages/auth.tsx";
 
 export type PageHandler = (ctx: RequestContext, session: Session) => Promise<Response>;
@@ -89,7 +89,8 @@ export const refused = (message: string, session: Session | null = null, status 
  */
 export function action(handler: ActionHandler, need: Capability = "edit"): Handler {
   return async (ctx) => {
-    if (!sameOrigin(ctx)) return refused("This request did not come from a page of this dashboard, so nothing was changed.");
+    const problem = originProblem(ctx);
+    if (problem) return refused(problem);
     const session = await currentSession(ctx);
     if (!session) return redirect("/dashboard/signin");
     const form = await readForm(ctx);

@@ -52,15 +52,28 @@ export function cookie(ctx: RequestContext, name: string, value: string, maxAgeS
 }
 
 /**
- * True when a state-changing request comes from a dashboard page: its Origin (else its Referer) is this
- * server, as the request reached it or as its public base URL names it. A request with neither is refused.
+ * Why a state-changing request does not come from a dashboard page, or null when it does: its Origin (else
+ * its Referer) must be this server, as the request reached it or as its public base URL names it. A request
+ * with neither is refused. The reason names the addresses, so that a server that does not know its public
+ * address (behind a proxy, without --base-url) says how to tell it.
  */
-export function sameOrigin(ctx: RequestContext): boolean {
+export function originProblem(ctx: RequestContext): string | null {
   const claimed = ctx.request.headers.get("origin") ?? ctx.request.headers.get("referer");
-  if (!claimed || claimed === "null" || !URL.canParse(claimed)) return false;
+  if (!claimed || claimed === "null" || !URL.canParse(claimed)) {
+    return "This request did not come from a page of this dashboard (it carried no Origin or Referer header), so nothing was changed.";
+  }
   const origin = new URL(claimed).origin;
-  return origin === ctx.url.origin || origin === new URL(ctx.services.urls.baseUrl()).origin;
+  const base = new URL(ctx.services.urls.baseUrl()).origin;
+  if (origin === ctx.url.origin || origin === base) return null;
+  return (
+    `This page was sent from ${origin}, but this server takes its address to be ${base}, so nothing was changed. ` +
+    `If ${origin} is this server's public address, start formsvc with --base-url ${origin} ` +
+    "(or, behind a reverse proxy, with --trust-proxy and the proxy setting X-Forwarded-Proto and X-Forwarded-Host)."
+  );
 }
+
+/** True when a state-changing request comes from a dashboard page of this server (see originProblem). */
+export const sameOrigin = (ctx: RequestContext): boolean => originProblem(ctx) === null;
 
 /** The fields of a posted dashboard form (urlencoded); a field sent several times keeps every value. */
 export async function readForm(ctx: RequestContext): Promise<URLSearchParams> {

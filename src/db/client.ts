@@ -1,7 +1,7 @@
 import { Database as SqliteDatabase, type Statement } from "bun:sqlite";
 import { closeSync, existsSync, openSync } from "node:fs";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
-import { migrateSqlite, PING, WRITE_CHECK } from "./migrate.ts";
+import { copyInto, migrateSqlite, PING, refuseOlderSchema, sqliteSchemaStatus, WRITE_CHECK } from "./migrate.ts";
 import { isLibsqlUrl } from "./location.ts";
 import * as schema from "./schema.ts";
 import { type Db, MAX_BATCH, type SchemaChange, type Store, type WriteStatement } from "./store.ts";
@@ -13,9 +13,11 @@ function createPrivateFile(path: string, flags: "a" | "wx"): void {
   closeSync(openSync(path, flags, 0o600));
 }
 
-function openSqlite(path: string): Store {
+function openSqlite(path: string, migrate: boolean): Store {
   // SQLite gives its -wal and -shm files the database file's permissions, so this covers all three.
   if (path !== ":memory:" && !existsSync(path)) createPrivateFile(path, "a");
+  // Checked on a read-only connection before the writer opens: a refused file is left byte for byte as it was.
+  if (!migrate && path !== ":memory:") refuseOlderSchema(path, sqliteSchemaStatus(path));
   const writer = new SqliteDatabase(path, { create: true, strict: true });
   // WAL lets readers go on while one writer writes. synchronous=FULL syncs the WAL at every commit, so a
   // submission that was answered 200/303 survives a crash of the process and of the machine.
@@ -60,20 +62,7 @@ function openSqlite(path: string): Store {
       own.exec("PRAGMA busy_timeout = 5000");
       return own;
     },
-    backup: async (target) => {
-      // VACUUM INTO fills an empty file: made first, so that the copy is as private as the database.
-      createPrivateFile(target, "wx");
-      writer.prepare("VACUUM INTO ?").run(target);
-      const copy = new SqliteDatabase(target, { readonly: true });
-      try {
-        const rows = copy.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[];
-        if (rows.length !== 1 || rows[0]?.integrity_check !== "ok") {
-          throw new Error(`the copy at ${target} failed its integrity check: ${rows.map((r) => r.integrity_check).join("; ")}`);
-        }
-      } finally {
-        copy.close();
-      }
-    },
+    backup: async (target) => copyInto(writer, target),
     ping: async () => {
       reader.prepare(PING).get();
     },
@@ -225,7 +214,12 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db, lock: ReturnType<typeo
     });
 }
 
-/** Opens (and migrates) the database: a SQLite file path, or a libSQL URL (`libsql://…`, `http://…`, `file:…`). */
-export async function openStore(location: string, options: { authToken?: string } = {}): Promise<Store> {
-  return isLibsqlUrl(location) ? (await import("./libsql.ts")).openLibsql(location, options.authToken) : openSqlite(location);
+/**
+ * Opens the database: a SQLite file path, or a libSQL URL (`libsql://…`, `http://…`, `file:…`). A new database
+ * is made; one an earlier formsvc left is migrated only with `migrate` (serve, formsvc migrate), else refused
+ * with SchemaBehindError and left unchanged.
+ */
+export async function openStore(location: string, options: { authToken?: string; migrate?: boolean } = {}): Promise<Store> {
+  const migrate = options.migrate ?? false;
+  return isLibsqlUrl(location) ? (await import("./libsql.ts")).openLibsql(location, options.authToken, migrate) : openSqlite(location, migrate);
 }

@@ -1,6 +1,6 @@
 // The store on a libSQL database (a libSQL server, or a `file:` URL through @libsql/client). Loaded only for a
 // libSQL URL: a SQLite file never pays for this module or the client it loads.
-import { LAST_MIGRATION, MIGRATIONS_TABLE, PING, pendingMigrations, RECORD_MIGRATION, refuseNewerSchema, WRITE_CHECK } from "./migrate.ts";
+import { LAST_MIGRATION, MIGRATIONS_TABLE, PING, pendingMigrations, RECORD_MIGRATION, refuseNewerSchema, refuseOlderSchema, WRITE_CHECK } from "./migrate.ts";
 import * as schema from "./schema.ts";
 import { type Db, MAX_BATCH, type Store } from "./store.ts";
 
@@ -14,8 +14,8 @@ function serial() {
   };
 }
 
-/** Opens (and migrates) a libSQL database. */
-export async function openLibsql(url: string, authToken?: string): Promise<Store> {
+/** Opens a libSQL database, migrating it when it is new or `migrate` is set. */
+export async function openLibsql(url: string, authToken: string | undefined, migrate: boolean): Promise<Store> {
   // The libSQL client is loaded only for a libSQL URL: a SQLite file never pays for it.
   const [{ createClient }, { drizzle: drizzleLibsql }] = await Promise.all([import("@libsql/client"), import("drizzle-orm/libsql")]);
   // The client keeps a pool of connections and a PRAGMA reaches only one of them: the busy timeout is given
@@ -34,6 +34,7 @@ export async function openLibsql(url: string, authToken?: string): Promise<Store
   const applied = Number(result.rows[0]?.applied ?? 0);
   try {
     refuseNewerSchema(url, last, applied);
+    if (!migrate) refuseOlderSchema(url, { applied, pending: pendingMigrations(last).map((m) => m.tag) });
   } catch (error) {
     client.close();
     throw error;

@@ -1,6 +1,7 @@
 // The schema's migrations as both drivers run them: drizzle's own bookkeeping table, so that drizzle-kit sees
 // the same history, and the refusal of a database a newer formsvc has migrated.
-import type { Database as SqliteDatabase } from "bun:sqlite";
+import { Database as SqliteDatabase } from "bun:sqlite";
+import { closeSync, existsSync, openSync, rmSync } from "node:fs";
 import { migrations } from "./migrations/index.ts";
 import type { SchemaChange } from "./store.ts";
 
@@ -14,6 +15,7 @@ export function pendingMigrations(lastApplied: number | null) {
   return migrations
     .filter((m) => m.when > (lastApplied ?? -1))
     .map((m) => ({
+      tag: m.tag,
       when: m.when,
       hash: new Bun.CryptoHasher("sha256").update(m.sql).digest("hex"),
       statements: m.sql
@@ -65,4 +67,95 @@ export function migrateSqlite(writer: SqliteDatabase, location: string): SchemaC
       return { from: applied, to: applied + pending.length };
     })
     .immediate();
+}
+
+/** A database an earlier formsvc left: opened by a command that does not migrate, it is refused unchanged. */
+export class SchemaBehindError extends Error {
+  constructor(
+    location: string,
+    readonly applied: number,
+    readonly pending: string[],
+  ) {
+    super(
+      `the database ${location} has schema version ${applied}, older than this formsvc's ${SCHEMA_VERSION}, and was left unchanged: ` +
+        `run "formsvc migrate --db ${location}" (it backs the file up first; --dry-run lists the ${pending.length} migration(s)), ` +
+        'or start "formsvc serve" on it, which backs it up into its folder and then migrates',
+    );
+  }
+}
+
+/** What a SQLite file holds of the schema: migrations applied, and the tags of those this build would run. */
+export interface SchemaStatus {
+  applied: number;
+  pending: string[];
+}
+
+/**
+ * A connection that reads a SQLite file and leaves its bytes as they are. With a -wal beside it (a server has
+ * it open, or crashed), read-only: a last read-write connection would fold the -wal into the file as it
+ * closes. Without one, read-write but never written: as it closes it removes the -wal and -shm it made.
+ */
+export function openForReading(path: string): SqliteDatabase {
+  const db = existsSync(`${path}-wal`) ? new SqliteDatabase(path, { readonly: true }) : new SqliteDatabase(path, { readwrite: true, create: false });
+  // Another process may be migrating or checkpointing the file at this moment: wait for it, as the writer does.
+  db.exec("PRAGMA busy_timeout = 5000");
+  return db;
+}
+
+/** Reads a SQLite file's schema version without changing the file, refusing one a newer formsvc has migrated. */
+export function sqliteSchemaStatus(path: string): SchemaStatus {
+  const probe = openForReading(path);
+  try {
+    const table = probe.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`).get();
+    const { last, applied } = table ? (probe.prepare(LAST_MIGRATION).get() as { last: number | null; applied: number }) : { last: null, applied: 0 };
+    refuseNewerSchema(path, last, applied);
+    return { applied, pending: pendingMigrations(last).map((m) => m.tag) };
+  } finally {
+    probe.close();
+  }
+}
+
+/** Throws SchemaBehindError for a database an earlier formsvc made (a new, empty one is not behind: it is made). */
+export function refuseOlderSchema(location: string, status: SchemaStatus): void {
+  if (status.applied > 0 && status.pending.length > 0) throw new SchemaBehindError(location, status.applied, status.pending);
+}
+
+/**
+ * A checked copy of a SQLite file made before migrating it, in the same folder:
+ * `formsvc.db.schema-7-2026-11-25T12-15-00Z.bak`, only its owner may read it. Returns its path.
+ */
+export function backupBeforeMigrating(path: string, applied: number, now = new Date()): string {
+  const stamp = now
+    .toISOString()
+    .replace(/\.\d+Z$/, "Z")
+    .replaceAll(":", "-");
+  const target = `${path}.schema-${applied}-${stamp}.bak`;
+  const source = openForReading(path);
+  try {
+    copyInto(source, target);
+  } finally {
+    source.close();
+  }
+  return target;
+}
+
+/** VACUUM INTO a new private file, then SQLite's integrity check on the copy; a copy that fails it is removed. */
+export function copyInto(source: SqliteDatabase, target: string): void {
+  // VACUUM INTO fills an empty file: made first, so that the copy is as private as the database.
+  closeSync(openSync(target, "wx", 0o600));
+  try {
+    source.prepare("VACUUM INTO ?").run(target);
+    const copy = new SqliteDatabase(target, { readonly: true });
+    try {
+      const rows = copy.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[];
+      if (rows.length !== 1 || rows[0]?.integrity_check !== "ok") {
+        throw new Error(`the copy at ${target} failed its integrity check: ${rows.map((r) => r.integrity_check).join("; ")}`);
+      }
+    } finally {
+      copy.close();
+    }
+  } catch (error) {
+    rmSync(target, { force: true });
+    throw error;
+  }
 }

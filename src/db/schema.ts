@@ -204,6 +204,9 @@ export const webhooks = sqliteTable(
     format: text("format").notNull().default("standard"),
     /** whsec_… in full: the server signs with it, so it is kept, not hashed; never listed, never logged. */
     secret: text("secret").notNull(),
+    /** The secret a rotation replaced: events are signed with it too for --webhook-rotation-overlap after `secretRotatedAt`. */
+    previousSecret: text("previous_secret"),
+    secretRotatedAt: integer("secret_rotated_at"),
     createdAt: millis("created_at"),
     /** Attempts in a row that failed; a success sets it back to 0. */
     failureStreak: integer("failure_streak").notNull().default(0),

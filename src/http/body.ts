@@ -3,9 +3,9 @@ import { MAX_JSON_DEPTH, scanJson } from "../lib/json-scan.ts";
 import { charsetParam, decodeText, parseUrlencoded } from "./charset.ts";
 import { decodedBody, isEncoded, undecodable } from "./encoding.ts";
 
-// The rest of the body is never read: the connection is closed after the answer rather than kept for another request.
-const tooLarge = (limit: number) =>
-  new ApiError("payload_too_large", `The body is larger than the limit of ${limit} bytes.`, { headers: { Connection: "close" } });
+// What is left of the body is read and discarded by the server after the answer is made (drain.ts), so that
+// a proxy that writes the whole body before it reads gets this answer.
+const tooLarge = (limit: number) => new ApiError("payload_too_large", `The body is larger than the limit of ${limit} bytes.`);
 
 /** The request's body as bytes (inflated when compressed), refused with 413 as soon as it passes `limit` (by Content-Length, or while reading). */
 export async function readBytes(request: Request, limit: number): Promise<Uint8Array> {
@@ -25,7 +25,11 @@ export async function readBytes(request: Request, limit: number): Promise<Uint8A
       const { value, done } = await reader.read();
       if (done) break;
       size += value.byteLength;
-      if (size > limit) throw tooLarge(limit);
+      if (size > limit) {
+        // Released, not cancelled: the server discards the rest before it answers.
+        reader.releaseLock();
+        throw tooLarge(limit);
+      }
       chunks.push(value);
     }
   } catch (error) {

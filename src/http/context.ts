@@ -1,4 +1,5 @@
 import type { Mailer } from "../mailer.ts";
+import type { BackupStatus } from "../workers/backups.ts";
 import type { Services } from "../services/index.ts";
 import type { Metrics } from "./metrics.ts";
 import type { CaptchaOptions } from "../services/captcha.ts";
@@ -22,6 +23,8 @@ export interface AppOptions {
   mail?: Mailer | null;
   /** Answer GET /metrics on this app (`--metrics`); else it is served on its own address, or not at all. */
   serveMetrics?: boolean;
+  /** The backup schedule's last result (`--backup-dir`), or null without one; the dashboard's account page shows it. */
+  backups?: () => BackupStatus | null;
 }
 
 /** What the log says of one request: never its query string, key or body. */

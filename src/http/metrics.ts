@@ -1,4 +1,5 @@
 import { ApiError } from "../errors.ts";
+import type { BackupStatus } from "../workers/backups.ts";
 import { json } from "./respond.ts";
 
 // The server's figures in Prometheus's text format (version 0.0.4): what /metrics shows. Counted in memory
@@ -24,6 +25,8 @@ export interface MetricsSource {
   webhookOutbox(): Promise<Record<string, number>>;
   /** Webhook endpoints whose circuit is open (failed too often in a row: none of their deliveries is tried for now). */
   openCircuits(): Promise<number>;
+  /** The backup schedule's last result, or null without one. */
+  backup?(): BackupStatus | null;
 }
 
 /** Counters of requests and submissions, and the text a scrape gets. */
@@ -94,6 +97,15 @@ export class Metrics {
       lines.push("# HELP formsvc_webhook_circuits_open Webhook endpoints paused after failing too often in a row (tried again later, one delivery first).");
       lines.push("# TYPE formsvc_webhook_circuits_open gauge");
       lines.push(`formsvc_webhook_circuits_open ${await this.source.openCircuits()}`);
+      const backup = this.source.backup?.();
+      if (backup) {
+        lines.push("# HELP formsvc_backup_last_success_time When the last scheduled backup was made and checked (Unix seconds; 0: none yet).");
+        lines.push("# TYPE formsvc_backup_last_success_time gauge");
+        lines.push(`formsvc_backup_last_success_time ${backup.lastSuccessAt === null ? 0 : backup.lastSuccessAt / 1000}`);
+        lines.push("# HELP formsvc_backup_last_failed 1 when the last scheduled backup failed (the log says why), else 0.");
+        lines.push("# TYPE formsvc_backup_last_failed gauge");
+        lines.push(`formsvc_backup_last_failed ${backup.lastError === null ? 0 : 1}`);
+      }
     }
     return `${lines.join("\n")}\n`;
   }

@@ -177,8 +177,8 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
     if (failure) throw failure;
     decodeTexts(fields, texts);
   } catch (error) {
-    // Stop reading what is left of a refused post; the answer goes out at once.
-    void reader?.cancel().catch(() => undefined);
+    // What is left of a refused post is discarded by the server (drain.ts) before the answer goes out.
+    reader?.releaseLock();
     parser.destroy();
     if (error instanceof ApiError) throw error;
     throw new ApiError("invalid_body", "The multipart body could not be read.");

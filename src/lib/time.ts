@@ -27,6 +27,12 @@ export function parseIsoDate(text: string): number | null {
   return ms;
 }
 
+/** Milliseconds in a duration such as `90s`, `15m`, `24h`, `7d` or `2w`, or null when the text is not one. */
+export function parseDuration(text: string): number | null {
+  const span = SPAN.exec(text.trim());
+  return span ? Number(span[1]) * SPAN_MS[span[2] as keyof typeof SPAN_MS] : null;
+}
+
 /** Milliseconds for a WHEN of the CLI: an ISO 8601 date or date-time, or a span back from now (`90s`, `24h`, `7d`). */
 export function parseWhen(text: string, now = Date.now()): number | null {
   const span = SPAN.exec(text.trim());

@@ -14,10 +14,20 @@ export function newWebhookSecret(): string {
 /** The start of a secret shown in lists (`whsec_Ab12…`): enough to tell two apart, useless to an attacker. */
 export const secretPrefix = (secret: string) => `${secret.slice(0, SECRET_PREFIX.length + 4)}…`;
 
-/** `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` keyed with the secret's bytes (Standard Webhooks). */
-export function signWebhook(secret: string, messageId: string, timestamp: number, body: string): string {
-  const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, "base64");
-  return `v1,${new Bun.CryptoHasher("sha256", key).update(`${messageId}.${timestamp}.${body}`).digest("base64")}`;
+/**
+ * `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` keyed with the secret's bytes (Standard Webhooks);
+ * given several secrets (the new one and, after a rotation, the old one), one signature each, space-separated,
+ * which Standard Webhooks receivers accept when any one matches. A null secret is skipped.
+ */
+export function signWebhook(secrets: string | readonly (string | null)[], messageId: string, timestamp: number, body: string): string {
+  const signed = `${messageId}.${timestamp}.${body}`;
+  return (typeof secrets === "string" ? [secrets] : secrets)
+    .filter((secret): secret is string => secret !== null)
+    .map((secret) => {
+      const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, "base64");
+      return `v1,${new Bun.CryptoHasher("sha256", key).update(signed).digest("base64")}`;
+    })
+    .join(" ");
 }
 
 /** What a chat message shows of a submission. */

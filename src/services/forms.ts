@@ -204,7 +204,9 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
 
     async create(principal: Principal, body: unknown): Promise<Form> {
       const input = parseBody(await createSchema(), body);
-      return store.write(async (tx) => {
+      // The form object is made after the write: its submitUrl follows this request's public address, and the
+      // write may run in a batch that another request started.
+      const created = await store.write(async (tx) => {
         if (input.slug) await assertSlugFree(tx, input.slug);
         const now = Date.now();
         const row = {
@@ -228,15 +230,16 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           createdAt: now,
           updatedAt: now,
         };
-        const [created] = await tx.insert(forms).values(row).returning();
+        const [inserted] = await tx.insert(forms).values(row).returning();
         await recordActivity(tx, principal, "form.create", row.id, `Created ${row.mode} form "${row.name}".`);
-        return toForm(created!);
+        return inserted!;
       });
+      return toForm(created);
     },
 
     async update(principal: Principal, ref: string, body: unknown): Promise<Form> {
       const input = parseBody(await updateSchema(), body);
-      return store.write(async (tx) => {
+      const changed = await store.write(async (tx) => {
         const row = await findRow(tx, principal, ref);
         if (input.slug !== undefined) await assertSlugFree(tx, input.slug, row.id);
         const wanted: Partial<FormRow> = {
@@ -258,15 +261,16 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
         const changes = Object.fromEntries(
           Object.entries(wanted).filter(([column, value]) => value !== undefined && value !== row[column as keyof FormRow]),
         ) as Partial<FormRow>;
-        if (Object.keys(changes).length === 0) return toForm(row);
+        if (Object.keys(changes).length === 0) return row;
         const [updated] = await tx
           .update(forms)
           .set({ ...changes, updatedAt: Date.now() })
           .where(eq(forms.id, row.id))
           .returning();
         await recordActivity(tx, principal, "form.update", row.id, changeSummary(row, changes));
-        return toForm(updated!);
+        return updated!;
       });
+      return toForm(changed);
     },
 
     /** Removes the form with all its submissions and form-level keys, in one transaction. */

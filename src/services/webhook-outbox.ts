@@ -47,6 +47,8 @@ export interface OutgoingDelivery {
   attempts: number;
   url: string;
   secret: string;
+  /** The secret a rotation replaced, while the overlap lasts: events are signed with both. */
+  previousSecret: string | null;
   format: WebhookFormat;
 }
 
@@ -102,7 +104,7 @@ function payloadFor(
 }
 
 /** The outbox of webhook deliveries: writing them with a submission, and the senders' claims and attempts. */
-export function webhookOutbox(store: Store, urls: { baseUrl: () => string }) {
+export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rotationOverlapMs: number) {
   const listeners = new Set<() => void>();
   const announce = () => {
     for (const listener of listeners) listener();
@@ -191,6 +193,7 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }) {
                 attempts: c.attempts,
                 url: endpoint.url,
                 secret: endpoint.secret,
+                previousSecret: endpoint.previousSecret !== null && (endpoint.secretRotatedAt ?? 0) + rotationOverlapMs > now ? endpoint.previousSecret : null,
                 format: endpoint.format as WebhookFormat,
               },
             ]

@@ -32,7 +32,12 @@ export interface WebhookOptions {
   /** --webhooks-allow-private: skip the address checks (tests, or an intranet receiver on purpose). */
   allowPrivate: boolean;
   resolve: Resolver;
+  /** How long after a rotation events are signed with the old secret too (--webhook-rotation-overlap; 24 h). */
+  rotationOverlapMs?: number;
 }
+
+/** How long a rotated-out secret still signs events unless --webhook-rotation-overlap says otherwise. */
+export const DEFAULT_ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
 /** The body of POST /api/forms/{id}/webhooks (the OpenAPI document is generated from it too). */
 export const createSchema = lazySchema((z) =>
@@ -85,7 +90,7 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
     return row;
   }
 
-  const outbox = webhookOutbox(store, urls);
+  const outbox = webhookOutbox(store, urls, options.rotationOverlapMs ?? DEFAULT_ROTATION_OVERLAP_MS);
   return {
     options,
     ...outbox,
@@ -114,6 +119,8 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
         description: input.description || null,
         format: input.format ?? "standard",
         secret: newWebhookSecret(),
+        previousSecret: null,
+        secretRotatedAt: null,
         createdAt: Date.now(),
         failureStreak: 0,
         circuitOpenUntil: null,
@@ -142,12 +149,19 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
       });
     },
 
-    /** A new secret for an endpoint, in force at once (every later attempt is signed with it); shown this once. */
+    /**
+     * A new secret for an endpoint, shown this once: every later attempt is signed with it, and with the old one
+     * too for the rotation overlap, so that receivers can be given the new secret meanwhile.
+     */
     async rotate(principal: Principal, formRef: string, webhookId: string): Promise<WebhookWithSecret> {
       const form = await formsService.findRow(principal, formRef);
       return store.write(async (tx) => {
-        await findWebhook(tx, form.id, webhookId);
-        const [row] = await tx.update(webhooks).set({ secret: newWebhookSecret() }).where(eq(webhooks.id, webhookId)).returning();
+        const old = await findWebhook(tx, form.id, webhookId);
+        const [row] = await tx
+          .update(webhooks)
+          .set({ secret: newWebhookSecret(), previousSecret: old.secret, secretRotatedAt: Date.now() })
+          .where(eq(webhooks.id, webhookId))
+          .returning();
         await recordActivity(tx, principal, "webhook.rotate", webhookId, `Rotated the secret of the webhook to ${hostOf(row!.url)} on "${form.name}".`);
         return { ...toWebhook(row!), secret: row!.secret };
       });

@@ -46,7 +46,7 @@ function headersFor(delivery: OutgoingDelivery, userAgent: string): Record<strin
     const timestamp = Math.floor(Date.now() / 1000);
     headers["webhook-id"] = delivery.messageId;
     headers["webhook-timestamp"] = String(timestamp);
-    headers["webhook-signature"] = signWebhook(delivery.secret, delivery.messageId, timestamp, delivery.payload);
+    headers["webhook-signature"] = signWebhook([delivery.secret, delivery.previousSecret], delivery.messageId, timestamp, delivery.payload);
   }
   return headers;
 }

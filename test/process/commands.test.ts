@@ -266,6 +266,7 @@ describe("help and version", () => {
       "users",
       "dashboard",
       "restore",
+      "migrate",
       "version",
       "completion",
       "help",

@@ -159,7 +159,9 @@ describe("upgrades", () => {
     }
     old.close();
     const first = await serveOnce(["--db", db]);
-    expect(first.stderr).toStartWith(`database schema 2 → ${latest}\nformsvc listening on`);
+    // Backed up into its folder first, then migrated.
+    expect(first.stderr).toStartWith(`database schema 2 → ${latest}\nthe database was backed up before it was migrated, to ${db}.schema-2-`);
+    expect(first.stderr).toContain(".bak\nformsvc listening on");
     const again = await serveOnce(["--db", db]);
     expect(again.stderr).toStartWith("formsvc listening on");
     const fresh = await serveOnce(["--db", join(dir, "new.db")]);

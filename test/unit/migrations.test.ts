@@ -28,7 +28,7 @@ test("opening a database of an earlier release applies the newer migrations once
   firstReleaseDatabase(path);
 
   for (let run = 0; run < 2; run++) {
-    const store = await openStore(path);
+    const store = await openStore(path, { migrate: true });
     const rows = await store.db.select({ id: forms.id, lastSubmissionAt: forms.lastSubmissionAt }).from(forms);
     store.close();
     // The newest submission's time is carried over, so the next one is stored after it.

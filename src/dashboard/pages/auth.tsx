@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import type { BackupStatus } from "../../workers/backups.ts";
 import type { Session } from "../../services/users.ts";
 import { Csrf, Field, Layout, Notice } from "./layout.tsx";
 
@@ -100,7 +101,32 @@ export function MessagePage({
 }
 
 /** The signed-in user: change the password (which signs out every other session). */
-export function AccountPage({ session, errors = {}, notice }: { session: Session; errors?: Errors; notice?: string }) {
+/** The server's backup schedule and its last result. */
+function BackupCard({ backup }: { backup: BackupStatus }) {
+  return (
+    <section class="card">
+      <h2>Backups</h2>
+      <p>
+        Every {backup.everyMs % 3_600_000 === 0 ? `${backup.everyMs / 3_600_000} hours` : `${Math.round(backup.everyMs / 60_000)} minutes`} to {backup.dir}
+        {backup.s3 ? ` and ${backup.s3}` : ""}, the last {backup.keep} kept.
+      </p>
+      <p>Last backup: {backup.lastSuccessAt === null ? "none yet" : `${new Date(backup.lastSuccessAt).toISOString()}, ${backup.lastFile}`}</p>
+      {backup.lastError ? <p class="error">The last attempt failed: {backup.lastError}</p> : null}
+    </section>
+  );
+}
+
+export function AccountPage({
+  session,
+  errors = {},
+  notice,
+  backup = null,
+}: {
+  session: Session;
+  errors?: Errors;
+  notice?: string;
+  backup?: BackupStatus | null;
+}) {
   return (
     <Layout title="Account" session={session} section="account">
       <h1>Account</h1>
@@ -109,6 +135,7 @@ export function AccountPage({ session, errors = {}, notice }: { session: Session
         <h2>Signed in as {session.user.email}</h2>
         <p class="muted">Sessions end after 14 days without use, on sign-out, and when the password changes.</p>
       </section>
+      {backup ? <BackupCard backup={backup} /> : null}
       <section class="card">
         <h2>Change password</h2>
         <form method="post" action="/dashboard/account/password">

@@ -10,7 +10,8 @@ import m7 from "./0007_submission_days.sql" with { type: "text" };
 import m8 from "./0008_outbox_claims.sql" with { type: "text" };
 import m9 from "./0009_webhook_circuit.sql" with { type: "text" };
 import m10 from "./0010_form_fields.sql" with { type: "text" };
-import m11 from "./0014_teams_activity.sql" with { type: "text" };
+import m11 from "./0012_webhook_secret_overlap.sql" with { type: "text" };
+import m12 from "./0014_teams_activity.sql" with { type: "text" };
 
 /** Every migration in order, as text, so that the compiled binary carries them. */
 export const migrations: { tag: string; when: number; sql: string }[] = [
@@ -25,5 +26,6 @@ export const migrations: { tag: string; when: number; sql: string }[] = [
   { tag: "0008_outbox_claims", when: 1795532850838, sql: m8 },
   { tag: "0009_webhook_circuit", when: 1795600009000, sql: m9 },
   { tag: "0010_form_fields", when: 1795600010000, sql: m10 },
-  { tag: "0014_teams_activity", when: 1795600014000, sql: m11 },
+  { tag: "0012_webhook_secret_overlap", when: 1795600012000, sql: m11 },
+  { tag: "0014_teams_activity", when: 1795600014000, sql: m12 },
 ];
