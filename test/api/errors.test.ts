@@ -110,7 +110,10 @@ test("an unexpected failure is a bare 500 internal_error: the stack goes to the 
     const requestId = answer.headers.get("x-request-id")!;
     expect(requestId).toMatch(/^req_[0-9a-z]{22}$/);
     const expected = apiError("internal_error");
-    expect({ status: answer.status, body: JSON.parse(text) }).toEqual({ status: 500, body: { error: { ...expected.error, requestId } } });
+    expect({ status: answer.status, body: JSON.parse(text) }).toEqual({
+      status: 500,
+      body: { error: { ...expected.error, requestId }, errors: [{ code: "internal_error", message: expect.any(String) }] },
+    });
     expect(text).not.toContain("SELECT");
     expect(text).not.toContain("acc_secret");
     expect(t.logs.filter((line) => line.includes("SQLITE_CORRUPT"))).toEqual([expect.stringContaining(`(request ${requestId})`)]);

@@ -76,7 +76,10 @@ test("a 5xx carries the request id in its body, JSON or a browser's page, and in
     const jsonId = json.headers.get("x-request-id")!;
     expect({ status: json.status, body: await json.json() }).toEqual({
       status: 500,
-      body: { error: { code: "internal_error", message: expect.any(String), requestId: jsonId } },
+      body: {
+        error: { code: "internal_error", message: expect.any(String), requestId: jsonId },
+        errors: [{ code: "internal_error", message: expect.any(String) }],
+      },
     });
     const page = await t.request("POST", `/f/${w.form.slug}`, { body: new URLSearchParams({ email: "b@example.com" }) });
     const pageId = page.headers.get("x-request-id")!;
