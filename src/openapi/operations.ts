@@ -215,5 +215,26 @@ export const PUBLIC_OPERATIONS: Operation[] = [
       access: "public",
       ok: { status: 204, description: "Allowed: Access-Control-Allow-Origin is the request's origin (any when the form has no allowedDomains)." },
     },
+    {
+      method: "get",
+      path: `${path}/altcha`,
+      operationId: i === 0 ? "altchaChallenge" : "altchaChallengeShort",
+      summary: "A new ALTCHA challenge for the form",
+      description:
+        'For a form with captcha {provider: "altcha"}: a new challenge each time, expiring in 20 minutes, with the CORS headers the form\'s origins allow. The widget (/altcha.js) fetches it, solves it and puts the solution in the altcha field; each solution is accepted once. 404 for a form without the ALTCHA captcha.',
+      tag: "Public submission",
+      access: "public",
+      ok: { status: 200, description: "The challenge (Cache-Control: no-store).", schema: "AltchaChallenge" },
+    },
   ]),
+  {
+    method: "get",
+    path: "/altcha.js",
+    operationId: "altchaWidget",
+    summary: "The ALTCHA widget's script",
+    description: 'The altcha web component, served from inside formsvc (no CDN): <script async defer src="/altcha.js" type="module"></script>.',
+    tag: "Public submission",
+    access: "public",
+    ok: { status: 200, description: "JavaScript (CORS open, cached for a day).", media: { "text/javascript": "The widget's script." } },
+  },
 ];

@@ -10,9 +10,10 @@ import type { FormRow } from "../db/schema.ts";
 import { domainsOf, type CaptchaProvider } from "../services/forms.ts";
 import type { SpamReason } from "../services/submissions.ts";
 import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha } from "../lib/captcha.ts";
+import { altchaRoutes } from "./altcha.ts";
 
 /** Fields that steer the submission and are never stored. */
-export const SPECIAL_FIELDS = ["_next", "_subject", "_replyto", "_gotcha", "g-recaptcha-response", "h-captcha-response", "cf-turnstile-response"];
+export const SPECIAL_FIELDS = ["_next", "_subject", "_replyto", "_gotcha", "g-recaptcha-response", "h-captcha-response", "cf-turnstile-response", "altcha"];
 
 const SUCCESS_MESSAGE = "Thank you! Your submission has been received.";
 
@@ -98,6 +99,16 @@ async function readPost(ctx: RequestContext, form: FormRow): Promise<Record<stri
  * an outage loses nothing. Null when the captcha passed or the form has none.
  */
 async function checkCaptcha(ctx: RequestContext, form: FormRow, special: Record<string, unknown>): Promise<SpamReason | null> {
+  if (form.captchaProvider === "altcha") {
+    if (await ctx.services.spam.altcha.verify(form, special.altcha)) return null;
+    throw new ApiError(
+      "captcha_failed",
+      "The captcha was not solved, or its solution was already used or expired. Go back, let the captcha finish and send the form again.",
+      {
+        field: "altcha",
+      },
+    );
+  }
   if (!form.captchaProvider || !form.captchaSecret) return null;
   const provider = form.captchaProvider as CaptchaProvider;
   const token = special[CAPTCHA_TOKEN_FIELDS[provider]];
@@ -141,10 +152,15 @@ async function submit(ctx: RequestContext): Promise<Response> {
     // _next is checked whoever asks, so that a bad one is found on the first fetch() test, not in a browser later.
     const location = redirectTarget(ctx, form, special._next);
     // A honeypot catch is spam whatever its captcha says: the provider is not asked about it.
-    const spamReason: SpamReason | null = honeypot ? "honeypot" : await checkCaptcha(ctx, form, special);
+    const caught: SpamReason | null = honeypot ? "honeypot" : await checkCaptcha(ctx, form, special);
+    // The form's rules and the account's filter judge what the honeypot and the captcha let through.
+    const verdict = caught ? { reason: caught, score: null, tokens: null } : await ctx.services.spam.judge(form, data);
+    const spamReason = verdict.reason;
     const stored = await ctx.services.submissions.receive(form, data, {
       isSpam: spamReason !== null,
       spamReason: spamReason ?? undefined,
+      spamScore: verdict.score,
+      spamTokens: verdict.tokens,
       notification: { subject: special._subject, replyTo: special._replyto },
     });
     ctx.options.metrics?.submission(spamReason !== null);
@@ -178,11 +194,12 @@ async function preflight(ctx: RequestContext): Promise<Response> {
   });
 }
 
-/** The public endpoint, at /api/f/{slug} and /f/{slug}, and the default thank-you page. */
+/** The public endpoint, at /api/f/{slug} and /f/{slug}, its ALTCHA challenge and widget, and the default thank-you page. */
 export function submitRoutes(router: Router<Handler>): void {
   for (const base of ["/api/f/:slug", "/f/:slug"]) {
     router.on("POST", base, submit).on("OPTIONS", base, preflight);
   }
+  altchaRoutes(router, corsHeaders);
   // A person who opens the form's address in a browser gets a page that says what it is, not a JSON 405.
   router.on("GET", "/f/:slug", async () => html(405, endpointPage(), { Allow: "POST, OPTIONS" }));
   router.on("GET", "/thanks", async (ctx) => html(200, thanksPage(ctx.request.headers.get("referer"))));

@@ -6,6 +6,7 @@ import { keysService } from "./keys.ts";
 import { notificationsService } from "./notifications.ts";
 import { retentionService } from "./retention.ts";
 import { settingsService } from "./settings.ts";
+import { spamService } from "./spam/verdict.ts";
 import { submissionsService } from "./submissions.ts";
 import { usersService } from "./users.ts";
 import { defaultWebhookOptions, webhooksService, type WebhookOptions } from "./webhooks.ts";
@@ -22,13 +23,15 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
   const notifications = notificationsService(store, forms);
   const files = filesService(store, forms);
   const webhooks = webhooksService(store, forms, urls, options.webhooks ?? defaultWebhookOptions);
+  const spam = spamService(store);
   return {
     store,
     urls,
     accounts: accountsService(store),
     forms,
     keys: keysService(store, forms),
-    submissions: submissionsService(store, forms, notifications, files, webhooks),
+    submissions: submissionsService(store, forms, notifications, files, webhooks, spam.filter),
+    spam,
     files,
     notifications,
     webhooks,

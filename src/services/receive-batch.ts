@@ -6,6 +6,7 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { attachFiles } from "./files.ts";
 import { notificationRowFor, type NotificationRequest, type NotificationsService } from "./notifications.ts";
+import { dataHash } from "./spam/verdict.ts";
 import type { SpamReason, Submission } from "./submissions.ts";
 import type { WebhooksService } from "./webhooks.ts";
 import { DAY_MS } from "./submission-pages.ts";
@@ -13,14 +14,38 @@ import { DAY_MS } from "./submission-pages.ts";
 /** What the public write needs to know of its form: read before (the route's own look-up), not in the write. */
 export type ReceivingForm = Pick<FormRow, "id" | "name" | "slug" | "mode" | "notificationEmail"> & { lastSubmissionAt?: number };
 
+/** How a public post is to be stored: spam or not and why, the filter's score, what its notification asked for. */
+export interface ReceiveFlags {
+  isSpam: boolean;
+  spamReason?: SpamReason;
+  spamScore?: number | null;
+  spamTokens?: string[] | null;
+  notification?: NotificationRequest;
+}
+
 /** A submission to write in one batch, its createdAt chosen by the caller. */
 export interface Received {
   form: ReceivingForm;
   data: Record<string, unknown>;
-  isSpam: boolean;
-  spamReason: string | null;
-  notification: NotificationRequest;
+  flags: ReceiveFlags;
   createdAt: number;
+}
+
+/**
+ * The spam columns of a new submission: its reason, score and tokens, the hash the duplicate rule looks for,
+ * and (when a verdict makes it spam) the notification held back until the owner says it is not spam.
+ */
+export function spamColumns(data: Record<string, unknown>, flags: ReceiveFlags) {
+  const request = flags.notification ?? {};
+  const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+  return {
+    spamReason: flags.isSpam ? (flags.spamReason ?? "honeypot") : null,
+    spamScore: flags.spamScore ?? null,
+    spamTokens: flags.spamTokens ? JSON.stringify(flags.spamTokens) : null,
+    dataHash: dataHash(data),
+    held: flags.isSpam ? JSON.stringify({ subject: text(request.subject), replyTo: text(request.replyTo) }) : null,
+    trained: null,
+  };
 }
 
 /** The statements of one public write, and how to read what they did. */
@@ -53,7 +78,7 @@ function insertIfStored(db: Db, table: SQLiteTable, row: Record<string, unknown>
  * that lost the race writes nothing, and says which createdAt to go past on the next try.
  */
 export function receiveBatch(input: Received, queueEvents: ((db: Db, row: SubmissionRow) => WriteStatement) | null): ReceiveBatch {
-  const { form, createdAt: now } = input;
+  const { form, createdAt: now, flags } = input;
   const attached = attachFiles(input.data, now);
   const row: SubmissionRow = {
     id: newId("submission", now),
@@ -62,10 +87,10 @@ export function receiveBatch(input: Received, queueEvents: ((db: Db, row: Submis
     createdAt: now,
     isRead: false,
     isStarred: false,
-    isSpam: input.isSpam,
-    spamReason: input.spamReason,
+    isSpam: flags.isSpam,
+    ...spamColumns(input.data, flags),
   };
-  const kept = input.isSpam ? 0 : 1;
+  const kept = flags.isSpam ? 0 : 1;
   const names = JSON.stringify(Object.keys(input.data));
   const stored = sql`EXISTS (SELECT 1 FROM ${submissions} WHERE id = ${row.id})`;
   // The form's field list gains the names it did not have, in order, whatever another process added meanwhile.
@@ -74,15 +99,15 @@ export function receiveBatch(input: Received, queueEvents: ((db: Db, row: Submis
       SELECT 0 AS part, key AS pos, value FROM json_each(${forms.fields})
       UNION ALL SELECT 1, key, value FROM json_each(${names}) WHERE value NOT IN (SELECT value FROM json_each(${forms.fields}))
       ORDER BY part, pos)) ELSE ${forms.fields} END`;
-  const notification = input.isSpam ? null : notificationRowFor(form, row, input.notification);
+  const notification = flags.isSpam ? null : notificationRowFor(form, row, flags.notification ?? {});
 
   return {
     row,
     statements: (db) => [
       db.all<{ last: number }>(sql`SELECT last_submission_at AS last FROM ${forms} WHERE id = ${form.id}`),
       db.all<{ id: string }>(sql`
-        INSERT INTO ${submissions} (id, form_id, data, created_at, is_read, is_starred, is_spam, spam_reason)
-        SELECT ${row.id}, ${form.id}, ${row.data}, ${now}, 0, 0, ${kept ? 0 : 1}, ${row.spamReason}
+        INSERT INTO ${submissions} (id, form_id, data, created_at, is_read, is_starred, is_spam, spam_reason, spam_score, spam_tokens, data_hash, held)
+        SELECT ${row.id}, ${form.id}, ${row.data}, ${now}, 0, 0, ${kept ? 0 : 1}, ${row.spamReason}, ${row.spamScore}, ${row.spamTokens}, ${row.dataHash}, ${row.held}
         FROM ${forms} WHERE id = ${form.id} AND last_submission_at < ${now}
         RETURNING id`),
       ...attached.files.map((file) => insertIfStored(db, files, { ...file, submissionId: row.id, formId: form.id }, row.id)),
@@ -96,12 +121,12 @@ export function receiveBatch(input: Received, queueEvents: ((db: Db, row: Submis
         ON CONFLICT (form_id, day) DO UPDATE SET submission_count = submission_count + excluded.submission_count,
           spam_count = spam_count + excluded.spam_count, unread_count = unread_count + excluded.unread_count`),
       ...(notification ? [insertIfStored(db, notifications, notification, row.id)] : []),
-      ...(queueEvents && !input.isSpam ? [queueEvents(db, row)] : []),
+      ...(queueEvents && !flags.isSpam ? [queueEvents(db, row)] : []),
     ],
     outcome(results) {
       const [current, inserted] = results as [{ last: number }[], { id: string }[]];
       if (inserted.length === 0) return { stored: false, last: current[0]?.last ?? null };
-      const events = queueEvents !== null && !input.isSpam && (results[results.length - 1] as unknown[]).length > 0;
+      const events = queueEvents !== null && !flags.isSpam && (results[results.length - 1] as unknown[]).length > 0;
       return { stored: true, queued: notification?.status === "pending", events };
     },
   };
@@ -124,11 +149,7 @@ export function oneRequestReceiver(
   const lastCreated = new Map<string, number>();
   const { toSubmission, webhooks } = deps;
 
-  return async (
-    formRef: string | ReceivingForm,
-    data: Record<string, unknown>,
-    flags: { isSpam: boolean; spamReason?: SpamReason; notification?: NotificationRequest },
-  ): Promise<Submission> => {
+  return async (formRef: string | ReceivingForm, data: Record<string, unknown>, flags: ReceiveFlags): Promise<Submission> => {
     const form = typeof formRef === "string" ? await deps.readForm(formRef) : formRef;
     if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
     if (lastCreated.size >= 10_000) lastCreated.clear();
@@ -139,8 +160,7 @@ export function oneRequestReceiver(
       // same batch would take each other's times and all lose.
       const createdAt = Math.max(Date.now(), last + 1, (lastCreated.get(form.id) ?? 0) + 1);
       lastCreated.set(form.id, createdAt);
-      const spamReason = flags.isSpam ? (flags.spamReason ?? "honeypot") : null;
-      const batch = receiveBatch({ form, data, isSpam: flags.isSpam, spamReason, notification: flags.notification ?? {}, createdAt }, queueEvents);
+      const batch = receiveBatch({ form, data, flags, createdAt }, queueEvents);
       const outcome = batch.outcome(await store.batch(batch.statements));
       if (outcome.stored) {
         if (outcome.queued) deps.notifications.announce();

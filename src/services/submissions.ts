@@ -12,8 +12,9 @@ import { attachFiles, insertFiles, type FilesService } from "./files.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
 import type { NotificationRequest, NotificationsService } from "./notifications.ts";
 import type { Principal } from "./principal.ts";
-import { oneRequestReceiver, type ReceivingForm } from "./receive-batch.ts";
+import { oneRequestReceiver, spamColumns, type ReceiveFlags, type ReceivingForm } from "./receive-batch.ts";
 import type { WebhooksService } from "./webhooks.ts";
+import type { Mark, SpamFilterService } from "./spam/filter.ts";
 import { exportText } from "./submission-export.ts";
 import { COLUMNS, countInDay, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
 
@@ -26,11 +27,25 @@ export interface Submission {
   isRead: boolean;
   isStarred: boolean;
   isSpam: boolean;
-  /** Why it is spam: a filled honeypot, a captcha that could not be verified, or the owner's say; null when it is not spam. */
+  /** Why it is spam: a filled honeypot, a captcha that could not be verified, a rule, the filter, or the owner's say; null when it is not spam. */
   spamReason: SpamReason | null;
+  /** The learning filter's score (0–1): present only when the filter scored the submission. */
+  spamScore?: number;
+  /** The tokens that pulled the score most towards spam: present only when the filter scored the submission. */
+  spamTokens?: string[];
 }
 
-export const SPAM_REASONS = ["honeypot", "captcha_unverified", "owner"] as const;
+export const SPAM_REASONS = [
+  "honeypot",
+  "captcha_unverified",
+  "rule:blocked_words",
+  "rule:blocked_emails",
+  "rule:max_links",
+  "disposable_email",
+  "duplicate",
+  "filter",
+  "owner",
+] as const;
 export type SpamReason = (typeof SPAM_REASONS)[number];
 
 export interface SubmissionPage {
@@ -117,6 +132,7 @@ export const toSubmission = (row: SubmissionRow): Submission => ({
   isStarred: row.isStarred,
   isSpam: row.isSpam,
   spamReason: row.isSpam ? ((row.spamReason as SpamReason | null) ?? null) : null,
+  ...(row.spamScore === null ? {} : { spamScore: row.spamScore, spamTokens: JSON.parse(row.spamTokens ?? "[]") as string[] }),
 });
 
 /** The body of PATCH .../submissions/{sid} (the OpenAPI document is generated from it too). */
@@ -160,6 +176,11 @@ const insertSubmission = preparedOn((db) =>
       isStarred: sql.placeholder("isStarred"),
       isSpam: sql.placeholder("isSpam"),
       spamReason: sql.placeholder("spamReason"),
+      spamScore: sql.placeholder("spamScore"),
+      spamTokens: sql.placeholder("spamTokens"),
+      dataHash: sql.placeholder("dataHash"),
+      held: sql.placeholder("held"),
+      trained: sql.placeholder("trained"),
     })
     .prepare(),
 );
@@ -219,6 +240,7 @@ export function submissionsService(
   notificationsService: NotificationsService,
   filesService: FilesService,
   webhooksService?: WebhooksService,
+  spamFilter?: SpamFilterService,
 ) {
   const where = (formId: string, query: SubmissionQuery) =>
     and(
@@ -360,11 +382,15 @@ export function submissionsService(
       return toSubmission(await findRow(form.id, submissionId));
     },
 
-    /** Sets any of isRead, isStarred, isSpam, keeping the form's counters true. */
+    /**
+     * Sets any of isRead, isStarred, isSpam, keeping the form's counters true. An isSpam given (even the value it
+     * has) is the owner's mark: the account's filter learns it; moved out of spam, the submission sends, once,
+     * the notification and webhook events its spam verdict held back.
+     */
     async update(principal: Principal, formRef: string, submissionId: string, body: unknown): Promise<Submission> {
       const patch = parseBody(await patchSchema(), body);
       const form = await formsService.findRow(principal, formRef);
-      return store.write(async (tx) => {
+      const { submission, queued, events } = await store.write(async (tx) => {
         const [before] = await tx
           .select()
           .from(submissions)
@@ -374,14 +400,31 @@ export function submissionsService(
         // The owner's word is the reason once they mark it spam; a submission moved out of spam has none.
         if (patch.isSpam === true && !before.isSpam) after.spamReason = "owner";
         if (patch.isSpam === false) after.spamReason = null;
+        const mark: Mark | null = patch.isSpam === undefined ? null : patch.isSpam ? "spam" : "ham";
+        if (mark && spamFilter) {
+          const data = JSON.parse(before.data) as Record<string, unknown>;
+          await spamFilter.learn(tx, form.accountId, data, before.trained as Mark | null, mark);
+          after.trained = mark;
+        }
+        const release = before.isSpam && patch.isSpam === false && before.held !== null;
+        if (release) after.held = null;
         await tx
           .update(submissions)
-          .set({ ...patch, spamReason: after.spamReason })
+          .set({ ...patch, spamReason: after.spamReason, trained: after.trained, held: after.held })
           .where(eq(submissions.id, before.id));
         await adjustCounters(tx, form.id, before, -1);
         await adjustCounters(tx, form.id, after, 1);
-        return toSubmission(after);
+        const submission = toSubmission(after);
+        if (!release) return { submission, queued: false, events: false };
+        const request = JSON.parse(before.held!) as NotificationRequest;
+        const now = Date.now();
+        const queued = await notificationsService.queue(tx, form, { id: before.id, createdAt: now }, request);
+        const events = webhooksService !== undefined && (await webhooksService.queue(tx, form, submission, now));
+        return { submission, queued, events };
       });
+      if (queued) notificationsService.announce();
+      if (events) webhooksService?.announce();
+      return submission;
     },
 
     async remove(principal: Principal, formRef: string, submissionId: string): Promise<void> {
@@ -401,11 +444,7 @@ export function submissionsService(
      * field list up to date and, unless it is spam, writes its notification (`_subject`, `_replyto` in
      * `notification`), all in one transaction.
      */
-    async receive(
-      formRef: string | ReceivingForm,
-      data: Record<string, unknown>,
-      flags: { isSpam: boolean; spamReason?: SpamReason; notification?: NotificationRequest },
-    ): Promise<Submission> {
+    async receive(formRef: string | ReceivingForm, data: Record<string, unknown>, flags: ReceiveFlags): Promise<Submission> {
       if (store.driver === "libsql") return receiveInOneRequest(formRef, data, flags);
       const formId = typeof formRef === "string" ? formRef : formRef.id;
       const { submission, queued, events } = await store.write(async (tx) => {
@@ -423,7 +462,7 @@ export function submissionsService(
           isRead: false,
           isStarred: false,
           isSpam: flags.isSpam,
-          spamReason: flags.isSpam ? (flags.spamReason ?? "honeypot") : null,
+          ...spamColumns(data, flags),
         };
         await insertSubmission(tx).run(row);
         await insertFiles(tx, formId, row.id, attached.files);

@@ -414,6 +414,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/f/{slug}/altcha": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A new ALTCHA challenge for the form
+     * @description For a form with captcha {provider: "altcha"}: a new challenge each time, expiring in 20 minutes, with the CORS headers the form's origins allow. The widget (/altcha.js) fetches it, solves it and puts the solution in the altcha field; each solution is accepted once. 404 for a form without the ALTCHA captcha.
+     */
+    get: operations["altchaChallenge"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/f/{slug}": {
     parameters: {
       query?: never;
@@ -431,6 +451,46 @@ export interface paths {
     delete?: never;
     /** CORS preflight */
     options: operations["submitPreflightShort"];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/f/{slug}/altcha": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A new ALTCHA challenge for the form
+     * @description For a form with captcha {provider: "altcha"}: a new challenge each time, expiring in 20 minutes, with the CORS headers the form's origins allow. The widget (/altcha.js) fetches it, solves it and puts the solution in the altcha field; each solution is accepted once. 404 for a form without the ALTCHA captcha.
+     */
+    get: operations["altchaChallengeShort"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/altcha.js": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The ALTCHA widget's script
+     * @description The altcha web component, served from inside formsvc (no CDN): <script async defer src="/altcha.js" type="module"></script>.
+     */
+    get: operations["altchaWidget"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
     head?: never;
     patch?: never;
     trace?: never;
@@ -515,12 +575,34 @@ export interface components {
       retentionDays?: number | null;
       /** @description Spam older than this is deleted: a whole number of days from 1 to 3650, or null to keep for ever. Default 30. */
       spamRetentionDays?: number | null;
-      /** @description The captcha verified before a submission is stored; the secret is write-only. null removes it. */
-      captcha?: {
-        /** @enum {string} */
-        provider: "recaptcha" | "hcaptcha" | "turnstile";
-        secret: string;
+      /** @description The captcha verified before a submission is stored: {provider: "recaptcha" | "hcaptcha" | "turnstile", secret} (the secret is write-only), or {provider: "altcha", complexity?} (formsvc serves the challenge at /f/{slug}/altcha and the widget at /altcha.js; complexity 100 to 1000000, default 20000). null removes it. */
+      captcha?:
+        | (
+            | {
+                /** @enum {string} */
+                provider: "recaptcha" | "hcaptcha" | "turnstile";
+                secret: string;
+              }
+            | {
+                /** @constant */
+                provider: "altcha";
+                complexity?: number;
+              }
+          )
+        | null;
+      /** @description blockedWords (at most 500 words or phrases of at most 100 characters, matched whole-word, ignoring case, literally), blockedEmails (at most 500 addresses or @domains, subdomains included), blockDisposableEmails, maxLinks (0 to 1000), duplicateWindowHours (1 to 720). null removes them. */
+      spamRules?: {
+        blockedWords?: string[];
+        blockedEmails?: string[];
+        blockDisposableEmails?: boolean;
+        maxLinks?: number;
+        duplicateWindowHours?: number;
       } | null;
+      /** @description enabled (default true) and threshold (0 to 1, default 0.9). The filter acts once the account has marked 20 submissions spam and 20 not spam. */
+      spamFilter?: {
+        enabled?: boolean;
+        threshold?: number;
+      };
     };
     FormUpdate: {
       /** @description 1 to 200 characters after trimming; cannot be null. */
@@ -541,17 +623,39 @@ export interface components {
       retentionDays?: number | null;
       /** @description Spam older than this is deleted: a whole number of days from 1 to 3650, or null to keep for ever. Default 30. */
       spamRetentionDays?: number | null;
-      /** @description The captcha verified before a submission is stored; the secret is write-only. null removes it. */
-      captcha?: {
-        /** @enum {string} */
-        provider: "recaptcha" | "hcaptcha" | "turnstile";
-        secret: string;
+      /** @description The captcha verified before a submission is stored: {provider: "recaptcha" | "hcaptcha" | "turnstile", secret} (the secret is write-only), or {provider: "altcha", complexity?} (formsvc serves the challenge at /f/{slug}/altcha and the widget at /altcha.js; complexity 100 to 1000000, default 20000). null removes it. */
+      captcha?:
+        | (
+            | {
+                /** @enum {string} */
+                provider: "recaptcha" | "hcaptcha" | "turnstile";
+                secret: string;
+              }
+            | {
+                /** @constant */
+                provider: "altcha";
+                complexity?: number;
+              }
+          )
+        | null;
+      /** @description blockedWords (at most 500 words or phrases of at most 100 characters, matched whole-word, ignoring case, literally), blockedEmails (at most 500 addresses or @domains, subdomains included), blockDisposableEmails, maxLinks (0 to 1000), duplicateWindowHours (1 to 720). null removes them. */
+      spamRules?: {
+        blockedWords?: string[];
+        blockedEmails?: string[];
+        blockDisposableEmails?: boolean;
+        maxLinks?: number;
+        duplicateWindowHours?: number;
       } | null;
+      /** @description enabled (default true) and threshold (0 to 1, default 0.9). The filter acts once the account has marked 20 submissions spam and 20 not spam. */
+      spamFilter?: {
+        enabled?: boolean;
+        threshold?: number;
+      };
     };
     SubmissionUpdate: {
       isRead?: boolean;
       isStarred?: boolean;
-      /** @description true moves it to filter=spam with spamReason owner; false moves it back, spamReason null. */
+      /** @description true moves it to filter=spam with spamReason owner; false moves it back, spamReason null, and sends once the notification and webhooks a spam verdict held back. Either value, even the current one, teaches the account's learning filter. */
       isSpam?: boolean;
     };
     KeyCreate: {
@@ -646,11 +750,21 @@ export interface components {
       redirectUrl: string | null;
       /** @description Host names a submission may come from; empty: any. */
       allowedDomains: string[];
-      /** @description The captcha checked before storing; its secret is never shown. */
-      captcha: {
-        /** @enum {string} */
-        provider: "recaptcha" | "hcaptcha" | "turnstile";
-      } | null;
+      /** @description The captcha checked before storing; a provider's secret is never shown. */
+      captcha:
+        | (
+            | {
+                /** @enum {string} */
+                provider: "recaptcha" | "hcaptcha" | "turnstile";
+              }
+            | {
+                /** @constant */
+                provider: "altcha";
+                /** @description The largest counter a challenge asks for. */
+                complexity: number;
+              }
+          )
+        | null;
       /** @description The form's public address, for the HTML form's action or fetch(). */
       submitUrl: string;
       fileUploads: boolean;
@@ -658,6 +772,19 @@ export interface components {
       retentionDays: number | null;
       /** @description Days spam is kept; null: for ever. */
       spamRetentionDays: number | null;
+      /** @description The rules a post is checked against; a post that breaks one is kept as spam, its reason naming the rule. */
+      spamRules: {
+        blockedWords?: string[];
+        blockedEmails?: string[];
+        blockDisposableEmails?: boolean;
+        maxLinks?: number;
+        duplicateWindowHours?: number;
+      } | null;
+      /** @description The account's learning filter on this form: a score over threshold makes a post spam (spamReason filter). */
+      spamFilter: {
+        enabled: boolean;
+        threshold: number;
+      };
     };
     FormList: {
       /** @description Newest first. */
@@ -686,7 +813,23 @@ export interface components {
       isStarred: boolean;
       isSpam: boolean;
       /** @description Why it is spam; null when it is not. */
-      spamReason: ("honeypot" | "captcha_unverified" | "owner") | null;
+      spamReason:
+        | (
+            | "honeypot"
+            | "captcha_unverified"
+            | "rule:blocked_words"
+            | "rule:blocked_emails"
+            | "rule:max_links"
+            | "disposable_email"
+            | "duplicate"
+            | "filter"
+            | "owner"
+          )
+        | null;
+      /** @description The learning filter's score (0 to 1); present only when the filter scored the submission. */
+      spamScore?: number;
+      /** @description The few tokens that pulled the score most towards spam; present only when the filter scored the submission. */
+      spamTokens?: string[];
     };
     SubmissionPage: {
       submissions: components["schemas"]["Submission"][];
@@ -863,6 +1006,26 @@ export interface components {
       message: string;
       id: string;
     };
+    /** @description An ALTCHA challenge, in the format the altcha widget solves; its solution goes in the form's altcha field. */
+    AltchaChallenge: {
+      parameters: {
+        /** @constant */
+        algorithm: "PBKDF2/SHA-256";
+        cost: number;
+        data: {
+          /** @description The form's slug: a solution is good for this form only. */
+          form: string;
+        };
+        /** @description Unix seconds; a solution must be posted before. */
+        expiresAt: number;
+        keyLength: number;
+        keyPrefix: string;
+        keySignature: string;
+        nonce: string;
+        salt: string;
+      };
+      signature: string;
+    };
     Health: {
       /** @constant */
       status: "ok";
@@ -912,7 +1075,17 @@ export interface operations {
            *           "submitUrl": "https://forms.example.com/f/k3v9x2m7q8r4",
            *           "fileUploads": false,
            *           "retentionDays": null,
-           *           "spamRetentionDays": 30
+           *           "spamRetentionDays": 30,
+           *           "spamRules": {
+           *             "blockedWords": [
+           *               "crypto"
+           *             ],
+           *             "maxLinks": 3
+           *           },
+           *           "spamFilter": {
+           *             "enabled": true,
+           *             "threshold": 0.9
+           *           }
            *         }
            *       ]
            *     }
@@ -1061,7 +1234,17 @@ export interface operations {
            *       "submitUrl": "https://forms.example.com/f/k3v9x2m7q8r4",
            *       "fileUploads": false,
            *       "retentionDays": null,
-           *       "spamRetentionDays": 30
+           *       "spamRetentionDays": 30,
+           *       "spamRules": {
+           *         "blockedWords": [
+           *           "crypto"
+           *         ],
+           *         "maxLinks": 3
+           *       },
+           *       "spamFilter": {
+           *         "enabled": true,
+           *         "threshold": 0.9
+           *       }
            *     }
            */
           "application/json": components["schemas"]["Form"];
@@ -1284,7 +1467,17 @@ export interface operations {
            *       "submitUrl": "https://forms.example.com/f/k3v9x2m7q8r4",
            *       "fileUploads": false,
            *       "retentionDays": null,
-           *       "spamRetentionDays": 30
+           *       "spamRetentionDays": 30,
+           *       "spamRules": {
+           *         "blockedWords": [
+           *           "crypto"
+           *         ],
+           *         "maxLinks": 3
+           *       },
+           *       "spamFilter": {
+           *         "enabled": true,
+           *         "threshold": 0.9
+           *       }
            *     }
            */
           "application/json": components["schemas"]["Form"];
@@ -1584,7 +1777,17 @@ export interface operations {
            *       "submitUrl": "https://forms.example.com/f/k3v9x2m7q8r4",
            *       "fileUploads": false,
            *       "retentionDays": null,
-           *       "spamRetentionDays": 30
+           *       "spamRetentionDays": 30,
+           *       "spamRules": {
+           *         "blockedWords": [
+           *           "crypto"
+           *         ],
+           *         "maxLinks": 3
+           *       },
+           *       "spamFilter": {
+           *         "enabled": true,
+           *         "threshold": 0.9
+           *       }
            *     }
            */
           "application/json": components["schemas"]["Form"];
@@ -1838,7 +2041,9 @@ export interface operations {
            *           "isRead": false,
            *           "isStarred": false,
            *           "isSpam": false,
-           *           "spamReason": null
+           *           "spamReason": null,
+           *           "spamScore": 0.02,
+           *           "spamTokens": []
            *         }
            *       ],
            *       "fields": [
@@ -2196,7 +2401,9 @@ export interface operations {
            *       "isRead": false,
            *       "isStarred": false,
            *       "isSpam": false,
-           *       "spamReason": null
+           *       "spamReason": null,
+           *       "spamScore": 0.02,
+           *       "spamTokens": []
            *     }
            */
           "application/json": components["schemas"]["Submission"];
@@ -2492,7 +2699,9 @@ export interface operations {
            *       "isRead": false,
            *       "isStarred": false,
            *       "isSpam": false,
-           *       "spamReason": null
+           *       "spamReason": null,
+           *       "spamScore": 0.02,
+           *       "spamTokens": []
            *     }
            */
           "application/json": components["schemas"]["Submission"];
@@ -5566,6 +5775,113 @@ export interface operations {
       };
     };
   };
+  altchaChallenge: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The form's public slug. */
+        slug: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The challenge (Cache-Control: no-store). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "parameters": {
+           *         "algorithm": "PBKDF2/SHA-256",
+           *         "cost": 500,
+           *         "data": {
+           *           "form": "k3v9x2m7q8r4"
+           *         },
+           *         "expiresAt": 1795400000,
+           *         "keyLength": 32,
+           *         "keyPrefix": "4f0c3b1e9a2d7c55a1e0b3f29d8c6e01",
+           *         "keySignature": "9b1f0e7d2c4a6b8e0f1d3c5b7a9e2d4c6b8a0f1e3d5c7b9a1e2d4c6b8a0f1e3d",
+           *         "nonce": "0d6f2b9e4c1a7f3e5b8d0c2a4e6f8b1d",
+           *         "salt": "7a3c5e1f9b2d4a6c8e0f1b3d5a7c9e2f"
+           *       },
+           *       "signature": "3e5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a"
+           *     }
+           */
+          "application/json": components["schemas"]["AltchaChallenge"];
+        };
+      };
+      /** @description No such resource, or another account's or mode's. Codes: not_found, form_not_found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "not_found",
+           *         "message": "No such form."
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "not_found" | "form_not_found";
+            };
+          };
+        };
+      };
+      /** @description Our failure: never a stack trace or SQL. Codes: internal_error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description The database does not answer; try again. Codes: unavailable. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "unavailable",
+           *         "message": "The service cannot reach its database right now. Try again in a moment."
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unavailable";
+            };
+          };
+        };
+      };
+    };
+  };
   submitShort: {
     parameters: {
       query?: never;
@@ -5870,6 +6186,177 @@ export interface operations {
               code?: "not_found" | "form_not_found";
             };
           };
+        };
+      };
+      /** @description Our failure: never a stack trace or SQL. Codes: internal_error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description The database does not answer; try again. Codes: unavailable. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "unavailable",
+           *         "message": "The service cannot reach its database right now. Try again in a moment."
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unavailable";
+            };
+          };
+        };
+      };
+    };
+  };
+  altchaChallengeShort: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The form's public slug. */
+        slug: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The challenge (Cache-Control: no-store). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "parameters": {
+           *         "algorithm": "PBKDF2/SHA-256",
+           *         "cost": 500,
+           *         "data": {
+           *           "form": "k3v9x2m7q8r4"
+           *         },
+           *         "expiresAt": 1795400000,
+           *         "keyLength": 32,
+           *         "keyPrefix": "4f0c3b1e9a2d7c55a1e0b3f29d8c6e01",
+           *         "keySignature": "9b1f0e7d2c4a6b8e0f1d3c5b7a9e2d4c6b8a0f1e3d5c7b9a1e2d4c6b8a0f1e3d",
+           *         "nonce": "0d6f2b9e4c1a7f3e5b8d0c2a4e6f8b1d",
+           *         "salt": "7a3c5e1f9b2d4a6c8e0f1b3d5a7c9e2f"
+           *       },
+           *       "signature": "3e5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a"
+           *     }
+           */
+          "application/json": components["schemas"]["AltchaChallenge"];
+        };
+      };
+      /** @description No such resource, or another account's or mode's. Codes: not_found, form_not_found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "not_found",
+           *         "message": "No such form."
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "not_found" | "form_not_found";
+            };
+          };
+        };
+      };
+      /** @description Our failure: never a stack trace or SQL. Codes: internal_error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side. Try again; if it goes on, the server log says more."
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description The database does not answer; try again. Codes: unavailable. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "unavailable",
+           *         "message": "The service cannot reach its database right now. Try again in a moment."
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unavailable";
+            };
+          };
+        };
+      };
+    };
+  };
+  altchaWidget: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description JavaScript (CORS open, cached for a day). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/javascript": string;
         };
       };
       /** @description Our failure: never a stack trace or SQL. Codes: internal_error. */

@@ -98,6 +98,8 @@ describe("an answer that drifts from the document fails the test that receives i
     fileUploads: false,
     retentionDays: null,
     spamRetentionDays: 30,
+    spamRules: null,
+    spamFilter: { enabled: true, threshold: 0.9 },
   };
   const check = (status: number, body: unknown, url = `${BASE}/api/forms/${form.id}`) => checkResponse("GET", url, Response.json(body, { status }));
 
