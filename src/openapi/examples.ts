@@ -18,7 +18,7 @@ const form = {
   retentionDays: null,
   spamRetentionDays: 30,
   spamRules: { blockedWords: ["crypto"], maxLinks: 3 },
-  spamFilter: { enabled: true, threshold: 0.9 },
+  spamFilter: { enabled: true, threshold: 0.8 },
 };
 
 const submission = {

@@ -598,7 +598,7 @@ export interface components {
         maxLinks?: number;
         duplicateWindowHours?: number;
       } | null;
-      /** @description enabled (default true) and threshold (0 to 1, default 0.9). The filter acts once the account has marked 20 submissions spam and 20 not spam. */
+      /** @description enabled (default true) and threshold (0 to 1, default 0.8). The filter acts once the account has marked 20 submissions spam and 20 not spam. */
       spamFilter?: {
         enabled?: boolean;
         threshold?: number;
@@ -646,7 +646,7 @@ export interface components {
         maxLinks?: number;
         duplicateWindowHours?: number;
       } | null;
-      /** @description enabled (default true) and threshold (0 to 1, default 0.9). The filter acts once the account has marked 20 submissions spam and 20 not spam. */
+      /** @description enabled (default true) and threshold (0 to 1, default 0.8). The filter acts once the account has marked 20 submissions spam and 20 not spam. */
       spamFilter?: {
         enabled?: boolean;
         threshold?: number;
@@ -1084,7 +1084,7 @@ export interface operations {
            *           },
            *           "spamFilter": {
            *             "enabled": true,
-           *             "threshold": 0.9
+           *             "threshold": 0.8
            *           }
            *         }
            *       ]
@@ -1243,7 +1243,7 @@ export interface operations {
            *       },
            *       "spamFilter": {
            *         "enabled": true,
-           *         "threshold": 0.9
+           *         "threshold": 0.8
            *       }
            *     }
            */
@@ -1476,7 +1476,7 @@ export interface operations {
            *       },
            *       "spamFilter": {
            *         "enabled": true,
-           *         "threshold": 0.9
+           *         "threshold": 0.8
            *       }
            *     }
            */
@@ -1786,7 +1786,7 @@ export interface operations {
            *       },
            *       "spamFilter": {
            *         "enabled": true,
-           *         "threshold": 0.9
+           *         "threshold": 0.8
            *       }
            *     }
            */

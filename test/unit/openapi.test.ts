@@ -99,7 +99,7 @@ describe("an answer that drifts from the document fails the test that receives i
     retentionDays: null,
     spamRetentionDays: 30,
     spamRules: null,
-    spamFilter: { enabled: true, threshold: 0.9 },
+    spamFilter: { enabled: true, threshold: 0.8 },
   };
   const check = (status: number, body: unknown, url = `${BASE}/api/forms/${form.id}`) => checkResponse("GET", url, Response.json(body, { status }));
 
