@@ -11,6 +11,7 @@ import { DeliveriesPage, NotificationsSection } from "./pages/deliveries.tsx";
 import { FormsPage, type FormSummary, type NewFormInput } from "./pages/forms.tsx";
 import { InboxPage, PAGE_SIZE, SubmissionPage, type InboxQuery } from "./pages/inbox.tsx";
 import { SettingsPage, settingsInput, type SettingsInput } from "./pages/settings.tsx";
+import { postedSpamInput, spamErrorField, spamUpdate } from "./pages/spam-settings.tsx";
 
 const render = (status: number, element: unknown) => page(status, String(element));
 
@@ -211,6 +212,24 @@ export function formPageRoutes(router: Router<Handler>): void {
         return redirect(`/dashboard/forms/${row.id}/settings?notice=saved`);
       } catch (error) {
         return render(400, <SettingsPage session={session} form={ctx.services.forms.toForm(row)} input={input} errors={fieldErrors(error)} />);
+      }
+    }),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/forms/:id/spam",
+    action(async (ctx, session, body) => {
+      const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
+      const form = ctx.services.forms.toForm(row);
+      const spam = postedSpamInput(body);
+      try {
+        await ctx.services.forms.update(principal, row.id, spamUpdate(spam, form));
+        return redirect(`/dashboard/forms/${row.id}/settings?notice=saved`);
+      } catch (error) {
+        const field = fieldErrors(error);
+        const errors = { [spamErrorField(error instanceof ApiError ? error.field : undefined)]: Object.values(field)[0] };
+        return render(400, <SettingsPage session={session} form={form} input={settingsInput(form)} errors={errors} spam={spam} />);
       }
     }),
   );

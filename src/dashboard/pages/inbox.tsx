@@ -171,6 +171,7 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
                     <span class="preview">{preview(s, fields)}</span>
                     {s.isRead ? null : <span class="sr-only"> (unread)</span>}
                   </a>
+                  {s.isSpam ? <span class="muted reason">{spamReasonText(s)}</span> : null}
                   <Time iso={s.createdAt} />
                 </li>
               ))}
@@ -185,6 +186,24 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
       </nav>
     </Layout>
   );
+}
+
+const SPAM_REASON_TEXT: Record<string, string> = {
+  honeypot: "honeypot filled",
+  captcha_unverified: "captcha not verified (provider unreachable)",
+  "rule:blocked_words": "blocked word",
+  "rule:blocked_emails": "blocked email",
+  "rule:max_links": "too many links",
+  disposable_email: "disposable email",
+  duplicate: "duplicate",
+  filter: "spam filter",
+  owner: "marked by you",
+};
+
+/** Why a submission is spam, in words a person reads (the filter's with its score). */
+function spamReasonText(submission: Submission): string {
+  const text = SPAM_REASON_TEXT[submission.spamReason ?? ""] ?? "spam";
+  return submission.spamReason === "filter" && submission.spamScore !== undefined ? `${text} (${submission.spamScore.toFixed(2)})` : text;
 }
 
 /** One submission, its data as text, and what can be done with it. */
@@ -208,8 +227,14 @@ export function SubmissionPage({ session, form, submission, back }: { session: S
         <p class="muted">
           Received <Time iso={submission.createdAt} />
           {submission.isStarred ? " · starred" : ""}
-          {submission.isSpam ? " · spam" : ""}
+          {submission.isSpam ? ` · spam: ${spamReasonText(submission)}` : ""}
         </p>
+        {submission.spamScore === undefined ? null : (
+          <p class="muted" id="spam-score">
+            Spam filter score {submission.spamScore.toFixed(2)}
+            {submission.spamTokens?.length ? `; the words that weighed most: ${submission.spamTokens.join(", ")}` : ""}
+          </p>
+        )}
         <dl class="data">
           {Object.entries(submission.data).map(([name, value]) => (
             <div>

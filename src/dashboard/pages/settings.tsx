@@ -2,6 +2,7 @@ import type { Child } from "hono/jsx";
 import type { Form } from "../../services/forms.ts";
 import type { Session } from "../../services/users.ts";
 import { CopyButton, Csrf, Field, FormHeader, Layout, Notice } from "./layout.tsx";
+import { spamInput, spamSection, type SpamInput } from "./spam-settings.tsx";
 
 type Errors = Record<string, string | undefined>;
 
@@ -24,12 +25,23 @@ export const settingsInput = (form: Form): SettingsInput => ({
   allowedDomains: form.allowedDomains.join("\n"),
 });
 
-/** The HTML to paste into a page: a plain form posting to this form's address, with the honeypot. */
+/** The ALTCHA widget's lines of the snippet, when the form has that captcha. */
+const altchaOf = (form: Form) => {
+  if (form.captcha?.provider !== "altcha") return null;
+  const origin = new URL(form.submitUrl).origin;
+  return {
+    script: `<script async defer src="${origin}/altcha.js" type="module"></script>\n`,
+    widget: `\n  <altcha-widget challenge="${form.submitUrl}/altcha"></altcha-widget>`,
+  };
+};
+
+/** The HTML to paste into a page: a plain form posting to this form's address, with the honeypot (and the ALTCHA widget). */
 export function snippetHtml(form: Form): string {
-  return `<form action="${form.submitUrl}" method="post">
+  const altcha = altchaOf(form);
+  return `${altcha?.script ?? ""}<form action="${form.submitUrl}" method="post">
   <label>Email <input name="email" type="email" required></label>
   <label>Message <textarea name="message"></textarea></label>
-  <input name="_gotcha" style="display:none" tabindex="-1" autocomplete="off">
+  <input name="_gotcha" style="display:none" tabindex="-1" autocomplete="off">${altcha?.widget ?? ""}
   <button>Send</button>
 </form>`;
 }
@@ -39,7 +51,11 @@ export function snippetFetch(form: Form): string {
   return `const answer = await fetch("${form.submitUrl}", {
   method: "POST",
   headers: { "Content-Type": "application/json", Accept: "application/json" },
-  body: JSON.stringify({ email: "ada@example.com", message: "Hello" }),
+  body: JSON.stringify({ email: "ada@example.com", message: "Hello"${
+    altchaOf(form)
+      ? `,\n    // the ALTCHA widget's solution, from the hidden field it adds to the form\n    altcha: document.querySelector("input[name=altcha]").value`
+      : ""
+  } }),
 });
 const result = await answer.json(); // {success: true, message, id} or {error: {code, message}}`;
 }
@@ -62,10 +78,12 @@ export interface SettingsProps {
   notice?: string;
   /** Sections added after the built-in ones, before the danger zone. */
   extra?: SettingsSection[];
+  /** The spam section's values as just posted, when the service refused them. */
+  spam?: SpamInput;
 }
 
 /** A form's settings: every field, the snippet, a test submission, and deletion with typed confirmation. */
-export function SettingsPage({ session, form, input, errors = {}, notice, extra = [] }: SettingsProps) {
+export function SettingsPage({ session, form, input, errors = {}, notice, extra = [], spam }: SettingsProps) {
   const base = `/dashboard/forms/${form.id}`;
   const sections: SettingsSection[] = [
     {
@@ -145,6 +163,7 @@ export function SettingsPage({ session, form, input, errors = {}, notice, extra 
         </form>
       ),
     },
+    spamSection({ session, form, input: spam ?? spamInput(form), errors }),
     ...extra,
     {
       id: "delete",
