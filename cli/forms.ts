@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import type { Form } from "../src/services/forms.ts";
+import type { Form } from "../src/domain/types.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { CliError, EXIT, withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";
@@ -135,7 +135,10 @@ const rethrowWithFlag = (error: unknown) => {
 
 /** Shows one form: `key value` lines (the captcha as its provider's name, the spam settings in short), or the API's object with --json. */
 function printForm(io: Io, form: Form, json: boolean | undefined): void {
-  if (json) return printObject(io, { ...form }, { json });
+  if (json) {
+    printObject(io, { ...form }, { json });
+    return;
+  }
   const captcha = !form.captcha ? "" : "complexity" in form.captcha ? `altcha, complexity ${form.captcha.complexity}` : form.captcha.provider;
   const spamFilter = `${form.spamFilter.enabled ? "on" : "off"}, threshold ${form.spamFilter.threshold}`;
   printObject(io, { ...form, captcha, spamRules: form.spamRules ? JSON.stringify(form.spamRules) : "", spamFilter }, { json });

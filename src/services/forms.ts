@@ -2,46 +2,15 @@ import { and, desc, eq, or, sql } from "drizzle-orm";
 import type { Db, Store } from "../db/client.ts";
 import { memoized, preparedOn } from "../db/prepared.ts";
 import { forms, type FormRow } from "../db/schema.ts";
+import { CAPTCHA_PROVIDERS, type CaptchaProvider, DEFAULT_SPAM_RETENTION_DAYS, type Form, type Mode, type Principal, type SpamRules } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { randomLower36 } from "../lib/random.ts";
 import { iso } from "../lib/time.ts";
 import { allowedDomains, email, formName, httpUrl, lazySchema, parseBody, retentionDays, slug, type Zod } from "../lib/validate.ts";
-import type { Mode, Principal } from "./principal.ts";
 import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY } from "./spam/altcha.ts";
 import { DEFAULT_FILTER_THRESHOLD } from "./spam/filter.ts";
-import { rulesColumn, spamRulesSchema, type SpamRules } from "./spam/rules.ts";
-
-/** A form as every response shows it. */
-export interface Form {
-  id: string;
-  name: string;
-  slug: string;
-  mode: Mode;
-  isActive: boolean;
-  submissionCount: number;
-  createdAt: string;
-  updatedAt: string;
-  notificationEmail: string | null;
-  redirectUrl: string | null;
-  allowedDomains: string[];
-  /** The captcha checked before a submission is stored; a provider's secret is write-only and never shown. */
-  captcha: { provider: CaptchaProvider } | { provider: "altcha"; complexity: number } | null;
-  submitUrl: string;
-  /** Whether a post may carry files (§11). */
-  fileUploads: boolean;
-  /** Days a submission is kept, or null for ever (§13). */
-  retentionDays: number | null;
-  /** Days spam is kept, or null for ever. */
-  spamRetentionDays: number | null;
-  /** The form's spam rules (contract §15), or null: none. */
-  spamRules: SpamRules | null;
-  /** Whether the account's learning filter judges this form's posts, and the score over which one is spam. */
-  spamFilter: { enabled: boolean; threshold: number };
-}
-
-export const CAPTCHA_PROVIDERS = ["recaptcha", "hcaptcha", "turnstile"] as const;
-export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
+import { rulesColumn, spamRulesSchema } from "./spam/rules.ts";
 
 const complexityMessage = `captcha.complexity must be a whole number from ${COMPLEXITY_RANGE.min} to ${COMPLEXITY_RANGE.max}.`;
 const altcha = (z: Zod) =>
@@ -133,9 +102,6 @@ function captchaOf(row: FormRow): Form["captcha"] {
   if (row.captchaProvider === "altcha") return { provider: "altcha", complexity: row.captchaComplexity ?? DEFAULT_COMPLEXITY };
   return { provider: row.captchaProvider as CaptchaProvider };
 }
-
-/** How long spam is kept when the owner says nothing (contract §13). */
-export const DEFAULT_SPAM_RETENTION_DAYS = 30;
 
 /** The form's public answers to a submission: where it may redirect, which origins it accepts. */
 export const domainsOf = (row: Pick<FormRow, "allowedDomains">): string[] => parseList(row.allowedDomains);

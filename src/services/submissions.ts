@@ -2,16 +2,15 @@ import { and, asc, count, desc, eq, gt, sql, type SQL } from "drizzle-orm";
 import type { Db, Store } from "../db/client.ts";
 import { memoized, preparedOn } from "../db/prepared.ts";
 import { forms, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
+import type { ExportFormat, Principal, SpamReason, Submission } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { iso, parseIsoDate } from "../lib/time.ts";
 import { lazySchema, parseBody, parsePaging } from "../lib/validate.ts";
-import type { ExportFormat } from "../lib/export.ts";
-import { mayHoldFiles, withFilePaths } from "../lib/export-rows.ts";
+import { mayHoldFiles, withFilePaths } from "./submissions/export-rows.ts";
 import { attachFiles, insertFiles, type FilesService } from "./files.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
 import type { NotificationRequest, NotificationsService } from "./notifications.ts";
-import type { Principal } from "./principal.ts";
 import { oneRequestReceiver, spamColumns, type ReceiveFlags, type ReceivingForm } from "./receive-batch.ts";
 import type { WebhooksService } from "./webhooks.ts";
 import type { Mark, SpamFilterService } from "./spam/filter.ts";
@@ -19,34 +18,6 @@ import { exportText } from "./submission-export.ts";
 import { COLUMNS, countInDay, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
 
 export { FILTERS, type Filter, type Order };
-
-export interface Submission {
-  id: string;
-  data: Record<string, unknown>;
-  createdAt: string;
-  isRead: boolean;
-  isStarred: boolean;
-  isSpam: boolean;
-  /** Why it is spam: a filled honeypot, a captcha that could not be verified, a rule, the filter, or the owner's say; null when it is not spam. */
-  spamReason: SpamReason | null;
-  /** The learning filter's score (0–1): present only when the filter scored the submission. */
-  spamScore?: number;
-  /** The tokens that pulled the score most towards spam: present only when the filter scored the submission. */
-  spamTokens?: string[];
-}
-
-export const SPAM_REASONS = [
-  "honeypot",
-  "captcha_unverified",
-  "rule:blocked_words",
-  "rule:blocked_emails",
-  "rule:max_links",
-  "disposable_email",
-  "duplicate",
-  "filter",
-  "owner",
-] as const;
-export type SpamReason = (typeof SPAM_REASONS)[number];
 
 export interface SubmissionPage {
   submissions: Submission[];

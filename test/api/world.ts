@@ -80,6 +80,8 @@ export function formObject(overrides: Record<string, unknown> = {}) {
     fileUploads: false,
     retentionDays: null,
     spamRetentionDays: 30,
+    spamRules: null,
+    spamFilter: { enabled: true, threshold: 0.8 },
     ...overrides,
   };
 }

@@ -1,7 +1,7 @@
-import type { Form } from "../../services/forms.ts";
+import type { Child } from "hono/jsx";
+import type { Form } from "../../domain/types.ts";
 import type { Session } from "../../services/users.ts";
 import { Csrf, Field, Notice } from "./layout.tsx";
-import type { SettingsSection } from "./settings.tsx";
 
 /** What the spam section shows: the form's values, or what was just posted when the service refused it. */
 export interface SpamInput {
@@ -99,7 +99,7 @@ export function spamSection({
   form: Form;
   input: SpamInput;
   errors?: Record<string, string | undefined>;
-}): SettingsSection {
+}): { id: string; title: string; body: Child } {
   const hosted = form.captcha && form.captcha.provider !== "altcha" ? form.captcha.provider : null;
   return {
     id: "spam",

@@ -1,16 +1,8 @@
 import { memoized } from "../../db/prepared.ts";
+import type { SpamRules } from "../../domain/types.ts";
 import { phraseMatcher } from "../../lib/phrase-matcher.ts";
 import { isEmail, type Zod } from "../../lib/validate.ts";
 import { isDisposableDomain } from "./disposable.ts";
-
-/** A form's spam rules, as the API shows and takes them (contract §15). */
-export interface SpamRules {
-  blockedWords?: string[];
-  blockedEmails?: string[];
-  blockDisposableEmails?: boolean;
-  maxLinks?: number;
-  duplicateWindowHours?: number;
-}
 
 /** The reasons a rule gives; `duplicate` is the service's, since it reads earlier submissions. */
 export type RuleReason = "rule:blocked_words" | "rule:blocked_emails" | "disposable_email" | "rule:max_links";

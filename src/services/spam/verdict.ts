@@ -2,10 +2,10 @@ import { and, eq, gt, sql } from "drizzle-orm";
 import type { Store } from "../../db/client.ts";
 import { memoized, preparedOn } from "../../db/prepared.ts";
 import { submissions, type FormRow } from "../../db/schema.ts";
-import type { SpamReason } from "../submissions.ts";
+import type { SpamReason, SpamRules } from "../../domain/types.ts";
 import { altchaService } from "./altcha.ts";
 import { DEFAULT_FILTER_THRESHOLD, spamFilterService } from "./filter.ts";
-import { checkRules, type SpamRules } from "./rules.ts";
+import { checkRules } from "./rules.ts";
 
 /** Why a new submission is spam, with the filter's score and telling tokens when the filter scored it. */
 export interface SpamVerdict {

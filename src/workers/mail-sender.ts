@@ -1,0 +1,128 @@
+import nodemailer from "nodemailer";
+import { headerSafe, type Mailbox } from "../lib/mail.ts";
+import { startOutboxLoop, workerName } from "./outbox.ts";
+import type { NotificationsService, OutgoingNotification } from "../services/notifications.ts";
+
+/** How many due notifications are read at a time; they are still sent one by one. */
+const BATCH = 20;
+/** How often the queue is looked at even when nothing here woke the sender. */
+const POLL_MS = 60_000;
+/** How long a stop waits for a send under way (systemd's default stop timeout is 90 s). */
+const STOP_GRACE_MS = 20_000;
+
+export interface SenderOptions {
+  /** smtp:// or smtps:// with the credentials in it. */
+  smtpUrl: string;
+  from: Mailbox;
+  retryBaseMs: number;
+  /** The longest one step of a send may wait on the mail server (connecting, its greeting, each answer); 10 s. */
+  timeoutMs?: number;
+  log: { line(text: string): void; error(message: string, error: unknown): void };
+}
+
+/** The running sender: stop it before the database closes. */
+export interface NotificationSender {
+  /** Sends whatever is due now (also called after each submission that queued a notification). */
+  wake(): void;
+  /**
+   * Stops taking work and lets a send under way finish (and be marked sent), for at most `graceMs`; a send
+   * still going then is cut short and left pending, to go out after a restart.
+   */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** The password of an SMTP URL as it may appear in text, encoded or not, so that it can be blanked out. */
+function secretsOf(smtpUrl: string): string[] {
+  const password = new URL(smtpUrl).password;
+  if (!password) return [];
+  return [...new Set([password, decodeURIComponent(password)])].filter((s) => s.length > 0);
+}
+
+/**
+ * Sends the pending notifications of the outbox through SMTP, one at a time: at start (what a crash left),
+ * right after a submission queued one, and on a timer when the next retry is due. A failed attempt is tried
+ * again after the backoff of RETRY_STEPS and marked failed after the last. It runs beside the server and
+ * never holds up an answer: a submission only wakes it.
+ */
+export function startSender(notifications: NotificationsService, options: SenderOptions): NotificationSender {
+  const worker = workerName();
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const transport = nodemailer.createTransport({
+    url: options.smtpUrl,
+    // A mail server that does not answer must not hold the queue (or a stop) for nodemailer's default minutes.
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs * 3,
+  });
+  // The longest a send takes before one of those timeouts ends it: connecting, the greeting, then a few answers
+  // to wait for. A claim lasts for two of them, and a send starts only while one is left (see the outbox loop).
+  const sendMs = timeoutMs * 5;
+  const leaseMs = sendMs * 2;
+  const secrets = secretsOf(options.smtpUrl);
+  const abort = new AbortController();
+
+  /** An error as one line for lastError and the log: no control characters, no password. */
+  function describe(error: unknown): string {
+    let text = headerSafe(error instanceof Error ? error.message : String(error)) || "unknown error";
+    for (const secret of secrets) text = text.split(secret).join("***");
+    return text;
+  }
+
+  async function deliver(notification: OutgoingNotification): Promise<void> {
+    try {
+      await transport.sendMail({
+        from: options.from,
+        to: notification.to,
+        subject: notification.subject,
+        replyTo: notification.replyTo ?? undefined,
+        text: notification.text,
+        // RFC 3834: tells auto-responders (vacation replies) not to answer a machine.
+        headers: { "Auto-Submitted": "auto-generated" },
+        disableFileAccess: true,
+        disableUrlAccess: true,
+        signal: abort.signal,
+      });
+    } catch (error) {
+      // Cut short by stop(): not an attempt that failed; it stays pending and goes out after the restart.
+      if (abort.signal.aborted) return;
+      const reason = describe(error);
+      const status = await notifications.markAttemptFailed(notification, worker, reason, Date.now(), options.retryBaseMs);
+      const outcome = status === "failed" ? "gave up" : "will retry";
+      options.log.line(`notification ${notification.id} to ${notification.to}: attempt ${notification.attempts + 1} failed, ${outcome}: ${reason}`);
+      return;
+    }
+    await notifications.markSent(notification, worker, Date.now());
+    options.log.line(`notification ${notification.id} sent to ${notification.to}`);
+  }
+
+  const loop = startOutboxLoop({
+    due: (now) => notifications.claimDue(worker, now, leaseMs, BATCH),
+    leaseMs,
+    sendMs,
+    deliver,
+    nextDueAt: () => notifications.nextDueAt(),
+    onQueued: (listener) => notifications.onQueued(listener),
+    // Another process (the local CLI's `notifications retry`) cannot wake this one: look again now and then.
+    pollMs: Math.max(1_000, Math.min(POLL_MS, options.retryBaseMs)),
+    // The database failed us, not the mail server: try again later rather than in a tight loop.
+    errorRetryMs: options.retryBaseMs,
+    onError: (error) => options.log.error("notification sender", error),
+  });
+
+  return {
+    wake: loop.wake,
+    async stop(graceMs = STOP_GRACE_MS) {
+      const running = loop.finish();
+      if (running) {
+        let graceTimer: ReturnType<typeof setTimeout> | undefined;
+        const grace = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, graceMs)));
+        await Promise.race([running, grace]);
+        clearTimeout(graceTimer);
+      }
+      abort.abort();
+      await running;
+      transport.close();
+      await notifications.release(worker);
+    },
+  };
+}

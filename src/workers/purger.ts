@@ -1,0 +1,55 @@
+import type { RetentionService } from "../services/retention.ts";
+
+export interface PurgerOptions {
+  /** Time between purges; an hour unless a test says otherwise. */
+  intervalMs: number;
+  /** The clock the purge measures ages by: injectable, so that a test need not wait for days to pass. */
+  now: () => number;
+  log: { line(text: string): void; error(message: string, error: unknown): void };
+}
+
+/** The running purger: stop it before the database closes. */
+export interface Purger {
+  /** Resolves when the purge under way (if any) has finished its batch. */
+  stop(): Promise<void>;
+  /** The purge started last: for tests and for the start-up line. */
+  readonly last: Promise<void>;
+}
+
+/**
+ * Applies the forms' retention at start and then every interval, beside the server: the purge deletes in
+ * small transactions, so submissions go on being stored while it runs. One purge at a time.
+ */
+export function startPurger(retention: RetentionService, options: PurgerOptions): Purger {
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  let busy = false;
+
+  async function purge(): Promise<void> {
+    busy = true;
+    try {
+      const counts = await retention.purge(options.now(), { stopped: () => stopped });
+      const total = Object.values(counts).reduce((a, b) => a + b, 0);
+      if (total > 0) options.log.line(`purged ${total} submissions past their forms' retention (${Object.keys(counts).length} forms)`);
+    } catch (error) {
+      options.log.error("retention purge failed", error);
+    } finally {
+      busy = false;
+    }
+  }
+
+  running = purge();
+  const timer = setInterval(() => {
+    if (!busy && !stopped) running = purge();
+  }, options.intervalMs);
+  return {
+    get last() {
+      return running;
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

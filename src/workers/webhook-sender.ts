@@ -1,0 +1,184 @@
+import { BlockedAddress, checkedAddresses, hostBlockedReason, type Resolver } from "../lib/address.ts";
+import { signWebhook } from "../lib/webhook-message.ts";
+import { startOutboxLoop, workerName } from "./outbox.ts";
+import type { AttemptResult, OutgoingDelivery } from "../services/webhook-outbox.ts";
+import type { WebhooksService } from "../services/webhooks.ts";
+
+/** How many due deliveries are claimed at a time; they are sent one after another. */
+const BATCH = 10;
+/** The longest a receiver may take to answer (contract §9). */
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+/** How much of an answer the delivery log keeps. */
+const SNIPPET = 500;
+
+export interface WebhookSenderOptions {
+  /** Multiplies every delay of the schedule (tests run with 0.001). */
+  retryScale: number;
+  /** Skip the address checks (--webhooks-allow-private). */
+  allowPrivate: boolean;
+  resolve: Resolver;
+  /** A receiver's time to answer; 10 s unless a test needs less. */
+  timeoutMs?: number;
+  userAgent: string;
+  log: { line(text: string): void; error(message: string, error: unknown): void };
+}
+
+export interface WebhookSender {
+  wake(): void;
+  /** Stops claiming, cuts short a send under way (left pending, sent after a restart) and lets go of its claims. */
+  stop(): Promise<void>;
+}
+
+/** The request's headers: Standard Webhooks' three, signed, for a standard endpoint; plain JSON for a chat. */
+function headersFor(delivery: OutgoingDelivery, userAgent: string): Record<string, string> {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "user-agent": userAgent,
+    "content-length": String(Buffer.byteLength(delivery.payload)),
+  };
+  if (delivery.format === "standard") {
+    const timestamp = Math.floor(Date.now() / 1000);
+    headers["webhook-id"] = delivery.messageId;
+    headers["webhook-timestamp"] = String(timestamp);
+    headers["webhook-signature"] = signWebhook(delivery.secret, delivery.messageId, timestamp, delivery.payload);
+  }
+  return headers;
+}
+
+/** A line of text fit for the log and the delivery list: no control characters, bounded. */
+const oneLine = (text: string) =>
+  text
+    .replace(/[\u0000-\u001f\u007f]+/g, " ")
+    .trim()
+    .slice(0, SNIPPET);
+
+/**
+ * POSTs the body once, to the very addresses that were checked: the connection's own look-up is replaced by
+ * one that resolves, refuses any special address and hands over what it checked, so that a name cannot
+ * resolve to a public address for the check and a private one for the connection. Redirects are not followed.
+ */
+export function postOnce(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  options: { allowPrivate: boolean; resolve: Resolver; timeoutMs: number; signal: AbortSignal },
+): Promise<AttemptResult> {
+  const started = performance.now();
+  const result = (partial: Partial<AttemptResult>): AttemptResult => ({
+    ok: false,
+    responseStatus: null,
+    responseSnippet: null,
+    error: null,
+    durationMs: performance.now() - started,
+    ...partial,
+  });
+  return new Promise<AttemptResult>((done) => {
+    const lookup = (host: string, lookupOptions: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+      const found = options.allowPrivate ? options.resolve(host) : checkedAddresses(host, options.resolve);
+      found.then(
+        (addresses) => (lookupOptions?.all ? callback(null, addresses) : callback(null, addresses[0]!.address, addresses[0]!.family)),
+        (error: unknown) => callback(error),
+      );
+    };
+    // An address written in the URL, or a name such as localhost, is refused before any connection is tried.
+    const blocked = options.allowPrivate ? null : hostBlockedReason(url.hostname);
+    // Node's HTTP client is loaded by the first delivery, not by every start of the server.
+    const precheck: Promise<typeof import("node:http")> = blocked
+      ? Promise.reject(new BlockedAddress(blocked))
+      : url.protocol === "https:"
+        ? (import("node:https") as unknown as Promise<typeof import("node:http")>)
+        : import("node:http");
+    precheck.then(
+      (client) => {
+        const request = client.request(
+          url,
+          { method: "POST", headers, lookup: lookup as never, signal: options.signal, timeout: options.timeoutMs },
+          (response) => {
+            const chunks: Buffer[] = [];
+            let size = 0;
+            response.on("data", (chunk: Buffer) => {
+              if (size < SNIPPET * 4) chunks.push(chunk);
+              size += chunk.length;
+              if (size >= SNIPPET * 4) response.destroy();
+            });
+            const finish = () => {
+              const status = response.statusCode ?? 0;
+              done(
+                result({
+                  ok: status >= 200 && status < 300,
+                  responseStatus: status,
+                  responseSnippet: oneLine(Buffer.concat(chunks).toString("utf8")) || null,
+                  error: status >= 200 && status < 300 ? null : `answered ${status}`,
+                }),
+              );
+            };
+            response.on("end", finish);
+            response.on("close", finish);
+            response.on("error", finish);
+          },
+        );
+        const timer = setTimeout(() => request.destroy(new Error(`no answer within ${options.timeoutMs / 1000} s`)), options.timeoutMs);
+        request.on("close", () => clearTimeout(timer));
+        request.on("timeout", () => request.destroy(new Error(`no answer within ${options.timeoutMs / 1000} s`)));
+        request.on("error", (error: Error) =>
+          done(result({ error: oneLine(error instanceof BlockedAddress ? `refused: ${error.message}` : error.message || String(error)) })),
+        );
+        request.end(body);
+      },
+      (error: Error) => done(result({ error: oneLine(`refused: ${error.message}`) })),
+    );
+  });
+}
+
+/**
+ * Sends the webhook outbox: at start (what a crash or a stop left), right after a submission queued events,
+ * and when the next retry falls due. Each batch is claimed with a lease first, so that several server
+ * processes on one database share the work without sending a delivery twice.
+ */
+export function startWebhookSender(webhooksService: WebhooksService, options: WebhookSenderOptions): WebhookSender {
+  const worker = workerName();
+  const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  // A send ends at its timeout, with a margin for the address look-up; a claim lasts for two of them, and a
+  // send starts only while one is left (see the outbox loop), so that a claim outlives the attempt of a live process.
+  const sendMs = Math.round(timeoutMs * 1.5);
+  const leaseMs = sendMs * 2;
+  const abort = new AbortController();
+
+  async function deliver(delivery: OutgoingDelivery): Promise<void> {
+    const outcome = await postOnce(new URL(delivery.url), delivery.payload, headersFor(delivery, options.userAgent), {
+      allowPrivate: options.allowPrivate,
+      resolve: options.resolve,
+      timeoutMs,
+      signal: abort.signal,
+    });
+    // Cut short by stop(): not an attempt; released below, it goes out after the restart.
+    if (loop.stopped) return;
+    const status = await webhooksService.recordAttempt(delivery, worker, outcome, Date.now(), options.retryScale);
+    const what = `webhook delivery ${delivery.id} (${delivery.messageId}) attempt ${delivery.attempts + 1}`;
+    if (outcome.ok) options.log.line(`${what}: ${outcome.responseStatus} in ${Math.round(outcome.durationMs)}ms`);
+    else options.log.line(`${what} failed, ${status === "failed" ? "gave up" : "will retry"}: ${outcome.error}`);
+  }
+
+  const loop = startOutboxLoop({
+    due: (now) => webhooksService.claimDue(worker, now, leaseMs, BATCH),
+    leaseMs,
+    sendMs,
+    deliver,
+    nextDueAt: () => webhooksService.nextDueAt(),
+    onQueued: (listener) => webhooksService.onQueued(listener),
+    // Another process (the local CLI's redeliver, a second server) cannot wake this one: look again now and then.
+    pollMs: Math.max(250, Math.min(5_000, 5_000 * options.retryScale)),
+    errorRetryMs: 1_000,
+    onError: (error) => options.log.error("webhook sender", error),
+  });
+
+  return {
+    wake: loop.wake,
+    async stop() {
+      const running = loop.finish();
+      abort.abort();
+      await running;
+      await webhooksService.release(worker);
+    },
+  };
+}

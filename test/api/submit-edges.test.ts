@@ -1,0 +1,79 @@
+import { afterEach, expect, test } from "bun:test";
+import { expectJsonError, publicFixture, type PublicFixture } from "./public-support.ts";
+
+// Where two rules of the contract meet: the answer chosen, and why, is written in docs/api.md (Decisions).
+let f: PublicFixture;
+afterEach(() => f.close());
+
+const json = { accept: "application/json" };
+
+test("a post that fills only the honeypot gets the success answer and is kept as spam, so the bot learns nothing", async () => {
+  f = await publicFixture();
+  const form = await f.form();
+  const response = await f.post(form.slug, { body: { _gotcha: "http://spam.example" }, headers: json });
+  expect(response.status).toBe(200);
+  const answer = (await response.json()) as { success: boolean; message: string; id: string };
+  expect(answer).toEqual({ success: true, message: expect.any(String), id: expect.stringMatching(/^sub_/) });
+  expect(await f.stored(form.id)).toEqual([
+    { id: answer.id, data: {}, createdAt: expect.any(String), isRead: false, isStarred: false, isSpam: true, spamReason: "honeypot" },
+  ]);
+});
+
+test("a post with nothing but an empty honeypot is still an empty submission", async () => {
+  f = await publicFixture();
+  const form = await f.form();
+  await expectJsonError(await f.post(form.slug, { body: { _gotcha: "" }, headers: json }), 400, "empty_submission");
+  expect(await f.stored(form.id)).toEqual([]);
+});
+
+test("a bad _next is refused for a fetch() client too, before anything is stored", async () => {
+  f = await publicFixture();
+  const form = await f.form();
+  for (const next of ["/thanks.html", "javascript:alert(1)"]) {
+    await expectJsonError(await f.post(form.slug, { body: { email: "a@example.com", _next: next }, headers: json }), 400, "invalid_redirect", "_next");
+  }
+  expect(await f.stored(form.id)).toEqual([]);
+});
+
+test("an OPTIONS request without Origin is no preflight and is not refused", async () => {
+  f = await publicFixture();
+  const form = await f.form({ allowedDomains: ["example.com"] });
+  const response = await f.post(form.slug, { method: "OPTIONS" });
+  expect(response.status).toBe(204);
+  expect(response.headers.get("access-control-allow-origin")).toBeNull();
+});
+
+test("an oversized management body is 413 whatever its content type says", async () => {
+  f = await publicFixture({ maxBody: 100 });
+  const response = await f.t.request("POST", "/api/forms", { key: f.key, body: "x".repeat(500), headers: { "content-type": "text/plain" } });
+  await expectJsonError(response, 413, "payload_too_large");
+});
+
+test("a form patch that changes nothing leaves updatedAt alone; one that changes something moves it", async () => {
+  f = await publicFixture();
+  const form = await f.form({ name: "Contact" });
+  const before = (await (await f.t.request("GET", `/api/forms/${form.id}`, { key: f.key })).json()) as { updatedAt: string };
+  await Bun.sleep(5); // a later millisecond, so that a moved updatedAt can be seen
+  const same = (await (await f.t.request("PATCH", `/api/forms/${form.id}`, { key: f.key, body: { name: "Contact", isActive: true } })).json()) as {
+    updatedAt: string;
+  };
+  expect(same.updatedAt).toBe(before.updatedAt);
+  const renamed = (await (await f.t.request("PATCH", `/api/forms/${form.id}`, { key: f.key, body: { name: "Contact us" } })).json()) as {
+    name: string;
+    updatedAt: string;
+  };
+  expect(renamed.name).toBe("Contact us");
+  expect(renamed.updatedAt > before.updatedAt).toBe(true);
+});
+
+test("a submission of more than 200 fields, or with a field name over 200 characters, is refused and stores nothing", async () => {
+  f = await publicFixture();
+  const form = await f.form();
+  const many = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`f${i}`, "x"]));
+  await expectJsonError(await f.post(form.slug, { body: many, headers: json }), 400, "invalid_body");
+  await expectJsonError(await f.post(form.slug, { body: { ["n".repeat(201)]: "x" }, headers: json }), 400, "invalid_body", "n".repeat(40));
+  expect(await f.stored(form.id)).toEqual([]);
+  // The limits themselves are allowed.
+  const most = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`${"n".repeat(196)}${String(i).padStart(3, "0")}`, i]));
+  expect((await f.post(form.slug, { body: most, headers: json })).status).toBe(200);
+});
