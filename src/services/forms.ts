@@ -29,7 +29,8 @@ const altcha = (z: Zod) =>
 
 const captcha = (z: Zod) =>
   z.discriminatedUnion("provider", [hostedCaptcha(z), altcha(z)], {
-    error: `captcha must be {provider, secret} with provider one of ${CAPTCHA_PROVIDERS.join(", ")}, {provider: "altcha", complexity?}, or null.`,
+    // Only a provider that is none of these reaches this message: a known one reports its own fields.
+    error: `captcha.provider must be one of ${CAPTCHA_PROVIDERS.join(", ")}, altcha.`,
   });
 
 const spamFilter = (z: Zod) =>
