@@ -4,6 +4,7 @@ import { metricsResponse } from "./http/metrics.ts";
 import { accessLine } from "./log.ts";
 import { errorResponse, html, json } from "./http/respond.ts";
 import { Router } from "./http/router.ts";
+import { confirmRoutes } from "./routes/confirm.ts";
 import { formRoutes } from "./routes/forms.ts";
 import { keyRoutes } from "./routes/keys.ts";
 import { notificationRoutes } from "./routes/notifications.ts";
@@ -45,6 +46,7 @@ export function createApp(options: AppOptions) {
   webhookRoutes(router);
   keyRoutes(router);
   submitRoutes(router);
+  confirmRoutes(router);
   openapiRoutes(router);
   router.on("GET", "/", async () => html(200, HOME));
   // Healthy only when the database answers a read: a process that is up on a dead disk is not healthy.

@@ -17,6 +17,7 @@ const form = {
   fileUploads: false,
   retentionDays: null,
   spamRetentionDays: 30,
+  confirmation: null,
 };
 
 const submission = {
@@ -114,6 +115,7 @@ export const EXAMPLES: {
       notifications: [
         {
           id: "ntf_01m84a7nendtya6pbf1z5f",
+          kind: "notification",
           submissionId: submission.id,
           to: "owner@example.com",
           subject: "New submission: Contact",
@@ -124,6 +126,7 @@ export const EXAMPLES: {
           createdAt: submission.createdAt,
           sentAt: "2026-11-22T12:05:00.040Z",
           nextAttemptAt: null,
+          reason: null,
         },
       ],
       pagination: { limit: 50, offset: 0, hasMore: false },

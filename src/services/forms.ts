@@ -8,6 +8,7 @@ import { randomLower36 } from "../lib/random.ts";
 import { iso } from "../lib/time.ts";
 import { allowedDomains, email, formName, httpUrl, lazySchema, parseBody, retentionDays, slug, type Zod } from "../lib/validate.ts";
 import type { Mode, Principal } from "./principal.ts";
+import { confirmationOf, confirmationSchema, storedConfirmation, type Confirmation } from "./confirmations.ts";
 
 /** A form as every response shows it. */
 export interface Form {
@@ -31,6 +32,8 @@ export interface Form {
   retentionDays: number | null;
   /** Days spam is kept, or null for ever. */
   spamRetentionDays: number | null;
+  /** The confirmation email to the person who submitted, and double opt-in (§16); null: none. */
+  confirmation: Confirmation | null;
 }
 
 export const CAPTCHA_PROVIDERS = ["recaptcha", "hcaptcha", "turnstile"] as const;
@@ -63,6 +66,7 @@ export const createSchema = lazySchema((z) =>
     retentionDays: retentionDays(z, "retentionDays").nullish(),
     spamRetentionDays: retentionDays(z, "spamRetentionDays").nullish(),
     captcha: captcha(z).nullish(),
+    confirmation: confirmationSchema(z).nullish(),
   }),
 );
 
@@ -123,6 +127,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     fileUploads: row.fileUploads,
     retentionDays: row.retentionDays,
     spamRetentionDays: row.spamRetentionDays,
+    confirmation: confirmationOf(row),
   });
 
   // Shared, read-only rows: callers never change a FormRow they are given.
@@ -212,6 +217,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           spamRetentionDays: input.spamRetentionDays === undefined ? DEFAULT_SPAM_RETENTION_DAYS : input.spamRetentionDays,
           captchaProvider: input.captcha?.provider ?? null,
           captchaSecret: input.captcha?.secret ?? null,
+          confirmation: storedConfirmation(input.confirmation) ?? null,
           createdAt: now,
           updatedAt: now,
         };
@@ -237,6 +243,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           spamRetentionDays: input.spamRetentionDays,
           captchaProvider: input.captcha === undefined ? undefined : (input.captcha?.provider ?? null),
           captchaSecret: input.captcha === undefined ? undefined : (input.captcha?.secret ?? null),
+          confirmation: storedConfirmation(input.confirmation),
         };
         // Only what really changes is written; a patch that changes nothing leaves updatedAt alone.
         const changes = Object.fromEntries(

@@ -4,6 +4,7 @@ import { filesService } from "./files.ts";
 import { formsService } from "./forms.ts";
 import { keysService } from "./keys.ts";
 import { notificationsService } from "./notifications.ts";
+import { optInService } from "./opt-in.ts";
 import { retentionService } from "./retention.ts";
 import { settingsService } from "./settings.ts";
 import { submissionsService } from "./submissions.ts";
@@ -22,13 +23,15 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
   const notifications = notificationsService(store, forms);
   const files = filesService(store, forms);
   const webhooks = webhooksService(store, forms, urls, options.webhooks ?? defaultWebhookOptions);
+  const optIn = optInService(store, urls, { notifications, webhooks });
   return {
     store,
     urls,
     accounts: accountsService(store),
     forms,
     keys: keysService(store, forms),
-    submissions: submissionsService(store, forms, notifications, files, webhooks),
+    submissions: submissionsService(store, forms, notifications, files, webhooks, optIn),
+    optIn,
     files,
     notifications,
     webhooks,

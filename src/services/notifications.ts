@@ -10,11 +10,13 @@ import type { FormsService } from "./forms.ts";
 import { outboxLeases } from "./outbox-leases.ts";
 import type { Principal } from "./principal.ts";
 
-export type NotificationStatus = "pending" | "sent" | "failed" | "recorded";
+export type NotificationStatus = "pending" | "sent" | "failed" | "recorded" | "refused";
 
 /** A notification email as the API shows it. */
 export interface Notification {
   id: string;
+  /** notification: to the owner; confirmation: to the person who submitted (§16). */
+  kind: "notification" | "confirmation";
   submissionId: string;
   to: string;
   subject: string;
@@ -25,6 +27,8 @@ export interface Notification {
   createdAt: string;
   sentAt: string | null;
   nextAttemptAt: string | null;
+  /** Why a confirmation was refused (spam, invalid_address, per_address_limit, per_form_daily_limit); null otherwise. */
+  reason: string | null;
 }
 
 export interface NotificationPage {
@@ -40,6 +44,8 @@ export interface OutgoingNotification {
   replyTo: string | null;
   attempts: number;
   text: string;
+  /** The sender name the form's owner chose for a confirmation; null: the server's own. */
+  fromName: string | null;
 }
 
 /** Delays before the 2nd, 3rd, ... attempt, in units of the retry base (a minute by default): 1 min, 5 min, 30 min, 2 h, 6 h. */
@@ -49,6 +55,7 @@ const MAX_ERROR = 500;
 
 const toNotification = (row: NotificationRow): Notification => ({
   id: row.id,
+  kind: row.kind as Notification["kind"],
   submissionId: row.submissionId,
   to: row.to,
   subject: row.subject,
@@ -59,6 +66,7 @@ const toNotification = (row: NotificationRow): Notification => ({
   createdAt: iso(row.createdAt),
   sentAt: row.sentAt === null ? null : iso(row.sentAt),
   nextAttemptAt: row.nextAttemptAt === null ? null : iso(row.nextAttemptAt),
+  reason: row.reason,
 });
 
 // A literal (not a bound parameter), so that SQLite can match it to the partial index notifications_due.
@@ -94,6 +102,10 @@ export function notificationRowFor(form: NotifiedForm, submission: { id: string;
     nextAttemptAt: live ? submission.createdAt : null,
     claimedBy: null,
     claimedUntil: null,
+    kind: "notification",
+    reason: null,
+    body: null,
+    fromName: null,
   };
 }
 
@@ -187,6 +199,8 @@ export function notificationsService(store: Store, formsService: FormsService) {
           subject: notifications.subject,
           replyTo: notifications.replyTo,
           attempts: notifications.attempts,
+          body: notifications.body,
+          fromName: notifications.fromName,
           submissionId: submissions.id,
           data: submissions.data,
           createdAt: submissions.createdAt,
@@ -208,13 +222,17 @@ export function notificationsService(store: Store, formsService: FormsService) {
             subject: row.subject,
             replyTo: row.replyTo,
             attempts: row.attempts,
-            text: notificationText({
-              formName: row.formName,
-              formSlug: row.formSlug,
-              submissionId: row.submissionId,
-              receivedAt: iso(row.createdAt),
-              data: JSON.parse(row.data) as Record<string, unknown>,
-            }),
+            fromName: row.fromName,
+            // A confirmation's text was rendered when it was queued; a notification's is built now.
+            text:
+              row.body ??
+              notificationText({
+                formName: row.formName,
+                formSlug: row.formSlug,
+                submissionId: row.submissionId,
+                receivedAt: iso(row.createdAt),
+                data: JSON.parse(row.data) as Record<string, unknown>,
+              }),
           },
         ];
       });

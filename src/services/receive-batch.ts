@@ -9,9 +9,11 @@ import { notificationRowFor, type NotificationRequest, type NotificationsService
 import type { SpamReason, Submission } from "./submissions.ts";
 import type { WebhooksService } from "./webhooks.ts";
 import { DAY_MS } from "./submission-pages.ts";
+import { awaitsOptIn, confirmationOf, confirmationStatement } from "./confirmations.ts";
+import type { OptInService } from "./opt-in.ts";
 
 /** What the public write needs to know of its form: read before (the route's own look-up), not in the write. */
-export type ReceivingForm = Pick<FormRow, "id" | "name" | "slug" | "mode" | "notificationEmail"> & { lastSubmissionAt?: number };
+export type ReceivingForm = Pick<FormRow, "id" | "name" | "slug" | "mode" | "notificationEmail" | "confirmation"> & { lastSubmissionAt?: number };
 
 /** A submission to write in one batch, its createdAt chosen by the caller. */
 export interface Received {
@@ -52,7 +54,11 @@ function insertIfStored(db: Db, table: SQLiteTable, row: Record<string, unknown>
  * field list, files, notification, webhook deliveries) writes only when the submission was written. So a batch
  * that lost the race writes nothing, and says which createdAt to go past on the next try.
  */
-export function receiveBatch(input: Received, queueEvents: ((db: Db, row: SubmissionRow) => WriteStatement) | null): ReceiveBatch {
+export function receiveBatch(
+  input: Received,
+  queueEvents: ((db: Db, row: SubmissionRow) => WriteStatement) | null,
+  optInLink: ((submissionId: string, expiresAt: number) => string) | null = null,
+): ReceiveBatch {
   const { form, createdAt: now } = input;
   const attached = attachFiles(input.data, now);
   const row: SubmissionRow = {
@@ -64,8 +70,13 @@ export function receiveBatch(input: Received, queueEvents: ((db: Db, row: Submis
     isStarred: false,
     isSpam: input.isSpam,
     spamReason: input.spamReason,
+    unconfirmed: awaitsOptIn(form, input.isSpam),
+    confirmedAt: null,
+    confirmedFrom: null,
   };
-  const kept = input.isSpam ? 0 : 1;
+  // Spam and a submission awaiting its double opt-in count nowhere and tell nobody (see counterShare).
+  const kept = input.isSpam || row.unconfirmed ? 0 : 1;
+  const spam = input.isSpam ? 1 : 0;
   const names = JSON.stringify(Object.keys(input.data));
   const stored = sql`EXISTS (SELECT 1 FROM ${submissions} WHERE id = ${row.id})`;
   // The form's field list gains the names it did not have, in order, whatever another process added meanwhile.
@@ -74,35 +85,37 @@ export function receiveBatch(input: Received, queueEvents: ((db: Db, row: Submis
       SELECT 0 AS part, key AS pos, value FROM json_each(${forms.fields})
       UNION ALL SELECT 1, key, value FROM json_each(${names}) WHERE value NOT IN (SELECT value FROM json_each(${forms.fields}))
       ORDER BY part, pos)) ELSE ${forms.fields} END`;
-  const notification = input.isSpam ? null : notificationRowFor(form, row, input.notification);
+  const notification = kept === 0 ? null : notificationRowFor(form, row, input.notification);
 
   return {
     row,
     statements: (db) => [
       db.all<{ last: number }>(sql`SELECT last_submission_at AS last FROM ${forms} WHERE id = ${form.id}`),
       db.all<{ id: string }>(sql`
-        INSERT INTO ${submissions} (id, form_id, data, created_at, is_read, is_starred, is_spam, spam_reason)
-        SELECT ${row.id}, ${form.id}, ${row.data}, ${now}, 0, 0, ${kept ? 0 : 1}, ${row.spamReason}
+        INSERT INTO ${submissions} (id, form_id, data, created_at, is_read, is_starred, is_spam, spam_reason, unconfirmed)
+        SELECT ${row.id}, ${form.id}, ${row.data}, ${now}, 0, 0, ${spam}, ${row.spamReason}, ${row.unconfirmed ? 1 : 0}
         FROM ${forms} WHERE id = ${form.id} AND last_submission_at < ${now}
         RETURNING id`),
       ...attached.files.map((file) => insertIfStored(db, files, { ...file, submissionId: row.id, formId: form.id }, row.id)),
       db.run(sql`
-        UPDATE ${forms} SET submission_count = submission_count + ${kept}, spam_count = spam_count + ${1 - kept},
+        UPDATE ${forms} SET submission_count = submission_count + ${kept}, spam_count = spam_count + ${spam},
           unread_count = unread_count + ${kept}, last_submission_at = ${now}, fields = ${fields}
         WHERE id = ${form.id} AND ${stored}`),
       db.run(sql`
         INSERT INTO ${submissionDays} (form_id, day, submission_count, spam_count, unread_count, starred_count)
-        SELECT ${form.id}, ${Math.floor(now / DAY_MS)}, ${kept}, ${1 - kept}, ${kept}, 0 WHERE ${stored}
+        SELECT ${form.id}, ${Math.floor(now / DAY_MS)}, ${kept}, ${spam}, ${kept}, 0 WHERE ${stored}
         ON CONFLICT (form_id, day) DO UPDATE SET submission_count = submission_count + excluded.submission_count,
           spam_count = spam_count + excluded.spam_count, unread_count = unread_count + excluded.unread_count`),
       ...(notification ? [insertIfStored(db, notifications, notification, row.id)] : []),
-      ...(queueEvents && !input.isSpam ? [queueEvents(db, row)] : []),
+      ...[confirmationStatement(db, form, row, input.data, optInLink)].filter((statement) => statement !== null),
+      ...(queueEvents && kept === 1 ? [queueEvents(db, row)] : []),
     ],
     outcome(results) {
       const [current, inserted] = results as [{ last: number }[], { id: string }[]];
       if (inserted.length === 0) return { stored: false, last: current[0]?.last ?? null };
-      const events = queueEvents !== null && !input.isSpam && (results[results.length - 1] as unknown[]).length > 0;
-      return { stored: true, queued: notification?.status === "pending", events };
+      const events = queueEvents !== null && kept === 1 && (results[results.length - 1] as unknown[]).length > 0;
+      // A confirmation may wait in the outbox too: waking the sender for nothing costs one look.
+      return { stored: true, queued: notification?.status === "pending" || confirmationOf(form)?.enabled === true, events };
     },
   };
 }
@@ -118,6 +131,7 @@ export function oneRequestReceiver(
     toSubmission(row: SubmissionRow): Submission;
     notifications: NotificationsService;
     webhooks?: WebhooksService;
+    optIn?: OptInService;
   },
 ) {
   // The newest createdAt this process gave each form, so that its own submissions never wait on each other.
@@ -140,7 +154,11 @@ export function oneRequestReceiver(
       const createdAt = Math.max(Date.now(), last + 1, (lastCreated.get(form.id) ?? 0) + 1);
       lastCreated.set(form.id, createdAt);
       const spamReason = flags.isSpam ? (flags.spamReason ?? "honeypot") : null;
-      const batch = receiveBatch({ form, data, isSpam: flags.isSpam, spamReason, notification: flags.notification ?? {}, createdAt }, queueEvents);
+      const batch = receiveBatch(
+        { form, data, isSpam: flags.isSpam, spamReason, notification: flags.notification ?? {}, createdAt },
+        queueEvents,
+        deps.optIn ? deps.optIn.link : null,
+      );
       const outcome = batch.outcome(await store.batch(batch.statements));
       if (outcome.stored) {
         if (outcome.queued) deps.notifications.announce();

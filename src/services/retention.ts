@@ -3,6 +3,7 @@ import type { Db, Store } from "../db/client.ts";
 import { forms, submissions } from "../db/schema.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";
 import type { Principal } from "./principal.ts";
+import { confirmationOf } from "./confirmations.ts";
 import { countInDay } from "./submission-pages.ts";
 import { counterShare, rebuiltFields } from "./submissions.ts";
 
@@ -56,6 +57,7 @@ async function deleteSubmissions(tx: Db, ids: string[], still?: SQL): Promise<Co
       isRead: submissions.isRead,
       isStarred: submissions.isStarred,
       isSpam: submissions.isSpam,
+      unconfirmed: submissions.unconfirmed,
     });
   const totals = new Map<string, { n: number; submissionCount: number; spamCount: number; unreadCount: number; starredCount: number }>();
   for (const row of gone) {
@@ -150,6 +152,22 @@ export function retentionService(store: Store) {
     return deleted;
   }
 
+  /** Deletes the submissions whose double opt-in link was never opened within their form's window (§16). */
+  async function purgeUnconfirmed(now: number, stopped: () => boolean): Promise<CountByForm> {
+    const confirming = await store.db.select({ id: forms.id, confirmation: forms.confirmation }).from(forms).where(isNotNull(forms.confirmation));
+    const counts: CountByForm = {};
+    for (const form of confirming) {
+      if (stopped()) break;
+      const days = confirmationOf(form)?.optInDays ?? 7;
+      const n = await purgeWhere(form.id, and(sql`${submissions.unconfirmed} = 1`, lt(submissions.createdAt, now - days * DAY))!, stopped);
+      if (n > 0) {
+        counts[form.id] = n;
+        await rebuildFieldLists([form.id]);
+      }
+    }
+    return counts;
+  }
+
   return {
     /**
      * Deletes, on every form with a retention, the submissions older than its retentionDays and the spam
@@ -176,6 +194,7 @@ export function retentionService(store: Store) {
           await rebuildFieldLists([form.id]);
         }
       }
+      addCounts(counts, await purgeUnconfirmed(now, stopped));
       return counts;
     },
 

@@ -15,6 +15,8 @@ import type { Principal } from "./principal.ts";
 import { oneRequestReceiver, type ReceivingForm } from "./receive-batch.ts";
 import type { WebhooksService } from "./webhooks.ts";
 import { exportText } from "./submission-export.ts";
+import { awaitsOptIn, confirmationStatement } from "./confirmations.ts";
+import type { OptInService } from "./opt-in.ts";
 import { COLUMNS, countInDay, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
 
 export { FILTERS, type Filter, type Order };
@@ -28,6 +30,12 @@ export interface Submission {
   isSpam: boolean;
   /** Why it is spam: a filled honeypot, a captcha that could not be verified, or the owner's say; null when it is not spam. */
   spamReason: SpamReason | null;
+  /**
+   * Only on a submission of double opt-in (§16): when the person who submitted opened their link, and from which
+   * client address; both null while it waits.
+   */
+  confirmedAt?: string | null;
+  confirmedFrom?: string | null;
 }
 
 export const SPAM_REASONS = ["honeypot", "captcha_unverified", "owner"] as const;
@@ -79,22 +87,23 @@ export function parseListQuery(params: Record<string, string | undefined>, { pag
   return { limit, offset, since: sinceMs, order, filter: filter as Filter, after: paged ? (after ?? null) : null, search: q?.trim() || null };
 }
 
-type Flags = Pick<SubmissionRow, "isRead" | "isStarred" | "isSpam">;
+type Flags = Pick<SubmissionRow, "isRead" | "isStarred" | "isSpam"> & { unconfirmed?: boolean };
 type Counted = Flags & Pick<SubmissionRow, "createdAt">;
 
 /** How much one submission with these flags adds to each of the form's counters. */
 export function counterShare(flags: Flags) {
-  const kept = flags.isSpam ? 0 : 1;
+  // A submission waiting for its double opt-in link counts nowhere until it is confirmed.
+  const kept = flags.isSpam || flags.unconfirmed ? 0 : 1;
   return {
     submissionCount: kept,
-    spamCount: 1 - kept,
+    spamCount: flags.isSpam ? 1 : 0,
     unreadCount: kept && !flags.isRead ? 1 : 0,
     starredCount: kept && flags.isStarred ? 1 : 0,
   };
 }
 
 /** Adds `sign` times the submission's share to the form's counters and to those of its day. */
-async function adjustCounters(tx: Db, formId: string, submission: Counted, sign: 1 | -1, extra: Partial<FormRow> = {}) {
+export async function adjustCounters(tx: Db, formId: string, submission: Counted, sign: 1 | -1, extra: Partial<FormRow> = {}) {
   const share = counterShare(submission);
   await countInDay(tx, formId, submission.createdAt, share, sign);
   await tx
@@ -117,6 +126,13 @@ export const toSubmission = (row: SubmissionRow): Submission => ({
   isStarred: row.isStarred,
   isSpam: row.isSpam,
   spamReason: row.isSpam ? ((row.spamReason as SpamReason | null) ?? null) : null,
+  ...(row.unconfirmed || row.confirmedAt !== null ? optInState(row) : {}),
+});
+
+/** A double opt-in submission's state: when and where its link was opened (null while it waits). */
+const optInState = (row: SubmissionRow) => ({
+  confirmedAt: row.confirmedAt === null ? null : iso(row.confirmedAt),
+  confirmedFrom: row.confirmedFrom,
 });
 
 /** The body of PATCH .../submissions/{sid} (the OpenAPI document is generated from it too). */
@@ -143,6 +159,7 @@ const formForWrite = preparedOn((db) =>
       notificationEmail: forms.notificationEmail,
       fields: forms.fields,
       lastSubmissionAt: forms.lastSubmissionAt,
+      confirmation: forms.confirmation,
     })
     .from(forms)
     .where(eq(forms.id, sql.placeholder("id")))
@@ -160,6 +177,7 @@ const insertSubmission = preparedOn((db) =>
       isStarred: sql.placeholder("isStarred"),
       isSpam: sql.placeholder("isSpam"),
       spamReason: sql.placeholder("spamReason"),
+      unconfirmed: sql.placeholder("unconfirmed"),
     })
     .prepare(),
 );
@@ -219,6 +237,7 @@ export function submissionsService(
   notificationsService: NotificationsService,
   filesService: FilesService,
   webhooksService?: WebhooksService,
+  optIn?: OptInService,
 ) {
   const where = (formId: string, query: SubmissionQuery) =>
     and(
@@ -259,6 +278,7 @@ export function submissionsService(
     toSubmission,
     notifications: notificationsService,
     webhooks: webhooksService,
+    optIn,
   });
 
   async function findRow(formId: string, submissionId: string): Promise<SubmissionRow> {
@@ -277,7 +297,7 @@ export function submissionsService(
       // One row more than asked tells whether another page exists, whatever the total says under concurrent writes.
       let rows: SubmissionRow[];
       let total: number;
-      if (query.search) {
+      if (query.search || query.filter === "unconfirmed") {
         // A search reads the rows that match it: no counter knows how many hold a piece of text.
         rows = await store.db
           .select(COLUMNS)
@@ -406,6 +426,7 @@ export function submissionsService(
       data: Record<string, unknown>,
       flags: { isSpam: boolean; spamReason?: SpamReason; notification?: NotificationRequest },
     ): Promise<Submission> {
+      await optIn?.ready();
       if (store.driver === "libsql") return receiveInOneRequest(formRef, data, flags);
       const formId = typeof formRef === "string" ? formRef : formRef.id;
       const { submission, queued, events } = await store.write(async (tx) => {
@@ -424,20 +445,26 @@ export function submissionsService(
           isStarred: false,
           isSpam: flags.isSpam,
           spamReason: flags.isSpam ? (flags.spamReason ?? "honeypot") : null,
+          unconfirmed: awaitsOptIn(form, flags.isSpam),
+          confirmedAt: null,
+          confirmedFrom: null,
         };
         await insertSubmission(tx).run(row);
         await insertFiles(tx, formId, row.id, attached.files);
         const seen = knownFields(form.fields);
         const added = Object.keys(data).filter((name) => !seen.has(name));
         const fields = added.length > 0 ? JSON.stringify([...seen, ...added]) : null;
-        await countReceived(tx).run({ id: formId, kept: flags.isSpam ? 0 : 1, spam: flags.isSpam ? 1 : 0, at: now, fields });
-        await countInDay(tx, formId, now, counterShare(row), 1);
-        // Spam is never mailed: a honeypot catch gets no notification at all.
-        const queued = !flags.isSpam && (await notificationsService.queue(tx, form, row, flags.notification ?? {}));
+        const share = counterShare(row);
+        await countReceived(tx).run({ id: formId, kept: share.submissionCount, spam: share.spamCount, at: now, fields });
+        await countInDay(tx, formId, now, share, 1);
+        const confirming = confirmationStatement(tx, form, row, data, optIn ? optIn.link : null);
+        if (confirming) await confirming;
+        // Spam is never mailed: a honeypot catch gets no notification at all; nor is one awaiting its opt-in (until then).
+        const queued = share.submissionCount === 1 && (await notificationsService.queue(tx, form, row, flags.notification ?? {}));
         const submission = toSubmission(row);
         // Nor is spam ever sent to a webhook: the event is written with the submission, or not at all.
-        const events = !flags.isSpam && webhooksService !== undefined && (await webhooksService.queue(tx, form, submission, now));
-        return { submission, queued, events };
+        const events = share.submissionCount === 1 && webhooksService !== undefined && (await webhooksService.queue(tx, form, submission, now));
+        return { submission, queued: queued || confirming !== null, events };
       });
       // Only now is the notification committed, so the sender cannot look for it too early.
       if (queued) notificationsService.announce();

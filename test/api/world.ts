@@ -80,6 +80,7 @@ export function formObject(overrides: Record<string, unknown> = {}) {
     fileUploads: false,
     retentionDays: null,
     spamRetentionDays: 30,
+    confirmation: null,
     ...overrides,
   };
 }

@@ -521,6 +521,19 @@ export interface components {
         provider: "recaptcha" | "hcaptcha" | "turnstile";
         secret: string;
       } | null;
+      /** @description The confirmation email to the person who submitted (docs/api.md, Confirmation email): {enabled, field (default email), subject, text, fromName?, replyTo?, doubleOptIn? (false), optInDays? 1-30 (7), perAddressHours? (24), perFormDaily? (200)}. subject and text take {{field}}, {{form}}, {{date}} and, with doubleOptIn, {{link}}. Given whole on update; null removes it. */
+      confirmation?: {
+        enabled: boolean;
+        field?: string;
+        subject: string;
+        text: string;
+        fromName?: string | null;
+        replyTo?: string | null;
+        doubleOptIn?: boolean;
+        optInDays?: number;
+        perAddressHours?: number;
+        perFormDaily?: number;
+      } | null;
     };
     FormUpdate: {
       /** @description 1 to 200 characters after trimming; cannot be null. */
@@ -546,6 +559,19 @@ export interface components {
         /** @enum {string} */
         provider: "recaptcha" | "hcaptcha" | "turnstile";
         secret: string;
+      } | null;
+      /** @description The confirmation email to the person who submitted (docs/api.md, Confirmation email): {enabled, field (default email), subject, text, fromName?, replyTo?, doubleOptIn? (false), optInDays? 1-30 (7), perAddressHours? (24), perFormDaily? (200)}. subject and text take {{field}}, {{form}}, {{date}} and, with doubleOptIn, {{link}}. Given whole on update; null removes it. */
+      confirmation?: {
+        enabled: boolean;
+        field?: string;
+        subject: string;
+        text: string;
+        fromName?: string | null;
+        replyTo?: string | null;
+        doubleOptIn?: boolean;
+        optInDays?: number;
+        perAddressHours?: number;
+        perFormDaily?: number;
       } | null;
     };
     SubmissionUpdate: {
@@ -658,6 +684,20 @@ export interface components {
       retentionDays: number | null;
       /** @description Days spam is kept; null: for ever. */
       spamRetentionDays: number | null;
+      /** @description The confirmation email to the person who submitted, and double opt-in, every default filled in; null: none. */
+      confirmation: {
+        enabled: boolean;
+        /** @description The field whose value is the recipient. */
+        field: string;
+        subject: string;
+        text: string;
+        fromName: string | null;
+        replyTo: string | null;
+        doubleOptIn: boolean;
+        optInDays: number;
+        perAddressHours: number;
+        perFormDaily: number;
+      } | null;
     };
     FormList: {
       /** @description Newest first. */
@@ -687,6 +727,10 @@ export interface components {
       isSpam: boolean;
       /** @description Why it is spam; null when it is not. */
       spamReason: ("honeypot" | "captcha_unverified" | "owner") | null;
+      /** @description Only on a double opt-in form's submission: when its link was opened; null while it waits (filter=unconfirmed). */
+      confirmedAt?: string | null;
+      /** @description Only with confirmedAt: the client address the link was opened from. */
+      confirmedFrom?: string | null;
     };
     SubmissionPage: {
       submissions: components["schemas"]["Submission"][];
@@ -695,7 +739,7 @@ export interface components {
       pagination: {
         limit: number;
         offset: number;
-        /** @description Submissions that the filter (all, unread, starred, spam), since and q match. */
+        /** @description Submissions that the filter (all, unread, starred, spam, unconfirmed), since and q match. */
         total: number;
         hasMore: boolean;
         /** @description Pass as `after` for the next page; null on the last. */
@@ -743,15 +787,20 @@ export interface components {
     };
     Notification: {
       id: string;
+      /**
+       * @description notification: to the owner; confirmation: to the person who submitted.
+       * @enum {string}
+       */
+      kind: "notification" | "confirmation";
       submissionId: string;
       to: string;
       subject: string;
       replyTo: string | null;
       /**
-       * @description recorded: a test-mode form's email, kept instead of sent.
+       * @description recorded: a test-mode form's email, kept instead of sent; refused: a confirmation not sent, see reason.
        * @enum {string}
        */
-      status: "pending" | "sent" | "failed" | "recorded";
+      status: "pending" | "sent" | "failed" | "recorded" | "refused";
       attempts: number;
       lastError: string | null;
       /**
@@ -761,6 +810,8 @@ export interface components {
       createdAt: string;
       sentAt: string | null;
       nextAttemptAt: string | null;
+      /** @description Why a confirmation was refused; null otherwise. */
+      reason: ("spam" | "invalid_address" | "per_address_limit" | "per_form_daily_limit") | null;
     };
     NotificationPage: {
       notifications: components["schemas"]["Notification"][];
@@ -912,7 +963,8 @@ export interface operations {
            *           "submitUrl": "https://forms.example.com/f/k3v9x2m7q8r4",
            *           "fileUploads": false,
            *           "retentionDays": null,
-           *           "spamRetentionDays": 30
+           *           "spamRetentionDays": 30,
+           *           "confirmation": null
            *         }
            *       ]
            *     }
@@ -1061,7 +1113,8 @@ export interface operations {
            *       "submitUrl": "https://forms.example.com/f/k3v9x2m7q8r4",
            *       "fileUploads": false,
            *       "retentionDays": null,
-           *       "spamRetentionDays": 30
+           *       "spamRetentionDays": 30,
+           *       "confirmation": null
            *     }
            */
           "application/json": components["schemas"]["Form"];
@@ -1284,7 +1337,8 @@ export interface operations {
            *       "submitUrl": "https://forms.example.com/f/k3v9x2m7q8r4",
            *       "fileUploads": false,
            *       "retentionDays": null,
-           *       "spamRetentionDays": 30
+           *       "spamRetentionDays": 30,
+           *       "confirmation": null
            *     }
            */
           "application/json": components["schemas"]["Form"];
@@ -1584,7 +1638,8 @@ export interface operations {
            *       "submitUrl": "https://forms.example.com/f/k3v9x2m7q8r4",
            *       "fileUploads": false,
            *       "retentionDays": null,
-           *       "spamRetentionDays": 30
+           *       "spamRetentionDays": 30,
+           *       "confirmation": null
            *     }
            */
           "application/json": components["schemas"]["Form"];
@@ -1804,7 +1859,7 @@ export interface operations {
         /** @description By createdAt, then id. */
         order?: "asc" | "desc";
         /** @description all: every submission that is not spam; unread / starred: not spam and that flag; spam: spam only. */
-        filter?: "all" | "unread" | "starred" | "spam";
+        filter?: "all" | "unread" | "starred" | "spam" | "unconfirmed";
         /** @description Only submissions created strictly after this ISO 8601 date or date-time (2026-11-22 or 2026-11-22T12:00:00Z). */
         since?: string;
         /** @description Text that some value of the data must contain, ignoring case. */
@@ -2001,7 +2056,7 @@ export interface operations {
         /** @description By createdAt, then id. */
         order?: "asc" | "desc";
         /** @description all: every submission that is not spam; unread / starred: not spam and that flag; spam: spam only. */
-        filter?: "all" | "unread" | "starred" | "spam";
+        filter?: "all" | "unread" | "starred" | "spam" | "unconfirmed";
         /** @description Only submissions created strictly after this ISO 8601 date or date-time (2026-11-22 or 2026-11-22T12:00:00Z). */
         since?: string;
         /** @description Text that some value of the data must contain, ignoring case. */
@@ -3046,6 +3101,7 @@ export interface operations {
            *       "notifications": [
            *         {
            *           "id": "ntf_01m84a7nendtya6pbf1z5f",
+           *           "kind": "notification",
            *           "submissionId": "sub_0f3k9x2m7q8r4t6v1w5y0z3a",
            *           "to": "owner@example.com",
            *           "subject": "New submission: Contact",
@@ -3055,7 +3111,8 @@ export interface operations {
            *           "lastError": null,
            *           "createdAt": "2026-11-22T12:05:00.000Z",
            *           "sentAt": "2026-11-22T12:05:00.040Z",
-           *           "nextAttemptAt": null
+           *           "nextAttemptAt": null,
+           *           "reason": null
            *         }
            *       ],
            *       "pagination": {

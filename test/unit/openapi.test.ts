@@ -98,6 +98,7 @@ describe("an answer that drifts from the document fails the test that receives i
     fileUploads: false,
     retentionDays: null,
     spamRetentionDays: 30,
+    confirmation: null,
   };
   const check = (status: number, body: unknown, url = `${BASE}/api/forms/${form.id}`) => checkResponse("GET", url, Response.json(body, { status }));
 

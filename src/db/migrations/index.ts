@@ -8,6 +8,7 @@ import m5 from "./0005_files_retention.sql" with { type: "text" };
 import m6 from "./0006_webhooks_captcha.sql" with { type: "text" };
 import m7 from "./0007_submission_days.sql" with { type: "text" };
 import m8 from "./0008_outbox_claims.sql" with { type: "text" };
+import m13 from "./0013_confirmations.sql" with { type: "text" };
 
 /** Every migration in order, as text, so that the compiled binary carries them. */
 export const migrations: { tag: string; when: number; sql: string }[] = [
@@ -20,4 +21,5 @@ export const migrations: { tag: string; when: number; sql: string }[] = [
   { tag: "0006_webhooks_captcha", when: 1795462487065, sql: m6 },
   { tag: "0007_submission_days", when: 1795462547065, sql: m7 },
   { tag: "0008_outbox_claims", when: 1795532850838, sql: m8 },
+  { tag: "0013_confirmations", when: 1795600013000, sql: m13 },
 ];

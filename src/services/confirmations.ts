@@ -1,0 +1,156 @@
+// The confirmation email to the person who submitted, and its limits (contract §16): never a relay. The visitor
+// chooses the recipient but nothing else; spam, test forms and addresses over their limits get no email, and
+// each refusal is an entry of the form's delivery log.
+import { sql } from "drizzle-orm";
+import type { Db, WriteStatement } from "../db/client.ts";
+import { notifications, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
+import { recipientOf, renderConfirmation } from "../lib/confirmation-text.ts";
+import { newId } from "../lib/ids.ts";
+import { headerSafe } from "../lib/mail.ts";
+import { iso } from "../lib/time.ts";
+import { isEmail, type Zod } from "../lib/validate.ts";
+
+/** A form's confirmation email, as the API shows it (every default filled in). */
+export interface Confirmation {
+  enabled: boolean;
+  /** The field whose value is the recipient. */
+  field: string;
+  subject: string;
+  text: string;
+  fromName: string | null;
+  replyTo: string | null;
+  doubleOptIn: boolean;
+  optInDays: number;
+  perAddressHours: number;
+  perFormDaily: number;
+}
+
+/** Why a confirmation was not sent: the `reason` of its entry in the delivery log. */
+export type RefusalReason = "spam" | "invalid_address" | "per_address_limit" | "per_form_daily_limit";
+
+const DEFAULTS = { field: "email", doubleOptIn: false, optInDays: 7, perAddressHours: 24, perFormDaily: 200 };
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+const noControls = (s: string) => !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/.test(s.replace(/\r\n/g, "\n"));
+const oneLine = (s: string) => !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(s);
+
+/** `confirmation` on a form's create and update (the OpenAPI document is generated from it too). */
+export const confirmationSchema = (z: Zod) =>
+  z.strictObject(
+    {
+      enabled: z.boolean({ error: "confirmation.enabled must be true or false." }),
+      field: z
+        .string({ error: "confirmation.field must be the name of the field that holds the address." })
+        .trim()
+        .min(1, "confirmation.field must be the name of the field that holds the address.")
+        .max(200, "confirmation.field must be at most 200 characters.")
+        .optional(),
+      subject: z
+        .string({ error: "confirmation.subject must be text." })
+        .trim()
+        .min(1, "confirmation.subject must not be empty.")
+        .max(200, "confirmation.subject must be at most 200 characters.")
+        .refine(oneLine, "confirmation.subject must be one line."),
+      text: z
+        .string({ error: "confirmation.text must be text." })
+        .min(1, "confirmation.text must not be empty.")
+        .max(10_000, "confirmation.text must be at most 10000 characters.")
+        .refine(noControls, "confirmation.text must not contain control characters other than line breaks and tabs."),
+      fromName: z
+        .string({ error: "confirmation.fromName must be text." })
+        .trim()
+        .min(1, "confirmation.fromName must not be empty.")
+        .max(100, "confirmation.fromName must be at most 100 characters.")
+        .refine(oneLine, "confirmation.fromName must be one line.")
+        .nullish(),
+      replyTo: z
+        .string({ error: "confirmation.replyTo must be an email address." })
+        .trim()
+        .max(254, "confirmation.replyTo must be at most 254 characters.")
+        .refine(isEmail, "confirmation.replyTo must be one email address such as you@example.com.")
+        .nullish(),
+      doubleOptIn: z.boolean({ error: "confirmation.doubleOptIn must be true or false." }).optional(),
+      optInDays: z
+        .int({ error: "confirmation.optInDays must be a whole number of days from 1 to 30." })
+        .min(1, "confirmation.optInDays must be from 1 to 30.")
+        .max(30, "confirmation.optInDays must be from 1 to 30.")
+        .optional(),
+      perAddressHours: z
+        .int({ error: "confirmation.perAddressHours must be a whole number of hours from 1 to 720." })
+        .min(1, "confirmation.perAddressHours must be from 1 to 720.")
+        .max(720, "confirmation.perAddressHours must be from 1 to 720.")
+        .optional(),
+      perFormDaily: z
+        .int({ error: "confirmation.perFormDaily must be a whole number from 1 to 10000." })
+        .min(1, "confirmation.perFormDaily must be from 1 to 10000.")
+        .max(10_000, "confirmation.perFormDaily must be from 1 to 10000.")
+        .optional(),
+    },
+    { error: "confirmation must be an object {enabled, subject, text, ...} or null." },
+  );
+
+type ConfirmationInput = ReturnType<ReturnType<typeof confirmationSchema>["parse"]>;
+
+/** The stored JSON of a confirmation setting (defaults filled in), or null to clear it. */
+export function storedConfirmation(input: ConfirmationInput | null | undefined): string | null | undefined {
+  if (input === undefined) return undefined;
+  if (input === null) return null;
+  const full: Confirmation = { ...DEFAULTS, ...input, fromName: input.fromName ?? null, replyTo: input.replyTo ?? null } as Confirmation;
+  return JSON.stringify(full);
+}
+
+/** A form's confirmation setting, or null when it has none. */
+export function confirmationOf(row: Pick<FormRow, "confirmation">): Confirmation | null {
+  return row.confirmation ? ({ ...DEFAULTS, ...JSON.parse(row.confirmation) } as Confirmation) : null;
+}
+
+/** Whether a submission to this form waits for its double opt-in link before the owner hears of it. */
+export function awaitsOptIn(form: Pick<FormRow, "confirmation">, isSpam: boolean): boolean {
+  const setting = confirmationOf(form);
+  return !isSpam && setting !== null && setting.enabled && setting.doubleOptIn;
+}
+
+/** What the write of a confirmation needs of its form. */
+export type ConfirmingForm = Pick<FormRow, "id" | "name" | "mode" | "confirmation">;
+
+/**
+ * The statement that writes a submission's confirmation in the submission's own write (both drivers), or null
+ * when the form sends none. The limits are counted inside the statement, so concurrent posts cannot all pass
+ * them: the entry is `pending` (to be sent), `recorded` (a test form's), or `refused` with its reason.
+ * `link` makes the double opt-in link of a submission, valid until a time (ms).
+ */
+export function confirmationStatement(
+  db: Db,
+  form: ConfirmingForm,
+  row: Pick<SubmissionRow, "id" | "createdAt" | "isSpam">,
+  data: Record<string, unknown>,
+  link: ((submissionId: string, expiresAt: number) => string) | null,
+): WriteStatement | null {
+  const setting = confirmationOf(form);
+  if (!setting?.enabled) return null;
+  const now = row.createdAt;
+  const to = recipientOf(data[setting.field]);
+  const optIn = setting.doubleOptIn && !row.isSpam && to !== null ? (link?.(row.id, now + setting.optInDays * DAY) ?? null) : null;
+  const rendered = renderConfirmation(setting, { formName: form.name, date: iso(now), data, link: optIn });
+  const fixed: RefusalReason | null = row.isSpam ? "spam" : to === null ? "invalid_address" : null;
+  // An address that is no address is kept only as a hint of what was posted: one line, cut.
+  const shownTo = to ?? headerSafe(typeof data[setting.field] === "string" ? (data[setting.field] as string) : "").slice(0, 254);
+  const recent = (since: number, sameAddress: boolean) => sql`(SELECT count(*) FROM ${notifications} WHERE kind = 'confirmation'
+      AND form_id = ${form.id} ${sameAddress ? sql`AND "to" = ${to}` : sql``} AND status IN ('pending', 'sent', 'failed') AND created_at > ${since})`;
+  const verdict =
+    fixed !== null || form.mode !== "live"
+      ? sql`${fixed}`
+      : sql`CASE WHEN ${recent(now - setting.perAddressHours * HOUR, true)} > 0 THEN 'per_address_limit'
+          WHEN ${recent(now - DAY, false)} >= ${setting.perFormDaily} THEN 'per_form_daily_limit' END`;
+  const live = form.mode === "live";
+  return db.run(sql`
+    INSERT INTO ${notifications} (id, form_id, submission_id, "to", subject, reply_to, status, attempts, created_at,
+      next_attempt_at, kind, reason, body, from_name)
+    SELECT ${newId("notification", now)}, ${form.id}, ${row.id}, ${shownTo}, ${rendered.subject}, ${setting.replyTo},
+      CASE WHEN v.reason IS NOT NULL THEN 'refused' WHEN ${live ? 1 : 0} THEN 'pending' ELSE 'recorded' END, 0, ${now},
+      CASE WHEN v.reason IS NULL AND ${live ? 1 : 0} THEN ${now} END, 'confirmation', v.reason,
+      CASE WHEN v.reason IS NULL THEN ${rendered.text} END, ${setting.fromName}
+    FROM (SELECT ${verdict} AS reason) v
+    WHERE EXISTS (SELECT 1 FROM ${submissions} WHERE id = ${row.id})`);
+}
