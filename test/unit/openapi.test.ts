@@ -23,7 +23,7 @@ test("docs/openapi.json is the document the server serves (npm run openapi write
 });
 
 test("every route of the API is in the document; the rest are pages for people", async () => {
-  const pages = ["GET /", "GET /thanks", "GET /f/{slug}", "GET /docs", "GET /docs/{asset}"];
+  const pages = ["GET /", "GET /thanks", "GET /f/{slug}", "GET /docs", "GET /docs/{asset}", "GET /confirm/{token}"];
   const registered = (await registeredRoutes()).map((r) => r.replace(/:(\w+)/g, "{$1}")).filter((r) => !pages.includes(r));
   const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`));
   expect(registered.toSorted()).toEqual(documented.toSorted());
