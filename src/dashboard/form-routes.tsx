@@ -11,6 +11,7 @@ import { DeliveriesPage, NotificationsSection } from "./pages/deliveries.tsx";
 import { FormsPage, type FormSummary, type NewFormInput } from "./pages/forms.tsx";
 import { InboxPage, PAGE_SIZE, SubmissionPage, type InboxQuery } from "./pages/inbox.tsx";
 import { SettingsPage, settingsInput, type SettingsInput } from "./pages/settings.tsx";
+import { confirmationSettings } from "./confirmation-routes.tsx";
 
 const render = (status: number, element: unknown) => page(status, String(element));
 
@@ -182,7 +183,8 @@ export function formPageRoutes(router: Router<Handler>): void {
     signedIn(async (ctx, session) => {
       const { row } = await ownForm(ctx, session, ctx.params.id!);
       const form = ctx.services.forms.toForm(row);
-      return render(200, <SettingsPage session={session} form={form} input={settingsInput(form)} notice={noticeOf(ctx)} />);
+      const extra = [confirmationSettings(ctx, session, row)];
+      return render(200, <SettingsPage session={session} form={form} input={settingsInput(form)} notice={noticeOf(ctx)} extra={extra} />);
     }),
   );
 

@@ -5,6 +5,7 @@ import css from "./assets/dashboard.css" with { type: "text" };
 import script from "./assets/dashboard.js" with { type: "text" };
 import { authRoutes } from "./auth-routes.tsx";
 import { currentSession } from "./guard.tsx";
+import { confirmationPageRoutes } from "./confirmation-routes.tsx";
 import { formPageRoutes } from "./form-routes.tsx";
 import { page, SECURITY_HEADERS } from "./http.ts";
 import { keyPageRoutes } from "./key-routes.tsx";
@@ -42,6 +43,7 @@ export function createDashboard() {
   router.on("GET", "/dashboard/assets/dashboard.js", asset(script, "text/javascript; charset=utf-8"));
   authRoutes(router);
   formPageRoutes(router);
+  confirmationPageRoutes(router);
   keyPageRoutes(router);
   return {
     async handle(ctx: RequestContext): Promise<Response> {

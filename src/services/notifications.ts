@@ -296,6 +296,9 @@ export function notificationsService(store: Store, formsService: FormsService) {
           .where(and(eq(notifications.formId, form.id), eq(notifications.id, id)));
         if (!found) throw new ApiError("not_found", `No notification ${id} in this form.`);
         if (found.status === "recorded") throw new ApiError("invalid_parameter", "A test form's notifications are recorded, never sent.", { field: "id" });
+        // A refusal stands: sending it anyway is what the limits are there to prevent.
+        if (found.status === "refused")
+          throw new ApiError("invalid_parameter", `This confirmation was refused (${found.reason}) and is never sent.`, { field: "id" });
         const [updated] = await tx
           .update(notifications)
           .set({ status: "pending", attempts: 0, nextAttemptAt: now, ...leases.released })

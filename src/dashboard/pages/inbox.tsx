@@ -48,6 +48,7 @@ const FILTER_LABELS: [Filter, string][] = [
   ["unread", "Unread"],
   ["starred", "Starred"],
   ["spam", "Spam"],
+  ["unconfirmed", "Unconfirmed"],
 ];
 
 export interface InboxProps {
