@@ -47,7 +47,11 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
   const urls = { baseUrl: () => config.baseUrl, submitUrl: () => config.submitUrl };
   const webhookOptions = { allowPrivate: config.webhooksAllowPrivate, resolve: systemResolver };
   const services = createServices(store, urls, { webhooks: webhookOptions });
-  const metrics = new Metrics({ outbox: () => services.notifications.outboxDepth(), webhookOutbox: () => services.webhooks.outboxDepth() });
+  const metrics = new Metrics({
+    outbox: () => services.notifications.outboxDepth(),
+    webhookOutbox: () => services.webhooks.outboxDepth(),
+    confirmations: () => services.notifications.confirmationCounts(),
+  });
   const app = createApp({
     services,
     maxBody: config.maxBody,

@@ -320,6 +320,19 @@ export function notificationsService(store: Store, formsService: FormsService) {
       return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
     },
 
+    /** Confirmation emails by status, and the refused ones by reason as `refused:<reason>`, for /metrics. */
+    async confirmationCounts(): Promise<Record<string, number>> {
+      const rows: { status: string; reason: string | null; n: number }[] = await store.db.all(
+        sql`SELECT status, reason, count(*) AS n FROM ${notifications} WHERE kind = 'confirmation' GROUP BY status, reason`,
+      );
+      const counts: Record<string, number> = {};
+      for (const row of rows) {
+        counts[row.status] = (counts[row.status] ?? 0) + Number(row.n);
+        if (row.reason) counts[`refused:${row.reason}`] = Number(row.n);
+      }
+      return counts;
+    },
+
     /** Counts a failed attempt by `worker`: tried again after the next step of the backoff, or `failed` after the last. */
     async markAttemptFailed(notification: OutgoingNotification, worker: string, error: string, now: number, retryBaseMs: number): Promise<NotificationStatus> {
       const attempts = notification.attempts + 1;

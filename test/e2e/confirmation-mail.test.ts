@@ -15,7 +15,7 @@ let testKey: string;
 beforeAll(async () => {
   sink = await startSmtpSink();
   server = await startServerProcess({
-    args: ["--rate-limit", "0", "--smtp-url", sink.url, "--mail-from", "Forms <forms@formsvc.example>"],
+    args: ["--rate-limit", "0", "--smtp-url", sink.url, "--mail-from", "Forms <forms@formsvc.example>", "--metrics"],
     env: { FORMSVC_MAIL_RETRY_BASE_MS: "20" },
   });
   const key = async (type: string) => (await runCli(["keys", "create", "--type", type, "--db", server.db])).stdout.trim();
@@ -175,3 +175,18 @@ test("200 posts naming the same address send one email; 200 naming 200 addresses
   expect(to("target@visitor.example").length).toBe(1);
   expect(sink.messages().filter((m) => m.rcptTos.some((r) => r.endsWith("@many.example"))).length).toBe(20);
 }, 60_000);
+
+test("/metrics counts the confirmation emails of every test above by status, and the refusals by reason", async () => {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, "\\$&")} (\\d+)$`, "m").exec(text)?.[1]);
+  expect({
+    sent: value('formsvc_confirmation_emails{status="sent"}'),
+    recorded: value('formsvc_confirmation_emails{status="recorded"}'),
+    refused: value('formsvc_confirmation_emails{status="refused"}'),
+    pending: value('formsvc_confirmation_emails{status="pending"}'),
+    spam: value('formsvc_confirmation_refusals{reason="spam"}'),
+    invalid: value('formsvc_confirmation_refusals{reason="invalid_address"}'),
+    perAddress: value('formsvc_confirmation_refusals{reason="per_address_limit"}'),
+    perForm: value('formsvc_confirmation_refusals{reason="per_form_daily_limit"}'),
+  }).toEqual({ sent: 25, recorded: 1, refused: 381, pending: 0, spam: 1, invalid: 1, perAddress: 199, perForm: 180 });
+});
