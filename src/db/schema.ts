@@ -106,7 +106,7 @@ export const submissions = sqliteTable(
     index("submissions_form_spam").on(t.formId, t.isSpam, t.createdAt, t.id),
     index("submissions_form_unread").on(t.formId, t.createdAt, t.id).where(sql`${t.isSpam} = 0 AND ${t.isRead} = 0`),
     index("submissions_form_starred").on(t.formId, t.createdAt, t.id).where(sql`${t.isSpam} = 0 AND ${t.isStarred} = 1`),
-    index("submissions_form_unconfirmed").on(t.formId, t.createdAt).where(sql`${t.unconfirmed} = 1`),
+    index("submissions_form_unconfirmed").on(t.formId, t.createdAt, t.id).where(sql`${t.unconfirmed} = 1`),
   ],
 );
 

@@ -15,7 +15,7 @@ import type { Principal } from "./principal.ts";
 import { oneRequestReceiver, type ReceivingForm } from "./receive-batch.ts";
 import type { WebhooksService } from "./webhooks.ts";
 import { exportText } from "./submission-export.ts";
-import { awaitsOptIn, confirmationStatement } from "./confirmations.ts";
+import { awaitsOptIn, confirmationOf, confirmationStatement } from "./confirmations.ts";
 import type { OptInService } from "./opt-in.ts";
 import { COLUMNS, countInDay, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
 
@@ -426,7 +426,8 @@ export function submissionsService(
       data: Record<string, unknown>,
       flags: { isSpam: boolean; spamReason?: SpamReason; notification?: NotificationRequest },
     ): Promise<Submission> {
-      await optIn?.ready();
+      // The opt-in link's key is read (made, the first time) before the write, and only for a form that needs it.
+      if (typeof formRef === "string" || confirmationOf(formRef)?.doubleOptIn) await optIn?.ready();
       if (store.driver === "libsql") return receiveInOneRequest(formRef, data, flags);
       const formId = typeof formRef === "string" ? formRef : formRef.id;
       const { submission, queued, events } = await store.write(async (tx) => {

@@ -94,7 +94,7 @@ for (const mode of MODES) {
         [["forms", "update", `contact-${mode}`, "--active", "maybe"], 'formsvc: --active must be true or false, not "maybe"\n'],
         [
           ["forms", "update", `contact-${mode}`],
-          "formsvc: nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha\n",
+          "formsvc: nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --confirmation-file\n",
         ],
         [
           ["forms", "create", "--name", "X", "--redirect", "ftp://example.com"],

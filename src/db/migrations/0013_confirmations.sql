@@ -7,4 +7,4 @@ ALTER TABLE `notifications` ADD `reason` text;--> statement-breakpoint
 ALTER TABLE `notifications` ADD `body` text;--> statement-breakpoint
 ALTER TABLE `notifications` ADD `from_name` text;--> statement-breakpoint
 CREATE INDEX `notifications_confirmations` ON `notifications` (`form_id`,`to`,`created_at`) WHERE "notifications"."kind" = 'confirmation';--> statement-breakpoint
-CREATE INDEX `submissions_form_unconfirmed` ON `submissions` (`form_id`,`created_at`) WHERE "submissions"."unconfirmed" = 1;
+CREATE INDEX `submissions_form_unconfirmed` ON `submissions` (`form_id`,`created_at`,`id`) WHERE "submissions"."unconfirmed" = 1;
