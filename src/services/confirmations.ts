@@ -3,6 +3,7 @@
 // each refusal is an entry of the form's delivery log.
 import { sql } from "drizzle-orm";
 import type { Db, WriteStatement } from "../db/client.ts";
+import { memoized } from "../db/prepared.ts";
 import { notifications, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
 import { recipientOf, renderConfirmation } from "../lib/confirmation-text.ts";
 import { newId } from "../lib/ids.ts";
@@ -100,9 +101,12 @@ export function storedConfirmation(input: ConfirmationInput | null | undefined):
   return JSON.stringify(full);
 }
 
+// Parsed once per distinct text, not per post; frozen because every caller shares the one object.
+const parsed = memoized((text: string) => Object.freeze({ ...DEFAULTS, ...JSON.parse(text) }) as Confirmation);
+
 /** A form's confirmation setting, or null when it has none. */
 export function confirmationOf(row: Pick<FormRow, "confirmation">): Confirmation | null {
-  return row.confirmation ? ({ ...DEFAULTS, ...JSON.parse(row.confirmation) } as Confirmation) : null;
+  return row.confirmation ? parsed(row.confirmation) : null;
 }
 
 /** Whether a submission to this form waits for its double opt-in link before the owner hears of it. */
