@@ -115,6 +115,14 @@ export function awaitsOptIn(form: Pick<FormRow, "confirmation">, isSpam: boolean
   return !isSpam && setting !== null && setting.enabled && setting.doubleOptIn;
 }
 
+/** The double opt-in links as the write of a submission uses them (the opt-in service makes them). */
+export interface OptInLinks {
+  /** Loads the signing key, once: `link` needs it and cannot wait inside a write. */
+  ready(): Promise<void>;
+  /** The public address that confirms a submission until `expiresAt` (ms). */
+  link(submissionId: string, expiresAt: number): string;
+}
+
 /** What the write of a confirmation needs of its form. */
 export type ConfirmingForm = Pick<FormRow, "id" | "name" | "mode" | "confirmation">;
 

@@ -89,5 +89,3 @@ export function optInService(store: Store, urls: { submitUrl: () => string }, de
     },
   };
 }
-
-export type OptInService = ReturnType<typeof optInService>;

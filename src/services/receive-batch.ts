@@ -9,8 +9,7 @@ import { notificationRowFor, type NotificationRequest, type NotificationsService
 import type { SpamReason, Submission } from "./submissions.ts";
 import type { WebhooksService } from "./webhooks.ts";
 import { DAY_MS } from "./submission-pages.ts";
-import { awaitsOptIn, confirmationOf, confirmationStatement } from "./confirmations.ts";
-import type { OptInService } from "./opt-in.ts";
+import { awaitsOptIn, confirmationOf, confirmationStatement, type OptInLinks } from "./confirmations.ts";
 
 /** What the public write needs to know of its form: read before (the route's own look-up), not in the write. */
 export type ReceivingForm = Pick<FormRow, "id" | "name" | "slug" | "mode" | "notificationEmail" | "confirmation"> & { lastSubmissionAt?: number };
@@ -131,7 +130,7 @@ export function oneRequestReceiver(
     toSubmission(row: SubmissionRow): Submission;
     notifications: NotificationsService;
     webhooks?: WebhooksService;
-    optIn?: OptInService;
+    optIn?: OptInLinks;
   },
 ) {
   // The newest createdAt this process gave each form, so that its own submissions never wait on each other.

@@ -15,8 +15,7 @@ import type { Principal } from "./principal.ts";
 import { oneRequestReceiver, type ReceivingForm } from "./receive-batch.ts";
 import type { WebhooksService } from "./webhooks.ts";
 import { exportText } from "./submission-export.ts";
-import { awaitsOptIn, confirmationOf, confirmationStatement } from "./confirmations.ts";
-import type { OptInService } from "./opt-in.ts";
+import { awaitsOptIn, confirmationOf, confirmationStatement, type OptInLinks } from "./confirmations.ts";
 import { COLUMNS, countInDay, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
 
 export { FILTERS, type Filter, type Order };
@@ -237,7 +236,7 @@ export function submissionsService(
   notificationsService: NotificationsService,
   filesService: FilesService,
   webhooksService?: WebhooksService,
-  optIn?: OptInService,
+  optIn?: OptInLinks,
 ) {
   const where = (formId: string, query: SubmissionQuery) =>
     and(
