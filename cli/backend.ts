@@ -3,15 +3,15 @@
 import { existsSync } from "node:fs";
 import { isLibsqlUrl } from "../src/db/location.ts";
 import { ApiError } from "../src/errors.ts";
-import type { ExportFormat } from "../src/lib/export.ts";
-import type { Form } from "../src/services/forms.ts";
 import type { Services } from "../src/services/index.ts";
 import type { ApiKey, NewApiKey } from "../src/services/keys.ts";
 import type { NotificationPage } from "../src/services/notifications.ts";
-import type { DeliveryPage, Webhook, WebhookDelivery, WebhookWithSecret } from "../src/services/webhooks.ts";
-import { operator, type Mode, type Principal } from "../src/services/principal.ts";
+import type { DeliveryPage, WebhookDelivery } from "../src/services/webhook-outbox.ts";
+import type { Webhook, WebhookWithSecret } from "../src/services/webhooks.ts";
+import type { ExportFormat, Form, Principal, Submission } from "../src/domain/types.ts";
+import { inEitherMode, operator } from "../src/services/principal.ts";
 import type { Erasure } from "../src/services/retention.ts";
-import type { Submission, SubmissionPage } from "../src/services/submissions.ts";
+import type { SubmissionPage } from "../src/services/submissions.ts";
 import type { ApiClient } from "./client.ts";
 import { CliError, EXIT } from "./errors.ts";
 
@@ -152,16 +152,16 @@ export async function localBackend(location: string, options: ConnectionOptions,
 
   /** The operator in the mode of a form's own, for keys bound to a form of either mode. */
   async function principalForForm(ref: string): Promise<Principal> {
-    for (const mode of [principal.mode, principal.mode === "live" ? "test" : "live"] as Mode[]) {
-      const candidate = operator(account.id, mode);
-      try {
+    try {
+      const found = async (candidate: Principal) => {
         await services.forms.findRow(candidate, ref);
         return candidate;
-      } catch (error) {
-        if (!(error instanceof ApiError && error.code === "form_not_found")) throw error;
-      }
+      };
+      return await inEitherMode(account.id, "form_not_found", found, principal.mode);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.code === "form_not_found")) throw error;
+      return principal;
     }
-    return principal;
   }
 
   return {
@@ -222,12 +222,7 @@ export async function localBackend(location: string, options: ConnectionOptions,
       list: () => services.keys.list(principal),
       async revoke(id) {
         // The operator may revoke any key of the account, whichever mode it is in.
-        try {
-          await services.keys.revoke(operator(account.id, "live"), id);
-        } catch (error) {
-          if (!(error instanceof ApiError && error.code === "not_found")) throw error;
-          await services.keys.revoke(operator(account.id, "test"), id);
-        }
+        await inEitherMode(account.id, "not_found", (owner) => services.keys.revoke(owner, id));
       },
     },
     close: async () => store.close(),

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { createWriteStream, renameSync, rmSync, statSync, type WriteStream } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { EXPORT_FORMATS, type ExportFormat } from "../src/lib/export.ts";
+import { EXPORT_FORMATS, type ExportFormat } from "../src/domain/types.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { CliError, withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";

@@ -1,4 +1,4 @@
-import type { ExportFormat } from "../src/lib/export.ts";
+import type { ExportFormat } from "../src/domain/types.ts";
 import type { Io } from "./io.ts";
 
 const NEWLINE = 10;

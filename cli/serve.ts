@@ -1,7 +1,7 @@
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
-import type { ServeConfig, ServeFlags } from "../src/config.ts";
+import { SETTINGS, type ServeConfig, type ServeFlags } from "../src/config.ts";
 import { isLibsqlUrl } from "../src/db/location.ts";
 import { CliError } from "./errors.ts";
 import type { Io } from "./io.ts";
@@ -96,40 +96,28 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   });
 }
 
+/** The help line of a setting: what it does, its environment variable and its default. */
+function helpLine(declared: (typeof SETTINGS)[keyof typeof SETTINGS]): string {
+  const shown = declared.shown ?? (declared.flag.includes("<") ? declared.default : undefined);
+  return `${declared.help} (${declared.env}${shown ? `, default ${shown}` : ""})`;
+}
+
+/** serve's options, one for each setting of src/config.ts; test-only ones are taken but not shown in --help. */
+function settingOptions(): [key: keyof typeof SETTINGS, option: Option][] {
+  return (Object.entries(SETTINGS) as [keyof typeof SETTINGS, (typeof SETTINGS)[keyof typeof SETTINGS]][])
+    .filter(([, declared]) => !("global" in declared))
+    .map(([key, declared]) => {
+      const option = new Option(declared.flag, helpLine(declared)).hideHelp("testOnly" in declared);
+      if ("repeatable" in declared) option.argParser((value: string, previous: string[] = []) => [...previous, value]);
+      return [key, option];
+    });
+}
+
 export function serveCommand(program: Command, io: Io): void {
-  program
-    .command("serve")
-    .description("run the HTTP server: the public form endpoint, the management API and the dashboard")
-    .option("--host <host>", "address to listen on (FORMSVC_HOST, default 0.0.0.0)")
-    .option("--port <port>", "port to listen on (FORMSVC_PORT, default 8080)")
-    .option("--base-url <url>", "public address of this server, used in links (FORMSVC_BASE_URL)")
-    .option("--submit-url <url>", "public address of the submission host, if separate (FORMSVC_SUBMIT_URL)")
-    .option("--max-body <bytes>", "largest accepted body in bytes (FORMSVC_MAX_BODY, default 1048576)")
-    .option("--max-file-size <bytes>", "largest file a post may carry, in bytes, on forms that take files (FORMSVC_MAX_FILE_SIZE, default 10485760)")
-    .option("--rate-limit <perMinute>", "submissions a minute per address per form, 0 for none (FORMSVC_RATE_LIMIT, default 30)")
-    .option("--rate-burst <n>", "submissions allowed at once before the rate applies (FORMSVC_RATE_BURST, default 10)")
-    .option("--trust-proxy", "take the client address from X-Forwarded-For (behind a reverse proxy)")
-    .option("--smtp-url <url>", "SMTP server for notification emails, smtp://user:pass@host:587 or smtps://... (FORMSVC_SMTP_URL; without it mail is off)")
-    .option("--metrics", "serve Prometheus metrics at /metrics on the main port (FORMSVC_METRICS)")
-    .option("--metrics-listen <host:port>", "serve /metrics on this address only, such as 127.0.0.1:9090 (FORMSVC_METRICS_LISTEN)")
-    .option("--log-format <format>", "text or json, one line per request (FORMSVC_LOG_FORMAT, default text)")
-    .option(
-      "--mail-from <address>",
-      'From of notification emails, "Forms <forms@example.com>" (FORMSVC_MAIL_FROM, default: formsvc <the SMTP login if an address, else formsvc@localhost>)',
-    )
-    .option(
-      "--webhooks-allow-private",
-      "let webhooks reach loopback, private and link-local addresses (FORMSVC_WEBHOOKS_ALLOW_PRIVATE; for a receiver on this machine or an intranet)",
-    )
-    .option(
-      "--webhook-retry-scale <factor>",
-      "multiply every webhook retry delay (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) by this (FORMSVC_WEBHOOK_RETRY_SCALE, default 1)",
-    )
-    .option(
-      "--captcha-verify-url <provider=url>",
-      "send a captcha provider's verifications to another address, e.g. turnstile=http://127.0.0.1:9000/verify (repeatable; FORMSVC_CAPTCHA_VERIFY_URLS, space-separated)",
-      (value: string, previous: string[] = []) => [...previous, value],
-    )
+  const serve = program.command("serve").description("run the HTTP server: the public form endpoint, the management API and the dashboard");
+  const options = settingOptions();
+  for (const [, option] of options) serve.addOption(option);
+  serve
     .addHelpText(
       "after",
       "\nExamples:\n  formsvc serve --port 8080 --db /var/lib/formsvc/formsvc.db --base-url https://forms.example.com\n" +
@@ -138,28 +126,12 @@ export function serveCommand(program: Command, io: Io): void {
     )
     .action(async (_options, command: Command) => {
       const all = command.optsWithGlobals();
-      await runServe(
-        {
-          host: all.host,
-          port: all.port,
-          db: all.db,
-          baseUrl: all.baseUrl,
-          submitUrl: all.submitUrl,
-          maxBody: all.maxBody,
-          maxFileSize: all.maxFileSize,
-          rateLimit: all.rateLimit,
-          rateBurst: all.rateBurst,
-          trustProxy: all.trustProxy ? "true" : undefined,
-          smtpUrl: all.smtpUrl,
-          mailFrom: all.mailFrom,
-          metrics: all.metrics ? "true" : undefined,
-          metricsListen: all.metricsListen,
-          logFormat: all.logFormat,
-          webhooksAllowPrivate: all.webhooksAllowPrivate ? "true" : undefined,
-          webhookRetryScale: all.webhookRetryScale,
-          captchaVerifyUrls: (all.captchaVerifyUrl as string[] | undefined)?.join(" "),
-        },
-        io,
-      );
+      const flags: ServeFlags = { db: all.db };
+      for (const [key, option] of options) {
+        const value = all[option.attributeName()];
+        // A switch is true when given; a repeatable flag's values are joined with spaces, as in the environment.
+        flags[key] = value === true ? "true" : Array.isArray(value) ? value.join(" ") : value;
+      }
+      await runServe(flags, io);
     });
 }

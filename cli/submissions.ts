@@ -1,6 +1,8 @@
 import type { Command } from "commander";
-import { exportChunks, fieldValue } from "../src/lib/export.ts";
-import type { Submission, SubmissionPage } from "../src/services/submissions.ts";
+import { fieldValue } from "../src/lib/csv.ts";
+import { exportChunks } from "../src/services/submissions/export.ts";
+import type { Submission } from "../src/domain/types.ts";
+import type { SubmissionPage } from "../src/services/submissions.ts";
 import { withBackend, type Backend, type ConnectionOptions } from "./backend.ts";
 import { CliError, EXIT, withFlagName } from "./errors.ts";
 import { eraseCommand } from "./erase.ts";

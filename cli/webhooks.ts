@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import type { Webhook, WebhookDelivery, WebhookWithSecret } from "../src/services/webhooks.ts";
+import type { WebhookDelivery } from "../src/services/webhook-outbox.ts";
+import type { Webhook, WebhookWithSecret } from "../src/services/webhooks.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";

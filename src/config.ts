@@ -1,104 +1,218 @@
 import { ApiError } from "./errors.ts";
 import { parseMailbox, type Mailbox } from "./lib/mail.ts";
 import { isEmail } from "./lib/validate.ts";
-import { CAPTCHA_VERIFY_URLS } from "./lib/captcha.ts";
-import { CAPTCHA_PROVIDERS, type CaptchaProvider } from "./services/forms.ts";
+import { CAPTCHA_VERIFY_URLS } from "./services/captcha.ts";
+import { CAPTCHA_PROVIDERS, type CaptchaProvider } from "./domain/types.ts";
 
-/** Everything `formsvc serve` can be told, after flags, environment and defaults are merged and checked. */
-export interface ServeConfig {
-  host: string;
-  port: number;
-  db: string;
-  /** The token of a libSQL server (Turso), from FORMSVC_DB_AUTH_TOKEN only: never a flag, so never in `ps` or a log line. */
-  dbAuthToken?: string;
-  /** Public base address of the server, used in submitUrl and Location; derived from host and port when unset. */
-  baseUrl: string;
-  /** Base address of the public submission host (a separate host name), or the base URL. */
-  submitUrl: string;
-  maxBody: number;
-  /** Largest file one post may carry, in bytes (a post is also held to maxBody as a whole). */
-  maxFileSize: number;
-  /** Time between retention purges (an hour; tests shorten it). */
-  purgeIntervalMs: number;
-  /** Submissions per minute per client address per form; 0 turns the limit off. */
-  rateLimit: number;
-  rateBurst: number;
-  trustProxy: boolean;
-  /** The SMTP server notifications go out through (smtp:// or smtps://, credentials in the URL); null: mail is off. */
-  smtpUrl: string | null;
-  /** The From of notification emails. */
-  mailFrom: Mailbox;
-  /** How long after a failed attempt a notification is tried again the first time; later delays grow from it. */
-  mailRetryBaseMs: number;
-  /** How long the mail server may take to connect, greet or answer (10 s; lower only in tests); a claim on a notification lasts ten of these. */
-  mailTimeoutMs: number;
-  /** Serve GET /metrics on the main port (`--metrics`). */
-  metrics: boolean;
-  /** Serve GET /metrics on this address alone (`--metrics-listen 127.0.0.1:9090`), or null. */
-  metricsListen: { host: string; port: number } | null;
-  /** How log lines are written: text for people, json (one object a line) for log shippers. */
-  logFormat: "text" | "json";
-  /** Let webhooks reach loopback, private and other special addresses (a receiver on this machine, in tests). */
-  webhooksAllowPrivate: boolean;
-  /** Multiplies every delay of the webhook retry schedule (0.001 in tests). */
-  webhookRetryScale: number;
-  /** How long a webhook receiver may take to answer (10 s; lower only in tests). */
-  webhookTimeoutMs: number;
-  /** Each captcha provider's siteverify address, the provider's own unless replaced with --captcha-verify-url. */
-  captchaVerifyUrls: Record<CaptchaProvider, string>;
-  /** How long a captcha provider may take (5 s; lower only in tests). */
-  captchaTimeoutMs: number;
-  /** Which of baseUrl and submitUrl were derived from host and port (and so follow the port actually bound). */
-  derived: { baseUrl: boolean; submitUrl: boolean };
+// Every setting of `formsvc serve` is declared once, in SETTINGS below: its flag, environment variable,
+// default, parser and help line. serve's options (cli/serve.ts), the ServeConfig type and object, and the
+// README's table of settings (scripts/settings-table.ts, checked by test/unit/settings.test.ts) all come
+// from it. A new setting is one entry here; a setting that only tests need is marked `testOnly`: it works
+// from the environment (and its flag, if any, is still taken) but is not offered in --help or the README.
+
+/** One setting: how it is given, what it is when not given, and how its text becomes a value. */
+interface Setting<T> {
+  /** The flag as commander declares it (`--port <port>`); one without `<value>` is a switch. */
+  flag: string;
+  env: string;
+  /** The text used when neither flag nor environment gives one, parsed like any other. */
+  default?: string;
+  /** The default as help and the README say it, when that is not the `default` text itself. */
+  shown?: string;
+  /** The help line of `formsvc serve --help` and the README's table. */
+  help: string;
+  /** Turns the given text (undefined when none was given and there is no default) into the value; `name` is the flag's name, for errors. */
+  parse: (value: string | undefined, name: string, earlier: Readonly<Record<string, unknown>>) => T;
+  /** Only tests need it: not in --help, not in the README's table (docs/cli.md lists these). */
+  testOnly?: true;
+  /** The flag may be given more than once; the values are joined with spaces, as in the environment. */
+  repeatable?: true;
+  /** The flag is the program's own (every command takes it), so serve does not declare it again. */
+  global?: true;
 }
 
-export type ServeFlags = Partial<Record<Exclude<keyof ServeConfig, "derived" | "dbAuthToken">, string | number | boolean | undefined>>;
+/** A setting, with its value's type taken from its parser. */
+const setting = <T>(declared: Setting<T>): Setting<T> => declared;
+const text = (value: string | undefined) => value as string;
+const whole = (min: number, max: number) => (value: string | undefined, name: string) => integer(name, value as string, min, max);
+const onOff = (value: string | undefined, name: string) => boolean(name, value as string);
 
-const ENV: Record<Exclude<keyof ServeConfig, "derived" | "dbAuthToken">, string> = {
-  host: "FORMSVC_HOST",
-  port: "FORMSVC_PORT",
-  db: "FORMSVC_DB",
-  baseUrl: "FORMSVC_BASE_URL",
-  submitUrl: "FORMSVC_SUBMIT_URL",
-  maxBody: "FORMSVC_MAX_BODY",
-  maxFileSize: "FORMSVC_MAX_FILE_SIZE",
-  purgeIntervalMs: "FORMSVC_PURGE_INTERVAL_MS",
-  rateLimit: "FORMSVC_RATE_LIMIT",
-  rateBurst: "FORMSVC_RATE_BURST",
-  trustProxy: "FORMSVC_TRUST_PROXY",
-  smtpUrl: "FORMSVC_SMTP_URL",
-  mailFrom: "FORMSVC_MAIL_FROM",
-  mailRetryBaseMs: "FORMSVC_MAIL_RETRY_BASE_MS",
-  mailTimeoutMs: "FORMSVC_MAIL_TIMEOUT_MS",
-  metrics: "FORMSVC_METRICS",
-  metricsListen: "FORMSVC_METRICS_LISTEN",
-  logFormat: "FORMSVC_LOG_FORMAT",
-  webhooksAllowPrivate: "FORMSVC_WEBHOOKS_ALLOW_PRIVATE",
-  webhookRetryScale: "FORMSVC_WEBHOOK_RETRY_SCALE",
-  webhookTimeoutMs: "FORMSVC_WEBHOOK_TIMEOUT_MS",
-  captchaVerifyUrls: "FORMSVC_CAPTCHA_VERIFY_URLS",
-  captchaTimeoutMs: "FORMSVC_CAPTCHA_TIMEOUT_MS",
+/** Every setting of `formsvc serve`, in the order they are read (later ones may use earlier values). */
+export const SETTINGS = {
+  host: setting({ flag: "--host <host>", env: "FORMSVC_HOST", default: "0.0.0.0", help: "address to listen on", parse: text }),
+  port: setting({ flag: "--port <port>", env: "FORMSVC_PORT", default: "8080", help: "port to listen on", parse: whole(0, 65535) }),
+  db: setting({
+    flag: "--db <path>",
+    env: "FORMSVC_DB",
+    default: "./formsvc.db",
+    help: "SQLite file (made and migrated at start), or a libSQL server's `libsql://…` URL, its token in `FORMSVC_DB_AUTH_TOKEN` (see [docs/scaling.md](docs/scaling.md))",
+    parse: text,
+    global: true,
+  }),
+  baseUrl: setting({
+    flag: "--base-url <url>",
+    env: "FORMSVC_BASE_URL",
+    shown: "http://localhost:PORT",
+    help: "public address of this server, used in links and Location",
+    parse: (value, name, earlier) => url(name, value ?? derivedBaseUrl(earlier.host as string, earlier.port as number)),
+  }),
+  submitUrl: setting({
+    flag: "--submit-url <url>",
+    env: "FORMSVC_SUBMIT_URL",
+    shown: "the base URL",
+    help: "public address of the submission host, if separate",
+    parse: (value, name, earlier) => url(name, value ?? (earlier.baseUrl as string)),
+  }),
+  maxBody: setting({
+    flag: "--max-body <bytes>",
+    env: "FORMSVC_MAX_BODY",
+    default: "1048576",
+    help: "largest accepted body in bytes",
+    parse: whole(1, 1024 ** 3),
+  }),
+  maxFileSize: setting({
+    flag: "--max-file-size <bytes>",
+    env: "FORMSVC_MAX_FILE_SIZE",
+    default: "10485760",
+    help: "largest file a post may carry, in bytes, on forms that take files (the whole post is still held to --max-body)",
+    parse: whole(1, 1024 ** 3),
+  }),
+  rateLimit: setting({
+    flag: "--rate-limit <perMinute>",
+    env: "FORMSVC_RATE_LIMIT",
+    default: "30",
+    help: "submissions a minute per client address per form, 0 for none",
+    parse: whole(0, 1_000_000),
+  }),
+  rateBurst: setting({
+    flag: "--rate-burst <n>",
+    env: "FORMSVC_RATE_BURST",
+    default: "10",
+    help: "submissions allowed at once before the rate applies",
+    parse: whole(1, 1_000_000),
+  }),
+  trustProxy: setting({
+    flag: "--trust-proxy",
+    env: "FORMSVC_TRUST_PROXY",
+    default: "false",
+    help: "take the client address from X-Forwarded-For (behind a reverse proxy such as nginx or Caddy)",
+    parse: onOff,
+  }),
+  smtpUrl: setting({
+    flag: "--smtp-url <url>",
+    env: "FORMSVC_SMTP_URL",
+    shown: "none: mail is off",
+    help: "SMTP server for notification emails, smtp://user:pass@host:587 (STARTTLS when offered) or smtps://user:pass@host (TLS); percent-encode @ or : in the user or password",
+    parse: (value) => (value === undefined ? null : smtpUrl(value)),
+  }),
+  mailFrom: setting({
+    flag: "--mail-from <address>",
+    env: "FORMSVC_MAIL_FROM",
+    shown: "formsvc <the SMTP login> if it is an address, else formsvc <formsvc@localhost>",
+    help: 'From of notification emails: you@example.com or "Forms <forms@example.com>"',
+    parse: (value, name, earlier) => mailFrom(name, value, earlier.smtpUrl as string | null),
+  }),
+  metrics: setting({
+    flag: "--metrics",
+    env: "FORMSVC_METRICS",
+    default: "false",
+    help: "serve Prometheus metrics at /metrics on the main port",
+    parse: onOff,
+  }),
+  metricsListen: setting({
+    flag: "--metrics-listen <host:port>",
+    env: "FORMSVC_METRICS_LISTEN",
+    shown: "none",
+    help: "serve /metrics on this address only, such as 127.0.0.1:9090",
+    parse: (value, name) => (value === undefined ? null : listenAddress(name, value)),
+  }),
+  logFormat: setting({
+    flag: "--log-format <format>",
+    env: "FORMSVC_LOG_FORMAT",
+    default: "text",
+    help: "text, or json (one object a line) for log shippers",
+    parse: (value) => logFormat(value as string),
+  }),
+  webhooksAllowPrivate: setting({
+    flag: "--webhooks-allow-private",
+    env: "FORMSVC_WEBHOOKS_ALLOW_PRIVATE",
+    default: "false",
+    help: "let webhooks reach loopback, private and link-local addresses (a receiver on this machine or an intranet)",
+    parse: onOff,
+  }),
+  captchaVerifyUrls: setting({
+    flag: "--captcha-verify-url <provider=url>",
+    env: "FORMSVC_CAPTCHA_VERIFY_URLS",
+    shown: "the providers' own",
+    help: "PROVIDER=URL: send a captcha provider's verifications to another address (a proxy, or www.recaptcha.net where google.com is blocked); repeatable, space-separated in the environment",
+    parse: (value) => captchaVerifyUrls(value),
+    repeatable: true,
+  }),
+  webhookRetryScale: setting({
+    flag: "--webhook-retry-scale <factor>",
+    env: "FORMSVC_WEBHOOK_RETRY_SCALE",
+    default: "1",
+    help: "multiply every webhook retry delay (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) by this; tests use 0.001",
+    parse: (value) => scale(value as string),
+    testOnly: true,
+  }),
+  purgeIntervalMs: setting({
+    flag: "--purge-interval-ms <ms>",
+    env: "FORMSVC_PURGE_INTERVAL_MS",
+    default: "3600000",
+    help: "time between retention purges (an hour)",
+    parse: whole(10, 24 * 3_600_000),
+    testOnly: true,
+  }),
+  mailRetryBaseMs: setting({
+    flag: "--mail-retry-base-ms <ms>",
+    env: "FORMSVC_MAIL_RETRY_BASE_MS",
+    default: "60000",
+    help: "how long after a failed attempt a notification is tried again the first time; later delays grow from it",
+    parse: whole(1, 3_600_000),
+    testOnly: true,
+  }),
+  mailTimeoutMs: setting({
+    flag: "--mail-timeout-ms <ms>",
+    env: "FORMSVC_MAIL_TIMEOUT_MS",
+    default: "10000",
+    help: "how long the mail server may take to connect, greet or answer; a claim on a notification lasts ten of these",
+    parse: whole(100, 60_000),
+    testOnly: true,
+  }),
+  webhookTimeoutMs: setting({
+    flag: "--webhook-timeout-ms <ms>",
+    env: "FORMSVC_WEBHOOK_TIMEOUT_MS",
+    default: "10000",
+    help: "how long a webhook receiver may take to answer",
+    parse: whole(100, 60_000),
+    testOnly: true,
+  }),
+  captchaTimeoutMs: setting({
+    flag: "--captcha-timeout-ms <ms>",
+    env: "FORMSVC_CAPTCHA_TIMEOUT_MS",
+    default: "5000",
+    help: "how long a captcha provider may take before the submission is kept as unverified spam",
+    parse: whole(100, 60_000),
+    testOnly: true,
+  }),
 };
 
-const DEFAULTS = {
-  host: "0.0.0.0",
-  port: "8080",
-  db: "./formsvc.db",
-  maxBody: "1048576",
-  maxFileSize: "10485760",
-  purgeIntervalMs: "3600000",
-  rateLimit: "30",
-  rateBurst: "10",
-  trustProxy: "false",
-  mailRetryBaseMs: "60000",
-  mailTimeoutMs: "10000",
-  metrics: "false",
-  logFormat: "text",
-  webhooksAllowPrivate: "false",
-  webhookRetryScale: "1",
-  webhookTimeoutMs: "10000",
-  captchaTimeoutMs: "5000",
+type SettingKey = keyof typeof SETTINGS;
+
+/** Everything `formsvc serve` can be told, after flags, environment and defaults are merged and checked. */
+export type ServeConfig = { [K in SettingKey]: ReturnType<(typeof SETTINGS)[K]["parse"]> } & {
+  /** The token of a libSQL server (Turso), from FORMSVC_DB_AUTH_TOKEN only: never a flag, so never in `ps` or a log line. */
+  dbAuthToken?: string;
+  /** Which of baseUrl and submitUrl were derived from host and port (and so follow the port actually bound). */
+  derived: { baseUrl: boolean; submitUrl: boolean };
 };
+
+/** What was given on the command line, by setting. */
+export type ServeFlags = Partial<Record<SettingKey, string | number | boolean | undefined>>;
+
+/** The flag's name without dashes or value (`max-body`), as errors name it. */
+export const flagName = (flag: string) => flag.replace(/^--/, "").split(" ")[0] as string;
 
 /** `provider=URL` pairs, separated by spaces (one per --captcha-verify-url), over the providers' own addresses. */
 function captchaVerifyUrls(value: string | undefined): Record<CaptchaProvider, string> {
@@ -193,57 +307,31 @@ export function derivedBaseUrl(host: string, port: number): string {
 
 /** Flags win over the environment, which wins over the defaults; every value is checked once, here. */
 export function loadServeConfig(flags: ServeFlags, env: Record<string, string | undefined> = process.env): ServeConfig {
-  const pick = (key: keyof typeof ENV): string | undefined => {
+  const given = (key: SettingKey): string | undefined => {
     const flag = flags[key];
     if (flag !== undefined && flag !== "") return String(flag);
-    const fromEnv = env[ENV[key]];
-    if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
-    return DEFAULTS[key as keyof typeof DEFAULTS];
+    const fromEnv = env[SETTINGS[key].env];
+    return fromEnv !== undefined && fromEnv !== "" ? fromEnv : undefined;
   };
-  const host = pick("host")!;
-  // The host name that links should carry: a wildcard address is not one a browser can open.
-  const port = integer("port", pick("port")!, 0, 65535);
-  const linkHost = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
-  const baseUrl = url("base-url", pick("baseUrl") ?? `http://${linkHost}:${port}`);
-  const trust = pick("trustProxy")!;
-  if (!["true", "false", "1", "0"].includes(trust)) {
-    throw new ApiError("invalid_parameter", `trust-proxy must be true or false, not "${trust}"`, { field: "trust-proxy" });
+  const config: Record<string, unknown> = {};
+  for (const [key, declared] of Object.entries(SETTINGS) as [SettingKey, Setting<unknown>][]) {
+    config[key] = declared.parse(given(key) ?? declared.default, flagName(declared.flag), config);
   }
-  const smtp = pick("smtpUrl");
-  const from = pick("mailFrom");
-  const mailFrom = from === undefined ? defaultMailFrom(smtp === undefined ? null : smtpUrl(smtp)) : parseMailbox(from);
-  if (!mailFrom) {
-    throw new ApiError("invalid_parameter", `mail-from must be an address such as you@example.com or "Forms <forms@example.com>", not "${from}"`, {
-      field: "mail-from",
+  config.dbAuthToken = env.FORMSVC_DB_AUTH_TOKEN || undefined;
+  config.derived = { baseUrl: given("baseUrl") === undefined, submitUrl: given("submitUrl") === undefined };
+  return config as ServeConfig;
+}
+
+/** The From given, or when none is: the SMTP login when it is an email address, else formsvc@localhost. */
+function mailFrom(name: string, value: string | undefined, smtp: string | null): Mailbox {
+  if (value === undefined) return defaultMailFrom(smtp);
+  const mailbox = parseMailbox(value);
+  if (!mailbox) {
+    throw new ApiError("invalid_parameter", `${name} must be an address such as you@example.com or "Forms <forms@example.com>", not "${value}"`, {
+      field: name,
     });
   }
-  return {
-    host,
-    port,
-    db: pick("db")!,
-    dbAuthToken: env.FORMSVC_DB_AUTH_TOKEN || undefined,
-    baseUrl,
-    submitUrl: url("submit-url", pick("submitUrl") ?? baseUrl),
-    maxBody: integer("max-body", pick("maxBody")!, 1, 1024 * 1024 * 1024),
-    maxFileSize: integer("max-file-size", pick("maxFileSize")!, 1, 1024 * 1024 * 1024),
-    purgeIntervalMs: integer("purge-interval-ms", pick("purgeIntervalMs")!, 10, 24 * 3_600_000),
-    rateLimit: integer("rate-limit", pick("rateLimit")!, 0, 1_000_000),
-    rateBurst: integer("rate-burst", pick("rateBurst")!, 1, 1_000_000),
-    trustProxy: trust === "true" || trust === "1",
-    smtpUrl: smtp === undefined ? null : smtpUrl(smtp),
-    mailFrom,
-    mailRetryBaseMs: integer("mail-retry-base-ms", pick("mailRetryBaseMs")!, 1, 3_600_000),
-    mailTimeoutMs: integer("mail-timeout-ms", pick("mailTimeoutMs")!, 100, 60_000),
-    metrics: boolean("metrics", pick("metrics")!),
-    metricsListen: pick("metricsListen") === undefined ? null : listenAddress("metrics-listen", pick("metricsListen")!),
-    logFormat: logFormat(pick("logFormat")!),
-    webhooksAllowPrivate: boolean("webhooks-allow-private", pick("webhooksAllowPrivate")!),
-    webhookRetryScale: scale(pick("webhookRetryScale")!),
-    webhookTimeoutMs: integer("webhook-timeout-ms", pick("webhookTimeoutMs")!, 100, 60_000),
-    captchaVerifyUrls: captchaVerifyUrls(pick("captchaVerifyUrls")),
-    captchaTimeoutMs: integer("captcha-timeout-ms", pick("captchaTimeoutMs")!, 100, 60_000),
-    derived: { baseUrl: pick("baseUrl") === undefined, submitUrl: pick("submitUrl") === undefined },
-  };
+  return mailbox;
 }
 
 function logFormat(value: string): "text" | "json" {

@@ -6,9 +6,9 @@ import { Metrics, serveMetricsAlone } from "./http/metrics.ts";
 import { errorResponse } from "./http/respond.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { serverLog } from "./log.ts";
-import { startPurger } from "./purger.ts";
+import { startPurger } from "./workers/purger.ts";
 import { systemResolver } from "./lib/address.ts";
-import { startWebhookSender } from "./webhook-sender.ts";
+import { startWebhookSender } from "./workers/webhook-sender.ts";
 import pkg from "../package.json" with { type: "json" };
 import { createServices, type Services } from "./services/index.ts";
 
@@ -58,7 +58,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     maxFileSize: config.maxFileSize,
     trustProxy: config.trustProxy,
     rateLimiter: new RateLimiter(config.rateLimit, config.rateBurst),
-    captcha: { verifyUrls: config.captchaVerifyUrls, timeoutMs: config.captchaTimeoutMs },
+    captcha: { verifyUrls: config.captchaVerifyUrls, timeoutMs: config.captchaTimeoutMs, log: (line) => log.request(line) },
     log,
     metrics,
     serveMetrics: config.metrics,
@@ -86,7 +86,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
   // Without an SMTP server nothing is sent: live forms' notifications wait, pending, for one to be configured.
   // nodemailer is loaded only when mail is on.
   const sender = config.smtpUrl
-    ? (await import("./sender.ts")).startSender(services.notifications, {
+    ? (await import("./workers/mail-sender.ts")).startSender(services.notifications, {
         smtpUrl: config.smtpUrl,
         from: config.mailFrom,
         retryBaseMs: config.mailRetryBaseMs,

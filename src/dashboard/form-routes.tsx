@@ -1,7 +1,7 @@
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
-import { CONTENT_TYPES, exportStream } from "../lib/export.ts";
+import { CONTENT_TYPES, exportStream } from "../services/submissions/export.ts";
 import { iso, parseWhen } from "../lib/time.ts";
 import { FILTERS, type Filter, type SubmissionQuery } from "../services/submissions.ts";
 import type { Session } from "../services/users.ts";

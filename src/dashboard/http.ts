@@ -1,7 +1,8 @@
 import { ApiError } from "../errors.ts";
 import { readBytes } from "../http/body.ts";
 import type { RequestContext } from "../http/context.ts";
-import { operator, type Mode, type Principal } from "../services/principal.ts";
+import type { Mode, Principal } from "../domain/types.ts";
+import { inEitherMode, operator } from "../services/principal.ts";
 import type { Session } from "../services/users.ts";
 import type { FormRow } from "../db/schema.ts";
 
@@ -78,13 +79,5 @@ export const ownerOf = (session: Session, mode: Mode): Principal => operator(ses
 
 /** The user's form with this id or slug, in whichever mode it is, with the principal to act on it. */
 export async function ownForm(ctx: RequestContext, session: Session, ref: string): Promise<{ principal: Principal; row: FormRow }> {
-  for (const mode of ["live", "test"] as Mode[]) {
-    const principal = ownerOf(session, mode);
-    try {
-      return { principal, row: await ctx.services.forms.findRow(principal, ref) };
-    } catch (error) {
-      if (!(error instanceof ApiError && error.code === "form_not_found")) throw error;
-    }
-  }
-  throw new ApiError("form_not_found", `No form ${ref}.`);
+  return inEitherMode(session.user.accountId, "form_not_found", async (principal) => ({ principal, row: await ctx.services.forms.findRow(principal, ref) }));
 }

@@ -1,8 +1,9 @@
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
-import type { Form } from "../services/forms.ts";
+import type { Form } from "../domain/types.ts";
 import type { ApiKey } from "../services/keys.ts";
+import { inEitherMode } from "../services/principal.ts";
 import type { Session } from "../services/users.ts";
 import { action, fieldErrors, noticeOf, signedIn } from "./guard.tsx";
 import { ownerOf, ownForm, page, redirect } from "./http.ts";
@@ -62,11 +63,8 @@ export function keyPageRoutes(router: Router<Handler>): void {
     "/dashboard/keys/:keyId/revoke",
     action(async (ctx, session) => {
       const id = ctx.params.keyId!;
-      try {
-        await ctx.services.keys.revoke(ownerOf(session, "live"), id);
-      } catch {
-        await ctx.services.keys.revoke(ownerOf(session, "test"), id);
-      }
+      // The owner may revoke any key of the account, whichever mode it is in.
+      await inEitherMode(session.user.accountId, "not_found", (owner) => ctx.services.keys.revoke(owner, id));
       return redirect("/dashboard/keys?notice=revoked");
     }),
   );

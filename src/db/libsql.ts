@@ -1,9 +1,8 @@
 // The store on a libSQL database (a libSQL server, or a `file:` URL through @libsql/client). Loaded only for a
 // libSQL URL: a SQLite file never pays for this module or the client it loads.
-import type { Db, Store } from "./client.ts";
-import { MAX_BATCH } from "./client.ts";
 import { LAST_MIGRATION, MIGRATIONS_TABLE, PING, pendingMigrations, RECORD_MIGRATION, refuseNewerSchema, WRITE_CHECK } from "./migrate.ts";
 import * as schema from "./schema.ts";
+import { type Db, MAX_BATCH, type Store } from "./store.ts";
 
 /** A queue that runs one task at a time, in order. */
 function serial() {

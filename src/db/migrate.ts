@@ -1,8 +1,8 @@
 // The schema's migrations as both drivers run them: drizzle's own bookkeeping table, so that drizzle-kit sees
 // the same history, and the refusal of a database a newer formsvc has migrated.
 import type { Database as SqliteDatabase } from "bun:sqlite";
-import type { SchemaChange } from "./client.ts";
 import { migrations } from "./migrations/index.ts";
+import type { SchemaChange } from "./store.ts";
 
 /** The schema version this build of formsvc writes. */
 export const SCHEMA_VERSION = migrations.length;

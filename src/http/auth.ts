@@ -1,5 +1,6 @@
 import { ApiError } from "../errors.ts";
-import { requirePermission, type Permission, type Principal } from "../services/principal.ts";
+import type { Permission, Principal } from "../domain/types.ts";
+import { requirePermission } from "../services/principal.ts";
 import type { RequestContext } from "./context.ts";
 
 /**

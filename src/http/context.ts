@@ -1,6 +1,6 @@
 import type { Services } from "../services/index.ts";
 import type { Metrics } from "./metrics.ts";
-import type { CaptchaOptions } from "../lib/captcha.ts";
+import type { CaptchaOptions } from "../services/captcha.ts";
 import type { RateLimiter } from "./rate-limit.ts";
 
 /** What the app needs to answer requests. */

@@ -1,7 +1,7 @@
 import { MAX_FILES } from "../http/multipart.ts";
 import { MAX_JSON_DEPTH } from "../lib/json-scan.ts";
 import { MAX_FIELD_NAME, MAX_FIELDS } from "../routes/submit.ts";
-import { MAX_WEBHOOKS_PER_FORM } from "../services/webhooks.ts";
+import { MAX_WEBHOOKS_PER_FORM } from "../domain/types.ts";
 
 // What the request fields mean, written beside the schemas they describe: the zod schemas give each field's
 // type and range, and these sentences what a type cannot say (defaults, what null does, rules checked by the

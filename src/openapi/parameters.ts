@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EXPORT_FORMATS } from "../lib/export.ts";
+import { EXPORT_FORMATS } from "../domain/types.ts";
 import { FILTERS } from "../services/submissions.ts";
 
 // The query parameters as zod schemas, for the document. They are read on the hot path by parsePaging and

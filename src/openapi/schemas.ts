@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ERROR_STATUS } from "../errors.ts";
 import { WEBHOOK_FORMATS } from "../lib/webhook-message.ts";
-import { CAPTCHA_PROVIDERS } from "../services/forms.ts";
-import { FILTERS, SPAM_REASONS } from "../services/submissions.ts";
+import { CAPTCHA_PROVIDERS, SPAM_REASONS } from "../domain/types.ts";
+import { FILTERS } from "../services/submissions.ts";
 
 // What the API answers, as zod schemas: the OpenAPI document is generated from them, and the API tests check
 // every answer against that document, so a field that drifts from what is written here fails the suite.

@@ -4,7 +4,8 @@ import { readJson } from "../http/body.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import { json, noContent } from "../http/respond.ts";
 import type { Router } from "../http/router.ts";
-import { CONTENT_TYPES, EXPORT_FORMATS, exportStream, type ExportFormat } from "../lib/export.ts";
+import { EXPORT_FORMATS, type ExportFormat } from "../domain/types.ts";
+import { CONTENT_TYPES, exportStream } from "../services/submissions/export.ts";
 import { attachmentHeader } from "../lib/files.ts";
 import { parseListQuery } from "../services/submissions.ts";
 

@@ -7,9 +7,9 @@ import { errorResponse, html, json, noContent, wantsJson } from "../http/respond
 import type { Router } from "../http/router.ts";
 import { isHttpUrl } from "../lib/validate.ts";
 import type { FormRow } from "../db/schema.ts";
-import { domainsOf, type CaptchaProvider } from "../services/forms.ts";
-import type { SpamReason } from "../services/submissions.ts";
-import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha } from "../lib/captcha.ts";
+import type { CaptchaProvider, SpamReason } from "../domain/types.ts";
+import { domainsOf } from "../services/forms.ts";
+import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha } from "../services/captcha.ts";
 
 /** Fields that steer the submission and are never stored. */
 export const SPECIAL_FIELDS = ["_next", "_subject", "_replyto", "_gotcha", "g-recaptcha-response", "h-captcha-response", "cf-turnstile-response"];

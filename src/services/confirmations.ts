@@ -5,26 +5,12 @@ import { sql } from "drizzle-orm";
 import type { Db, WriteStatement } from "../db/client.ts";
 import { memoized } from "../db/prepared.ts";
 import { notifications, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
+import type { Confirmation } from "../domain/types.ts";
 import { recipientOf, renderConfirmation } from "../lib/confirmation-text.ts";
 import { newId } from "../lib/ids.ts";
 import { headerSafe } from "../lib/mail.ts";
 import { iso } from "../lib/time.ts";
 import { isEmail, type Zod } from "../lib/validate.ts";
-
-/** A form's confirmation email, as the API shows it (every default filled in). */
-export interface Confirmation {
-  enabled: boolean;
-  /** The field whose value is the recipient. */
-  field: string;
-  subject: string;
-  text: string;
-  fromName: string | null;
-  replyTo: string | null;
-  doubleOptIn: boolean;
-  optInDays: number;
-  perAddressHours: number;
-  perFormDaily: number;
-}
 
 /** Why a confirmation was not sent: the `reason` of its entry in the delivery log. */
 export type RefusalReason = "spam" | "invalid_address" | "per_address_limit" | "per_form_daily_limit";

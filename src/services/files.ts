@@ -5,7 +5,7 @@ import { ApiError } from "../errors.ts";
 import { UploadedFile, type FileRef } from "../lib/files.ts";
 import { newId } from "../lib/ids.ts";
 import type { FormsService } from "./forms.ts";
-import type { Principal } from "./principal.ts";
+import type { Principal } from "../domain/types.ts";
 
 /** A file's rows waiting for their submission's row: written in the same transaction, right after it. */
 export type PendingFile = Omit<FileRow, "submissionId" | "formId">;

@@ -2,42 +2,13 @@ import { and, desc, eq, or, sql } from "drizzle-orm";
 import type { Db, Store } from "../db/client.ts";
 import { memoized, preparedOn } from "../db/prepared.ts";
 import { forms, type FormRow } from "../db/schema.ts";
+import { CAPTCHA_PROVIDERS, type CaptchaProvider, DEFAULT_SPAM_RETENTION_DAYS, type Form, type Mode, type Principal } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { randomLower36 } from "../lib/random.ts";
 import { iso } from "../lib/time.ts";
 import { allowedDomains, email, formName, httpUrl, lazySchema, parseBody, retentionDays, slug, type Zod } from "../lib/validate.ts";
-import type { Mode, Principal } from "./principal.ts";
-import { confirmationOf, confirmationSchema, storedConfirmation, type Confirmation } from "./confirmations.ts";
-
-/** A form as every response shows it. */
-export interface Form {
-  id: string;
-  name: string;
-  slug: string;
-  mode: Mode;
-  isActive: boolean;
-  submissionCount: number;
-  createdAt: string;
-  updatedAt: string;
-  notificationEmail: string | null;
-  redirectUrl: string | null;
-  allowedDomains: string[];
-  /** The captcha checked before a submission is stored; its secret is write-only and never shown. */
-  captcha: { provider: CaptchaProvider } | null;
-  submitUrl: string;
-  /** Whether a post may carry files (§11). */
-  fileUploads: boolean;
-  /** Days a submission is kept, or null for ever (§13). */
-  retentionDays: number | null;
-  /** Days spam is kept, or null for ever. */
-  spamRetentionDays: number | null;
-  /** The confirmation email to the person who submitted, and double opt-in (§16); null: none. */
-  confirmation: Confirmation | null;
-}
-
-export const CAPTCHA_PROVIDERS = ["recaptcha", "hcaptcha", "turnstile"] as const;
-export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
+import { confirmationOf, confirmationSchema, storedConfirmation } from "./confirmations.ts";
 
 const captcha = (z: Zod) =>
   z.strictObject(
@@ -79,9 +50,6 @@ const SLUG_CACHE_SIZE = 1000;
 
 // Parsed once per distinct text, not per request; frozen because every caller shares the one array.
 const parseList = memoized((text: string) => Object.freeze(JSON.parse(text) as string[]) as string[]);
-
-/** How long spam is kept when the owner says nothing (contract §13). */
-export const DEFAULT_SPAM_RETENTION_DAYS = 30;
 
 /** The form's public answers to a submission: where it may redirect, which origins it accepts. */
 export const domainsOf = (row: Pick<FormRow, "allowedDomains">): string[] => parseList(row.allowedDomains);

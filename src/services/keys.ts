@@ -7,7 +7,8 @@ import { displayPrefix, generateKey, hashKey, parseKey, type KeyType } from "../
 import { iso } from "../lib/time.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";
 import type { FormsService } from "./forms.ts";
-import { hasPermission, parsePermissions, PERMISSIONS, type Mode, type Permission, type Principal } from "./principal.ts";
+import { PERMISSIONS, type Mode, type Permission, type Principal } from "../domain/types.ts";
+import { hasPermission, parsePermissions } from "./principal.ts";
 
 /** A key as lists show it: never the secret, only its first characters. */
 export interface ApiKey {

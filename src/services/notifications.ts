@@ -8,7 +8,7 @@ import { notificationReplyTo, notificationSubject, notificationText } from "../l
 import { iso } from "../lib/time.ts";
 import type { FormsService } from "./forms.ts";
 import { outboxLeases } from "./outbox-leases.ts";
-import type { Principal } from "./principal.ts";
+import type { Principal } from "../domain/types.ts";
 
 export type NotificationStatus = "pending" | "sent" | "failed" | "recorded" | "refused";
 

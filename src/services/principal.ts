@@ -1,18 +1,5 @@
-import { ApiError } from "../errors.ts";
-
-export type Mode = "live" | "test";
-export type Permission = "read" | "write" | "delete" | "admin";
-export const PERMISSIONS: readonly Permission[] = ["read", "write", "delete", "admin"];
-
-/** Who is acting: an account, in one mode, with permissions, and for a form-level key the one form it may reach. */
-export interface Principal {
-  accountId: string;
-  mode: Mode;
-  permissions: ReadonlySet<Permission>;
-  /** Set for a form-level (`fk_`) key: the only form it reaches. */
-  formId: string | null;
-  keyId: string | null;
-}
+import { type Mode, type Permission, PERMISSIONS, type Principal } from "../domain/types.ts";
+import { ApiError, type ErrorCode } from "../errors.ts";
 
 /** admin implies read, write and delete. */
 export const hasPermission = (principal: Principal, permission: Permission) => principal.permissions.has(permission) || principal.permissions.has("admin");
@@ -39,4 +26,18 @@ export function parsePermissions(value: string | readonly string[], field = "per
     }
   }
   return PERMISSIONS.filter((p) => names.includes(p));
+}
+
+/**
+ * Acts as the account's operator in one mode, then in the other ("try the live key, then the test key"):
+ * only an ApiError with the code `notFound` moves on to the next mode; anything else is thrown at once, and
+ * the second mode's not-found is the answer when neither has it.
+ */
+export async function inEitherMode<T>(accountId: string, notFound: ErrorCode, act: (principal: Principal) => Promise<T>, first: Mode = "live"): Promise<T> {
+  try {
+    return await act(operator(accountId, first));
+  } catch (error) {
+    if (!(error instanceof ApiError && error.code === notFound)) throw error;
+  }
+  return act(operator(accountId, first === "live" ? "test" : "live"));
 }

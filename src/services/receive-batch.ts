@@ -2,13 +2,12 @@ import { getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db, Store, WriteStatement } from "../db/client.ts";
 import { files, forms, notifications, submissionDays, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
+import { DAY_MS, type SpamReason, type Submission } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { attachFiles } from "./files.ts";
 import { notificationRowFor, type NotificationRequest, type NotificationsService } from "./notifications.ts";
-import type { SpamReason, Submission } from "./submissions.ts";
 import type { WebhooksService } from "./webhooks.ts";
-import { DAY_MS } from "./submission-pages.ts";
 import { awaitsOptIn, confirmationOf, confirmationStatement, type OptInLinks } from "./confirmations.ts";
 
 /** What the public write needs to know of its form: read before (the route's own look-up), not in the write. */

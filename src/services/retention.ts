@@ -1,8 +1,8 @@
 import { and, asc, eq, gt, inArray, isNotNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db, Store } from "../db/client.ts";
 import { forms, submissions } from "../db/schema.ts";
+import { DAY_MS, type Principal } from "../domain/types.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";
-import type { Principal } from "./principal.ts";
 import { confirmationOf } from "./confirmations.ts";
 import { countInDay } from "./submission-pages.ts";
 import { counterShare, rebuiltFields } from "./submissions.ts";
@@ -10,7 +10,6 @@ import { counterShare, rebuiltFields } from "./submissions.ts";
 /** Rows deleted in one transaction: small, so that submissions never wait long behind a purge or an erasure. */
 export const DELETE_BATCH = 500;
 const SCAN_BATCH = 500;
-const DAY = 24 * 60 * 60 * 1000;
 
 /** Per form, how many submissions were (or would be) deleted. */
 export type CountByForm = Record<string, number>;
@@ -159,7 +158,7 @@ export function retentionService(store: Store) {
     for (const form of confirming) {
       if (stopped()) break;
       const days = confirmationOf(form)?.optInDays ?? 7;
-      const n = await purgeWhere(form.id, and(sql`${submissions.unconfirmed} = 1`, lt(submissions.createdAt, now - days * DAY))!, stopped);
+      const n = await purgeWhere(form.id, and(sql`${submissions.unconfirmed} = 1`, lt(submissions.createdAt, now - days * DAY_MS))!, stopped);
       if (n > 0) {
         counts[form.id] = n;
         await rebuildFieldLists([form.id]);
@@ -186,9 +185,9 @@ export function retentionService(store: Store) {
         const spamDays = Math.min(form.retentionDays ?? Infinity, form.spamRetentionDays ?? Infinity);
         let n = 0;
         // Literal flags (not bound parameters), as the list queries use them, so the (form, is_spam, created_at) index serves.
-        if (days !== null) n += await purgeWhere(form.id, and(sql`${submissions.isSpam} = 0`, lt(submissions.createdAt, now - days * DAY))!, stopped);
+        if (days !== null) n += await purgeWhere(form.id, and(sql`${submissions.isSpam} = 0`, lt(submissions.createdAt, now - days * DAY_MS))!, stopped);
         if (Number.isFinite(spamDays))
-          n += await purgeWhere(form.id, and(sql`${submissions.isSpam} = 1`, lt(submissions.createdAt, now - spamDays * DAY))!, stopped);
+          n += await purgeWhere(form.id, and(sql`${submissions.isSpam} = 1`, lt(submissions.createdAt, now - spamDays * DAY_MS))!, stopped);
         if (n > 0) {
           counts[form.id] = n;
           await rebuildFieldLists([form.id]);

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, getTableColumns, gt, lt, sql, type SQL } from "driz
 import type { Db } from "../db/client.ts";
 import { preparedOn } from "../db/prepared.ts";
 import { submissionDays, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
+import { DAY_MS } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
 
 export const FILTERS = ["all", "unread", "starred", "spam", "unconfirmed"] as const;
@@ -50,7 +51,6 @@ export const COLUMNS = Object.fromEntries(Object.entries(getTableColumns(submiss
   [K in keyof Columns]: SQL<Columns[K]["_"]["data"]>;
 };
 
-export const DAY_MS = 86_400_000;
 const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 
 const addToDay = preparedOn((db) =>

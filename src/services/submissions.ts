@@ -2,16 +2,15 @@ import { and, asc, count, desc, eq, gt, sql, type SQL } from "drizzle-orm";
 import type { Db, Store } from "../db/client.ts";
 import { memoized, preparedOn } from "../db/prepared.ts";
 import { forms, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
+import type { ExportFormat, Principal, SpamReason, Submission } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { iso, parseIsoDate } from "../lib/time.ts";
 import { lazySchema, parseBody, parsePaging } from "../lib/validate.ts";
-import type { ExportFormat } from "../lib/export.ts";
-import { mayHoldFiles, withFilePaths } from "../lib/export-rows.ts";
+import { mayHoldFiles, withFilePaths } from "./submissions/export-rows.ts";
 import { attachFiles, insertFiles, type FilesService } from "./files.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
 import type { NotificationRequest, NotificationsService } from "./notifications.ts";
-import type { Principal } from "./principal.ts";
 import { oneRequestReceiver, type ReceivingForm } from "./receive-batch.ts";
 import type { WebhooksService } from "./webhooks.ts";
 import { exportText } from "./submission-export.ts";
@@ -19,26 +18,6 @@ import { awaitsOptIn, confirmationOf, confirmationStatement, type OptInLinks } f
 import { COLUMNS, countInDay, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
 
 export { FILTERS, type Filter, type Order };
-
-export interface Submission {
-  id: string;
-  data: Record<string, unknown>;
-  createdAt: string;
-  isRead: boolean;
-  isStarred: boolean;
-  isSpam: boolean;
-  /** Why it is spam: a filled honeypot, a captcha that could not be verified, or the owner's say; null when it is not spam. */
-  spamReason: SpamReason | null;
-  /**
-   * Only on a submission of double opt-in (§16): when the person who submitted opened their link, and from which
-   * client address; both null while it waits.
-   */
-  confirmedAt?: string | null;
-  confirmedFrom?: string | null;
-}
-
-export const SPAM_REASONS = ["honeypot", "captcha_unverified", "owner"] as const;
-export type SpamReason = (typeof SPAM_REASONS)[number];
 
 export interface SubmissionPage {
   submissions: Submission[];

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, setSystemTime, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { UploadedFile } from "../../src/lib/files.ts";
-import { startPurger } from "../../src/purger.ts";
+import { startPurger } from "../../src/workers/purger.ts";
 import { operator } from "../../src/services/principal.ts";
 import { testApp, type TestApp } from "../helpers/app.ts";
 import { apiError } from "./scenario.ts";

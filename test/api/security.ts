@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { testApp, type TestApp } from "../helpers/app.ts";
 import { UploadedFile } from "../../src/lib/files.ts";
 import { generateKey } from "../../src/lib/keys.ts";
-import { operator, PERMISSIONS, type Permission } from "../../src/services/principal.ts";
+import { PERMISSIONS, type Permission } from "../../src/domain/types.ts";
+import { operator } from "../../src/services/principal.ts";
 import { apiError } from "./scenario.ts";
 import { makeWorld, type World } from "./world.ts";
 

@@ -89,7 +89,7 @@ test("every command (version, --help) loads the CLI and commander only: no datab
         "src/server.ts",
         "src/app.ts",
         "src/routes/",
-        "src/sender.ts",
+        "src/workers/mail-sender.ts",
         "cli/client.ts",
       ],
       // Node's streams and sockets take 10-15 ms to set up; undici is Bun's built-in HTTP client.
@@ -111,7 +111,7 @@ test("a local command on a SQLite file loads no libSQL client, HTTP client, mail
   expect(
     heavyLoadedWith(services, {
       packages: ["@libsql", "nodemailer", "csv-stringify"],
-      sources: ["cli/client.ts", "src/sender.ts"],
+      sources: ["cli/client.ts", "src/workers/mail-sender.ts"],
       builtins: ["undici", "net", "tls", "http"],
     }),
   ).toEqual(NOTHING);
@@ -119,13 +119,13 @@ test("a local command on a SQLite file loads no libSQL client, HTTP client, mail
 
 test("serve without an SMTP server loads no nodemailer, libSQL client, CSV code or zod", () => {
   // The sender, loaded only with an SMTP URL, is where nodemailer's sockets come in.
-  expect(loadedWith(chunkOf("src/sender.ts")).builtins).toEqual(expect.arrayContaining(["net", "tls"]));
+  expect(loadedWith(chunkOf("src/workers/mail-sender.ts")).builtins).toEqual(expect.arrayContaining(["net", "tls"]));
   expect(
     heavyLoadedWith(chunkOf("src/server.ts"), {
       // zod (4 to 7 MB of resident memory) loads with the first request that validates a body; the OpenAPI
       // document and the /docs page are built on their first request.
       packages: ["nodemailer", "@libsql", "csv-stringify", "zod", "swagger-ui-dist"],
-      sources: ["src/sender.ts", "src/openapi/"],
+      sources: ["src/workers/mail-sender.ts", "src/openapi/"],
       builtins: ["net", "tls", "dns"],
     }),
   ).toEqual(NOTHING);

@@ -1,5 +1,5 @@
 import { expect } from "bun:test";
-import type { Submission } from "../../src/services/submissions.ts";
+import type { Submission } from "../../src/domain/types.ts";
 import { BASE, testApp, type TestApp } from "../helpers/app.ts";
 
 /** A submission as the list API shows it. */

@@ -6,9 +6,10 @@ import { openStore } from "../../src/db/client.ts";
 import { Metrics } from "../../src/http/metrics.ts";
 import { RateLimiter } from "../../src/http/rate-limit.ts";
 import { createServices, type Services } from "../../src/services/index.ts";
-import { operator, type Mode, type Permission } from "../../src/services/principal.ts";
+import type { Mode, Permission } from "../../src/domain/types.ts";
+import { operator } from "../../src/services/principal.ts";
 import type { WebhookOptions } from "../../src/services/webhooks.ts";
-import type { CaptchaOptions } from "../../src/lib/captcha.ts";
+import type { CaptchaOptions } from "../../src/services/captcha.ts";
 import { TEST_DNS } from "./dns.ts";
 import { checkResponse } from "./openapi.ts";
 

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
 import { testApp, type Driver, type TestApp } from "../helpers/app.ts";
-import { EXPORT_FORMATS, exportChunks } from "../../src/lib/export.ts";
+import { EXPORT_FORMATS } from "../../src/domain/types.ts";
+import { exportChunks } from "../../src/services/submissions/export.ts";
 import { UploadedFile } from "../../src/lib/files.ts";
-import { operator, type Principal } from "../../src/services/principal.ts";
+import type { Principal } from "../../src/domain/types.ts";
+import { operator } from "../../src/services/principal.ts";
 import type { Filter, SubmissionQuery } from "../../src/services/submissions.ts";
 
 /**

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { openStore, type Store } from "../../src/db/client.ts";
 import { createServices, type Services } from "../../src/services/index.ts";
 import { FILTERS, type Filter, type Order } from "../../src/services/submissions.ts";
-import { operator, type Principal } from "../../src/services/principal.ts";
+import type { Principal } from "../../src/domain/types.ts";
+import { operator } from "../../src/services/principal.ts";
 
 /**
  * The issue's requirement: indexes serve every list filter and order without a sort or a scan of other

@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
 import { blockedAddressReason, checkedAddresses } from "../../src/lib/address.ts";
-import { postOnce } from "../../src/webhook-sender.ts";
+import { postOnce } from "../../src/workers/webhook-sender.ts";
 import { tableResolver } from "../helpers/dns.ts";
 import { startReceiver, type Receiver } from "../helpers/receiver.ts";
 

@@ -1,6 +1,6 @@
 import { renderConfirmation, type RenderedConfirmation } from "../../lib/confirmation-text.ts";
-import type { Confirmation } from "../../services/confirmations.ts";
-import type { Form } from "../../services/forms.ts";
+import type { Confirmation } from "../../domain/types.ts";
+import type { Form } from "../../domain/types.ts";
 import type { Session } from "../../services/users.ts";
 import { Csrf, Field, Notice } from "./layout.tsx";
 import type { SettingsSection } from "./settings.tsx";

@@ -1,5 +1,5 @@
 import type { Child } from "hono/jsx";
-import type { Form } from "../../services/forms.ts";
+import type { Form } from "../../domain/types.ts";
 import type { Notification } from "../../services/notifications.ts";
 import type { Session } from "../../services/users.ts";
 import { Csrf, FormHeader, Layout, Notice, ScrollTable, Time } from "./layout.tsx";

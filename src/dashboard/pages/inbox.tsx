@@ -1,5 +1,6 @@
-import type { Form } from "../../services/forms.ts";
-import type { Filter, Submission } from "../../services/submissions.ts";
+import type { Form } from "../../domain/types.ts";
+import type { Submission } from "../../domain/types.ts";
+import type { Filter } from "../../services/submissions.ts";
 import type { Session } from "../../services/users.ts";
 import { Csrf, FormHeader, Notice, Layout, Time } from "./layout.tsx";
 

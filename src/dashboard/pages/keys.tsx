@@ -1,4 +1,4 @@
-import type { Form } from "../../services/forms.ts";
+import type { Form } from "../../domain/types.ts";
 import type { ApiKey, NewApiKey } from "../../services/keys.ts";
 import type { Session } from "../../services/users.ts";
 import { CopyButton, Csrf, Field, Layout, Notice, ScrollTable, Time } from "./layout.tsx";

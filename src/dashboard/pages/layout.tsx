@@ -1,5 +1,5 @@
 import type { Child } from "hono/jsx";
-import type { Form } from "../../services/forms.ts";
+import type { Form } from "../../domain/types.ts";
 import type { Session } from "../../services/users.ts";
 
 export interface Chrome {

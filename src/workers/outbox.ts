@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { randomBase62 } from "./lib/random.ts";
+import { randomBase62 } from "../lib/random.ts";
 
 /**
  * The name a sender claims outbox items under: host, process id and a random part, so that a claim says which

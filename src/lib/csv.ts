@@ -1,14 +1,5 @@
-import type { Submission } from "../services/submissions.ts";
+// Cells and records of CSV as an export writes them (RFC 4180, with formulas kept as text).
 import { isFileRef } from "./files.ts";
-
-export const EXPORT_FORMATS = ["csv", "ndjson", "json"] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-
-export const CONTENT_TYPES: Record<ExportFormat, string> = {
-  csv: "text/csv; charset=utf-8",
-  ndjson: "application/x-ndjson; charset=utf-8",
-  json: "application/json; charset=utf-8",
-};
 
 // A spreadsheet runs a cell that starts with one of these as a formula: a submitted "=HYPERLINK(...)" must stay
 // text. The full-width forms are there because some spreadsheets fold them to the ASCII ones.
@@ -49,56 +40,3 @@ export function csvCell(value: unknown): string {
  * `toString`) must read as empty here, not as the function every object inherits.
  */
 export const fieldValue = (data: Record<string, unknown>, field: string): unknown => (Object.hasOwn(data, field) ? data[field] : undefined);
-
-/** The export as text chunks, one submission at a time: memory does not grow with the count. */
-export async function* exportChunks(
-  format: ExportFormat,
-  fields: readonly string[],
-  submissions: AsyncIterable<Submission>,
-  options: { spamReason?: boolean } = {},
-): AsyncGenerator<string> {
-  if (format === "csv") {
-    // An export of spam says why each one is spam; other exports hold no spam, so they have no such column.
-    const reason = options.spamReason ? ["spamReason"] : [];
-    yield csvRecord(["id", "createdAt", ...reason, ...fields].map(csvCell));
-    for await (const s of submissions) {
-      yield csvRecord([s.id, s.createdAt, ...(options.spamReason ? [s.spamReason ?? ""] : []), ...fields.map((f) => csvCell(fieldValue(s.data, f)))]);
-    }
-    return;
-  }
-  if (format === "ndjson") {
-    for await (const s of submissions) yield `${JSON.stringify(s)}\n`;
-    return;
-  }
-  let first = true;
-  yield "[";
-  for await (const s of submissions) {
-    yield `${first ? "\n" : ",\n"}${JSON.stringify(s)}`;
-    first = false;
-  }
-  yield first ? "]\n" : "\n]\n";
-}
-
-/** The export as a byte stream for an HTTP answer, pulled as the client reads. */
-export function exportStream(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  return new ReadableStream<Uint8Array>({
-    // Gathers about 64 KiB per chunk: one write per submission would cost more than the rows themselves.
-    async pull(controller) {
-      let buffer = "";
-      while (buffer.length < 65_536) {
-        const next = await chunks.next();
-        if (next.done) {
-          if (buffer) controller.enqueue(encoder.encode(buffer));
-          controller.close();
-          return;
-        }
-        buffer += next.value;
-      }
-      controller.enqueue(encoder.encode(buffer));
-    },
-    async cancel() {
-      await chunks.return(undefined);
-    },
-  });
-}

@@ -2,9 +2,10 @@
 // text, made by JSON.stringify on receive) is not parsed again unless a row holds file objects or a CSV cell
 // holds a list or an object. The bytes are the ones exportChunks makes from the API's Submission objects; a
 // unit test holds the two together for both drivers.
-import { csvCell, csvRecord, fieldValue, quotedCell, textCell, type ExportFormat } from "./export.ts";
-import { filePath, isFileRef } from "./files.ts";
-import { iso } from "./time.ts";
+import { DAY_MS, type ExportFormat } from "../../domain/types.ts";
+import { csvCell, csvRecord, fieldValue, quotedCell, textCell } from "../../lib/csv.ts";
+import { filePath, isFileRef } from "../../lib/files.ts";
+import { iso } from "../../lib/time.ts";
 
 /** A submission as the export reads it from the database: columns as stored, flags as 0/1 or booleans. */
 export interface StoredRow {
@@ -57,7 +58,6 @@ function unescapeJson(raw: string): string {
 
 const TWO = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, "0"));
 const THREE = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, "0"));
-const DAY_MS = 86_400_000;
 const YEAR_10000 = 253_402_300_800_000;
 
 /**

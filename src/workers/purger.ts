@@ -1,4 +1,4 @@
-import type { RetentionService } from "./services/retention.ts";
+import type { RetentionService } from "../services/retention.ts";
 
 export interface PurgerOptions {
   /** Time between purges; an hour unless a test says otherwise. */

@@ -1,4 +1,4 @@
-import type { CaptchaProvider } from "../services/forms.ts";
+import type { CaptchaProvider } from "../domain/types.ts";
 
 /** Each provider's siteverify address (POST secret, response, remoteip; answers JSON with `success`). */
 export const CAPTCHA_VERIFY_URLS: Record<CaptchaProvider, string> = {
@@ -19,6 +19,8 @@ export interface CaptchaOptions {
   verifyUrls: Record<CaptchaProvider, string>;
   /** How long the provider may take before the submission is kept as unverified spam. */
   timeoutMs: number;
+  /** Where a provider that could not be asked is reported, one line naming it (never a secret or token). */
+  log?: (line: string) => void;
 }
 
 export const defaultCaptchaOptions: CaptchaOptions = { verifyUrls: CAPTCHA_VERIFY_URLS, timeoutMs: 5_000 };
@@ -39,18 +41,30 @@ export async function verifyCaptcha(
 ): Promise<CaptchaVerdict> {
   const body = new URLSearchParams({ secret, response: token });
   if (remoteip && remoteip !== "unknown") body.set("remoteip", remoteip);
-  try {
-    const response = await fetch(options.verifyUrls[provider], {
-      method: "POST",
-      body,
-      redirect: "error",
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-    if (!response.ok) return "unverified";
-    const answer = (await response.json()) as { success?: unknown };
-    if (typeof answer?.success !== "boolean") return "unverified";
-    return answer.success ? "passed" : "refused";
-  } catch {
+  const unverified = (why: string): CaptchaVerdict => {
+    options.log?.(`captcha: ${provider} could not verify a token (${why}); the submission is kept as spam (captcha_unverified)`);
     return "unverified";
+  };
+  let response: Response;
+  try {
+    response = await fetch(options.verifyUrls[provider], { method: "POST", body, redirect: "error", signal: AbortSignal.timeout(options.timeoutMs) });
+  } catch (error) {
+    return unverified(fetchFailure(error, options.timeoutMs));
   }
+  if (!response.ok) return unverified(`it answered HTTP ${response.status}`);
+  let answer: { success?: unknown } | null;
+  try {
+    answer = (await response.json()) as { success?: unknown } | null;
+  } catch (error) {
+    return unverified((error as Error).name === "TimeoutError" ? fetchFailure(error, options.timeoutMs) : "its answer is not JSON");
+  }
+  if (typeof answer?.success !== "boolean") return unverified("its answer has no true or false success");
+  return answer.success ? "passed" : "refused";
+}
+
+/** Why a request to the provider failed, in words that hold no secret, token or body. */
+function fetchFailure(error: unknown, timeoutMs: number): string {
+  const { name, code } = error as { name?: string; code?: string };
+  if (name === "TimeoutError" || name === "AbortError") return `no answer within ${timeoutMs} ms`;
+  return `it could not be reached: ${code ?? name ?? "network error"}`;
 }

@@ -1,7 +1,7 @@
 import nodemailer from "nodemailer";
-import { headerSafe, type Mailbox } from "./lib/mail.ts";
+import { headerSafe, type Mailbox } from "../lib/mail.ts";
 import { startOutboxLoop, workerName } from "./outbox.ts";
-import type { NotificationsService, OutgoingNotification } from "./services/notifications.ts";
+import type { NotificationsService, OutgoingNotification } from "../services/notifications.ts";
 
 /** How many due notifications are read at a time; they are still sent one by one. */
 const BATCH = 20;

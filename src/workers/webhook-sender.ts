@@ -1,7 +1,8 @@
-import { BlockedAddress, checkedAddresses, hostBlockedReason, type Resolver } from "./lib/address.ts";
-import { signWebhook } from "./lib/webhook-message.ts";
+import { BlockedAddress, checkedAddresses, hostBlockedReason, type Resolver } from "../lib/address.ts";
+import { signWebhook } from "../lib/webhook-message.ts";
 import { startOutboxLoop, workerName } from "./outbox.ts";
-import type { AttemptResult, OutgoingDelivery, WebhooksService } from "./services/webhooks.ts";
+import type { AttemptResult, OutgoingDelivery } from "../services/webhook-outbox.ts";
+import type { WebhooksService } from "../services/webhooks.ts";
 
 /** How many due deliveries are claimed at a time; they are sent one after another. */
 const BATCH = 10;

@@ -1,0 +1,97 @@
+// The words every room speaks: who acts, a form, a submission, and the limits and constants that more than
+// one service reads. Types and plain constants only: nothing here touches the database or the network.
+
+/** A day in milliseconds: day counters and exports count whole UTC days. */
+export const DAY_MS = 86_400_000;
+
+export type Mode = "live" | "test";
+export type Permission = "read" | "write" | "delete" | "admin";
+/** Every permission, in the order lists show them. */
+export const PERMISSIONS: readonly Permission[] = ["read", "write", "delete", "admin"];
+
+/** Who is acting: an account, in one mode, with permissions, and for a form-level key the one form it may reach. */
+export interface Principal {
+  accountId: string;
+  mode: Mode;
+  permissions: ReadonlySet<Permission>;
+  /** Set for a form-level (`fk_`) key: the only form it reaches. */
+  formId: string | null;
+  keyId: string | null;
+}
+
+/** The captcha providers a form may check (contract §10). */
+export const CAPTCHA_PROVIDERS = ["recaptcha", "hcaptcha", "turnstile"] as const;
+export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
+
+/** A form as every response shows it. */
+export interface Form {
+  id: string;
+  name: string;
+  slug: string;
+  mode: Mode;
+  isActive: boolean;
+  submissionCount: number;
+  createdAt: string;
+  updatedAt: string;
+  notificationEmail: string | null;
+  redirectUrl: string | null;
+  allowedDomains: string[];
+  /** The captcha checked before a submission is stored; its secret is write-only and never shown. */
+  captcha: { provider: CaptchaProvider } | null;
+  submitUrl: string;
+  /** Whether a post may carry files (§11). */
+  fileUploads: boolean;
+  /** Days a submission is kept, or null for ever (§13). */
+  retentionDays: number | null;
+  /** Days spam is kept, or null for ever. */
+  spamRetentionDays: number | null;
+  /** The confirmation email to the person who submitted, and double opt-in (§16); null: none. */
+  confirmation: Confirmation | null;
+}
+
+/** A form's confirmation email to the person who submitted (contract §16), every default filled in. */
+export interface Confirmation {
+  enabled: boolean;
+  /** The field whose value is the recipient. */
+  field: string;
+  subject: string;
+  text: string;
+  fromName: string | null;
+  replyTo: string | null;
+  doubleOptIn: boolean;
+  optInDays: number;
+  perAddressHours: number;
+  perFormDaily: number;
+}
+
+/** How long spam is kept when the owner says nothing (contract §13). */
+export const DEFAULT_SPAM_RETENTION_DAYS = 30;
+
+/** Why a submission is spam: a filled honeypot, a captcha that could not be verified, or the owner's say. */
+export const SPAM_REASONS = ["honeypot", "captcha_unverified", "owner"] as const;
+export type SpamReason = (typeof SPAM_REASONS)[number];
+
+/** A submission as every response shows it. */
+export interface Submission {
+  id: string;
+  data: Record<string, unknown>;
+  createdAt: string;
+  isRead: boolean;
+  isStarred: boolean;
+  isSpam: boolean;
+  /** Why it is spam: a filled honeypot, a captcha that could not be verified, or the owner's say; null when it is not spam. */
+  spamReason: SpamReason | null;
+  /**
+   * Only on a submission of double opt-in (§16): when the person who submitted opened their link, and from which
+   * client address; both null while it waits.
+   */
+  confirmedAt?: string | null;
+  confirmedFrom?: string | null;
+}
+
+/** Most webhook endpoints one form may have: each submission is sent to every one of them. */
+export const MAX_WEBHOOKS_PER_FORM = 20;
+
+/** The formats an export is written in. */
+export const EXPORT_FORMATS = ["csv", "ndjson", "json"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
