@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ROOT } from "../test/helpers/cli.ts";
-import { seedSubmissions } from "../test/cli/world.ts";
+import { seedSubmissions } from "../test/process/world.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const dir = mkdtempSync(join(tmpdir(), "formsvc-bench-startup-"));

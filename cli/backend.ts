@@ -3,6 +3,7 @@
 import { existsSync } from "node:fs";
 import { isLibsqlUrl } from "../src/db/location.ts";
 import { ApiError } from "../src/errors.ts";
+import type { DailyStats } from "../src/services/form-stats.ts";
 import type { Services } from "../src/services/index.ts";
 import type { ApiKey, NewApiKey } from "../src/services/keys.ts";
 import type { NotificationPage } from "../src/services/notifications.ts";
@@ -30,6 +31,8 @@ export interface Backend {
     create(body: Record<string, unknown>): Promise<Form>;
     update(ref: string, body: Record<string, unknown>): Promise<Form>;
     remove(ref: string): Promise<void>;
+    /** The form's submissions and spam per UTC day (`since`, `until`: ISO 8601 dates; by default the last 30 days). */
+    stats(ref: string, query: QueryParams): Promise<DailyStats>;
   };
   submissions: {
     list(ref: string, query: QueryParams): Promise<SubmissionPage>;
@@ -109,7 +112,7 @@ export async function openBackend(options: ConnectionOptions, env: Record<string
     const timeout = env.FORMSVC_TIMEOUT === undefined ? 10 : Number(env.FORMSVC_TIMEOUT);
     if (!(timeout > 0)) throw new CliError(`FORMSVC_TIMEOUT must be a number of seconds above 0, not "${env.FORMSVC_TIMEOUT}"`, EXIT.usage);
     const { ApiClient } = await import("./client.ts");
-    return remoteBackend(new ApiClient(url, key, timeout * 1000));
+    return await remoteBackend(new ApiClient(url, key, timeout * 1000));
   }
   if (options.key) throw new CliError("--key goes with --url (or FORMSVC_URL): without a server address the command works on the database file", EXIT.usage);
   const location = options.db || env.FORMSVC_DB || "./formsvc.db";
@@ -145,7 +148,15 @@ export async function openLocalServices(location: string, env: Record<string, st
 /** Local mode: the trusted operator of one account (the default unless --account), in live mode unless --test. */
 export async function localBackend(location: string, options: ConnectionOptions, env: Record<string, string | undefined>): Promise<Backend> {
   const services = await openLocalServices(location, env);
-  const [{ parseListQuery }, { parsePaging }] = await Promise.all([import("../src/services/submissions.ts"), import("../src/lib/validate.ts")]);
+  // The same declarations the server reads its query strings with: a flag's value is checked as a query parameter is.
+  const [{ operationById }, { parseQuery }, { listQuery }, { dailyStats }, { dailyRange }] = await Promise.all([
+    import("../src/api/index.ts"),
+    import("../src/api/query.ts"),
+    import("../src/api/submissions.ts"),
+    import("../src/services/form-stats.ts"),
+    import("../src/api/stats.ts"),
+  ]);
+  const queryOf = (operationId: string, input: QueryParams) => parseQuery(operationById(operationId).query ?? [], input);
   const store = services.store;
   const account = await services.accounts.resolve(options.account);
   const principal = operator(account.id, options.test ? "test" : "live");
@@ -173,15 +184,16 @@ export async function localBackend(location: string, options: ConnectionOptions,
       create: (body) => services.forms.create(principal, body),
       update: (ref, body) => services.forms.update(principal, ref, body),
       remove: (ref) => services.forms.remove(principal, ref),
+      stats: async (ref, query) => dailyStats(services, principal, ref, dailyRange(await queryOf("dailyStats", query))),
     },
     submissions: {
-      list: (ref, query) => services.submissions.list(principal, ref, parseListQuery(query)),
+      list: async (ref, query) => services.submissions.list(principal, ref, listQuery(await queryOf("listSubmissions", query))),
       get: (ref, id) => services.submissions.get(principal, ref, id),
       update: (ref, id, patch) => services.submissions.update(principal, ref, id, patch),
       remove: (ref, id) => services.submissions.remove(principal, ref, id),
       async export(ref, format, query) {
-        const parsed = parseListQuery(query, { paged: false });
-        const exported = await services.submissions.export(principal, ref, parsed);
+        const { format: _, ...select } = await queryOf("exportSubmissions", { ...query, format });
+        const exported = await services.submissions.export(principal, ref, listQuery(select));
         return exported.chunks(format);
       },
       erase: (body) => services.retention.erase(principal, body),
@@ -195,7 +207,7 @@ export async function localBackend(location: string, options: ConnectionOptions,
       },
     },
     notifications: {
-      list: (ref, query) => services.notifications.list(principal, ref, parsePaging(query)),
+      list: async (ref, query) => services.notifications.list(principal, ref, await queryOf("listNotifications", query)),
       retry: async (ref, options = {}) => ({ retried: await services.notifications.retryFailed(principal, ref, Date.now(), options) }),
     },
     webhooks: {
@@ -203,7 +215,10 @@ export async function localBackend(location: string, options: ConnectionOptions,
       list: (ref) => services.webhooks.list(principal, ref),
       remove: (ref, id) => services.webhooks.remove(principal, ref, id),
       rotate: (ref, id) => services.webhooks.rotate(principal, ref, id),
-      deliveries: async (ref, { webhook, ...query }) => services.webhooks.deliveries(principal, ref, webhook || null, parsePaging(query)),
+      async deliveries(ref, query) {
+        const { webhook, limit, offset } = await queryOf("listDeliveries", query);
+        return services.webhooks.deliveries(principal, ref, webhook || null, { limit, offset });
+      },
       redeliver: (ref, id) => services.webhooks.retry(principal, ref, id),
     },
     keys: {
@@ -229,51 +244,63 @@ export async function localBackend(location: string, options: ConnectionOptions,
   };
 }
 
-/** Remote mode: the same operations over the management API. */
-export function remoteBackend(client: ApiClient): Backend {
-  const formPath = (ref: string) => `/api/forms/${encodeURIComponent(ref)}`;
+/** Remote mode: the same operations over the management API, each request's method, path and query read from its declaration. */
+export async function remoteBackend(client: ApiClient): Promise<Backend> {
+  const { requestFor } = await import("../src/api/index.ts");
+  type Options = { params?: Record<string, string>; query?: QueryParams; body?: unknown };
+  const send = (operationId: string, { params, query, body }: Options = {}) => {
+    const request = requestFor(operationId, params, query);
+    return client.send(request.method, request.path, { query: request.query, body });
+  };
+  const call = <T>(operationId: string, { params, query, body }: Options = {}) => {
+    const request = requestFor(operationId, params, query);
+    return client.json<T>(request.method, request.path, { query: request.query, body });
+  };
+  const form = (id: string) => ({ id });
+  const submission = (id: string, submissionId: string) => ({ id, submissionId });
   return {
     kind: "remote",
     forms: {
-      list: async () => (await client.json<{ forms: Form[] }>("GET", "/api/forms")).forms,
-      get: (ref) => client.json("GET", formPath(ref)),
-      create: (body) => client.json("POST", "/api/forms", { body }),
-      update: (ref, body) => client.json("PATCH", formPath(ref), { body }),
-      remove: (ref) => client.json("DELETE", formPath(ref)),
+      list: async () => (await call<{ forms: Form[] }>("listForms")).forms,
+      get: (ref) => call("getForm", { params: form(ref) }),
+      create: (body) => call("createForm", { body }),
+      update: (ref, body) => call("updateForm", { params: form(ref), body }),
+      remove: (ref) => call("deleteForm", { params: form(ref) }),
+      stats: (ref, query) => call("dailyStats", { params: form(ref), query }),
     },
     submissions: {
-      list: (ref, query) => client.json("GET", `${formPath(ref)}/submissions`, { query }),
-      get: (ref, id) => client.json("GET", `${formPath(ref)}/submissions/${encodeURIComponent(id)}`),
-      update: (ref, id, patch) => client.json("PATCH", `${formPath(ref)}/submissions/${encodeURIComponent(id)}`, { body: patch }),
-      remove: (ref, id) => client.json("DELETE", `${formPath(ref)}/submissions/${encodeURIComponent(id)}`),
+      list: (ref, query) => call("listSubmissions", { params: form(ref), query }),
+      get: (ref, id) => call("getSubmission", { params: submission(ref, id) }),
+      update: (ref, id, patch) => call("updateSubmission", { params: submission(ref, id), body: patch }),
+      remove: (ref, id) => call("deleteSubmission", { params: submission(ref, id) }),
       async export(ref, format, query) {
-        const response = await client.send("GET", `${formPath(ref)}/submissions/export`, { query: { ...query, format } });
+        const response = await send("exportSubmissions", { params: form(ref), query: { ...query, format } });
         return response.body as AsyncIterable<Uint8Array>;
       },
-      erase: (body) => client.json("POST", "/api/submissions/erase", { body }),
+      erase: (body) => call("eraseSubmissions", { body }),
     },
     files: {
       async get(ref, submissionId, fileId) {
-        const response = await client.send("GET", `${formPath(ref)}/submissions/${encodeURIComponent(submissionId)}/files/${encodeURIComponent(fileId)}`);
+        const response = await send("downloadFile", { params: { ...submission(ref, submissionId), fileId } });
         return response.body as AsyncIterable<Uint8Array>;
       },
     },
     notifications: {
-      list: (ref, query) => client.json("GET", `${formPath(ref)}/notifications`, { query }),
-      retry: (ref, options = {}) => client.json("POST", `${formPath(ref)}/notifications/retry`, { query: { pending: options.pending ? "true" : undefined } }),
+      list: (ref, query) => call("listNotifications", { params: form(ref), query }),
+      retry: (ref, options = {}) => call("retryNotifications", { params: form(ref), query: { pending: options.pending ? "true" : undefined } }),
     },
     webhooks: {
-      add: (ref, body) => client.json("POST", `${formPath(ref)}/webhooks`, { body }),
-      list: async (ref) => (await client.json<{ webhooks: Webhook[] }>("GET", `${formPath(ref)}/webhooks`)).webhooks,
-      remove: (ref, id) => client.json("DELETE", `${formPath(ref)}/webhooks/${encodeURIComponent(id)}`),
-      rotate: (ref, id) => client.json("POST", `${formPath(ref)}/webhooks/${encodeURIComponent(id)}/rotate`),
-      deliveries: (ref, query) => client.json("GET", `${formPath(ref)}/deliveries`, { query }),
-      redeliver: (ref, id) => client.json("POST", `${formPath(ref)}/deliveries/${encodeURIComponent(id)}/retry`),
+      add: (ref, body) => call("createWebhook", { params: form(ref), body }),
+      list: async (ref) => (await call<{ webhooks: Webhook[] }>("listWebhooks", { params: form(ref) })).webhooks,
+      remove: (ref, webhookId) => call("deleteWebhook", { params: { id: ref, webhookId } }),
+      rotate: (ref, webhookId) => call("rotateWebhookSecret", { params: { id: ref, webhookId } }),
+      deliveries: (ref, query) => call("listDeliveries", { params: form(ref), query }),
+      redeliver: (ref, deliveryId) => call("retryDelivery", { params: { id: ref, deliveryId } }),
     },
     keys: {
-      create: (body) => client.json("POST", "/api/keys", { body }),
-      list: async () => (await client.json<{ keys: ApiKey[] }>("GET", "/api/keys")).keys,
-      revoke: (id) => client.json("DELETE", `/api/keys/${encodeURIComponent(id)}`),
+      create: (body) => call("createKey", { body }),
+      list: async () => (await call<{ keys: ApiKey[] }>("listKeys")).keys,
+      revoke: (keyId) => call("revokeKey", { params: { keyId } }),
     },
     close: () => client.close(),
   };

@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import type { Form } from "../src/domain/types.ts";
+import type { DayCount } from "../src/services/form-stats.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { CliError, EXIT, withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";
-import { parseBoolean, parseList } from "./options.ts";
+import { parseBoolean, parseList, whenToIso } from "./options.ts";
 import { printList, printObject, type Column } from "./output.ts";
 
 /** The flag behind each field of the form body, for error messages. */
@@ -162,6 +163,24 @@ export async function runFormsDelete(ref: string, flags: { yes?: boolean }, glob
   });
 }
 
+/** A form's submissions and spam per day: a table (or rows when piped), or with --json the API's object. */
+export async function runFormsStats(ref: string, flags: { since?: string; until?: string }, globals: ConnectionOptions & { json?: boolean }, io: Io) {
+  const query = {
+    since: flags.since === undefined ? undefined : whenToIso("--since", flags.since),
+    until: flags.until === undefined ? undefined : whenToIso("--until", flags.until),
+  };
+  const stats = await withBackend(globals, io.env, (backend) => backend.forms.stats(ref, query)).catch((error: unknown) => {
+    throw withFlagName(error, { since: "--since", until: "--until" });
+  });
+  if (globals.json) return void io.out(`${JSON.stringify(stats, null, 2)}\n`);
+  const columns: Column<DayCount>[] = [
+    { header: "date", value: (d) => d.date },
+    { header: "submissions", value: (d) => d.submissions },
+    { header: "spam", value: (d) => d.spam },
+  ];
+  printList(io, stats.days, columns);
+}
+
 export function formsCommand(program: Command, io: Io): void {
   const forms = program
     .command("forms")
@@ -234,6 +253,17 @@ export function formsCommand(program: Command, io: Io): void {
       "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update newsletter --confirmation-file confirmation.json\n  formsvc forms update contact --captcha hcaptcha --captcha-secret-stdin < hcaptcha-secret.txt\n  formsvc forms update contact --captcha none\n",
     )
     .action((ref: string, flags: FormFlags, command: Command) => runFormsUpdate(ref, flags, command.optsWithGlobals(), io));
+
+  forms
+    .command("stats <form>")
+    .description("a form's submissions and spam per day (UTC), from the day's counters")
+    .option("--since <when>", "the first day: ISO 8601 (2026-11-01) or a span back (7d); default: 29 days before --until")
+    .option("--until <when>", "the last day, included: ISO 8601 or a span back; default: today")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  formsvc forms stats contact\n  formsvc forms stats contact --since 7d\n  formsvc forms stats contact --since 2026-11-01 --until 2026-11-30 --json\n",
+    )
+    .action((ref: string, flags: { since?: string; until?: string }, command: Command) => runFormsStats(ref, flags, command.optsWithGlobals(), io));
 
   forms
     .command("delete <form>")

@@ -65,7 +65,7 @@ function commandNamed(argv: string[]): string | undefined {
  * completion or a misspelt command), and a group's module registers its commands cheaply and loads what they
  * run on use: at its top it imports only commander, cli/ helpers and light src/ modules (types, errors, lib/time); the database and services come
  * through withBackend, and anything else heavy (the server, the dashboard, mail) by `await import()` in the
- * action. test/cli/startup.test.ts fails, naming the module, when a start would load more (docs/cli.md,
+ * action. test/process/startup.test.ts fails, naming the module, when a start would load more (docs/cli.md,
  * "Adding a command").
  */
 export function buildProgram(io: Io, argv: string[] = []): Command {

@@ -1,4 +1,4 @@
-// How the binary's code is bundled, shared by scripts/build.ts and by test/cli/startup.test.ts, which
+// How the binary's code is bundled, shared by scripts/build.ts and by test/process/startup.test.ts, which
 // checks what every start of the CLI loads.
 import type { BunPlugin } from "bun";
 import { dirname, join } from "node:path";

@@ -3,15 +3,13 @@ import type { AccessEntry, AppOptions, Handler, RequestContext } from "./http/co
 import { metricsResponse } from "./http/metrics.ts";
 import { accessLine } from "./log.ts";
 import { errorResponse, html, json } from "./http/respond.ts";
+import { requestIdOf, withRequestId } from "./http/request-id.ts";
 import { Router } from "./http/router.ts";
+import { OPERATIONS } from "./api/index.ts";
+import { routeOperations } from "./api/operation.ts";
 import { confirmRoutes } from "./routes/confirm.ts";
-import { formRoutes } from "./routes/forms.ts";
-import { keyRoutes } from "./routes/keys.ts";
-import { notificationRoutes } from "./routes/notifications.ts";
 import { openapiRoutes } from "./routes/openapi.ts";
-import { submissionRoutes } from "./routes/submissions.ts";
 import { submitRoutes } from "./routes/submit.ts";
-import { webhookRoutes } from "./routes/webhooks.ts";
 
 /** How the server tells the app about the connection: the socket's address. */
 export interface ConnectionInfo {
@@ -40,11 +38,7 @@ const MAX_LOGGED_AGENT = 256;
 /** The whole HTTP app as one fetch function; nothing here binds a port. */
 export function createApp(options: AppOptions) {
   const router = new Router<Handler>();
-  formRoutes(router);
-  submissionRoutes(router);
-  notificationRoutes(router);
-  webhookRoutes(router);
-  keyRoutes(router);
+  routeOperations(router, OPERATIONS);
   submitRoutes(router);
   confirmRoutes(router);
   openapiRoutes(router);
@@ -54,7 +48,7 @@ export function createApp(options: AppOptions) {
     try {
       await ctx.services.store.ping();
     } catch (error) {
-      options.log.error("health check: the database does not answer", error);
+      ctx.options.log.error("health check: the database does not answer", error);
       throw unavailableError();
     }
     return json(200, { status: "ok" });
@@ -67,37 +61,41 @@ export function createApp(options: AppOptions) {
   let dashboard: Promise<ReturnType<typeof import("./dashboard/index.tsx").createDashboard>> | null = null;
   const ownsDashboard = (path: string) => path === "/dashboard" || path.startsWith("/dashboard/");
 
-  async function handle(request: Request, url: URL, ip: string, matched: { route: string }): Promise<Response> {
+  async function handle(request: Request, url: URL, ip: string, requestId: string, matched: { route: string }): Promise<Response> {
+    // The request's own options: every error line logged while answering it names its id.
+    const log = { ...options.log, error: (message: string, error: unknown) => options.log.error(message, error, requestId) };
+    const requestOptions: AppOptions = { ...options, log };
     try {
       if (ownsDashboard(url.pathname)) {
         matched.route = "/dashboard";
         dashboard ??= import("./dashboard/index.tsx").then((module) => module.createDashboard());
-        return await (await dashboard).handle({ request, url, params: {}, ip, services: options.services, options });
+        return await (await dashboard).handle({ request, url, params: {}, ip, services: options.services, options: requestOptions });
       }
       const { handler, params, route } = router.match(request.method, url.pathname);
       matched.route = route;
-      const ctx: RequestContext = { request, url, params, ip, services: options.services, options };
+      const ctx: RequestContext = { request, url, params, ip, services: options.services, options: requestOptions };
       return await handler(ctx);
     } catch (error) {
-      return errorResponse(error, { onInternal: (e) => options.log.error(`${request.method} ${url.pathname} failed`, e) });
+      return errorResponse(error, { onInternal: (e) => log.error(`${request.method} ${url.pathname} failed`, e) });
     }
   }
 
   return {
     /** Every route the app answers (`GET /api/forms/:id`), so that a test can check each one is covered. */
     routes: () => router.list(),
-    /** Answers one request; logs one line for it (method, path, status, milliseconds, client), never its key, query or body. */
+    /** Answers one request; logs one line for it (method, path, status, milliseconds, client, request id), never its key, query or body. */
     async fetch(request: Request, info: ConnectionInfo = {}): Promise<Response> {
       const started = performance.now();
       const url = new URL(request.url);
       const ip = clientIp(request, info, options.trustProxy);
       // Counted by route pattern, so that made-up paths cannot swell the metrics: every unknown path is one series.
       const matched = { route: "unmatched" };
-      const response = await handle(request, url, ip, matched);
+      const requestId = requestIdOf(request, options.trustProxy);
+      const response = await withRequestId(await handle(request, url, ip, requestId, matched), requestId);
       const ms = performance.now() - started;
       // The user agent is the client's text: cut short, so that no client can make one log line take kilobytes.
       const userAgent = request.headers.get("user-agent")?.slice(0, MAX_LOGGED_AGENT) ?? null;
-      const entry: AccessEntry = { method: request.method, path: url.pathname, status: response.status, ms, ip, userAgent };
+      const entry: AccessEntry = { method: request.method, path: url.pathname, status: response.status, ms, ip, userAgent, requestId };
       if (options.log.access) options.log.access(entry);
       else options.log.request(accessLine(entry));
       metrics?.request(request.method, matched.route, response.status, ms / 1000);

@@ -14,7 +14,7 @@ export interface AppOptions {
   /** Where and how long captcha tokens are verified; the providers' own addresses and 5 s when unset. */
   captcha?: CaptchaOptions;
   /** One line per request and the stacks of unexpected errors; never keys or bodies. */
-  log: { request(line: string): void; error(message: string, error: unknown): void; access?(entry: AccessEntry): void };
+  log: { request(line: string): void; error(message: string, error: unknown, requestId?: string): void; access?(entry: AccessEntry): void };
   /** Counts requests and submissions for /metrics. */
   metrics?: Metrics;
   /** Answer GET /metrics on this app (`--metrics`); else it is served on its own address, or not at all. */
@@ -31,6 +31,8 @@ export interface AccessEntry {
   /** The client's address (the proxy's view with --trust-proxy). */
   ip: string;
   userAgent: string | null;
+  /** The X-Request-Id of the answer, which a 5xx error's body carries too. */
+  requestId: string;
 }
 
 /** One request on its way through a handler. */

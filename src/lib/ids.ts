@@ -9,6 +9,7 @@ const PREFIXES = {
   webhook: "whk",
   delivery: "dlv",
   message: "msg",
+  request: "req",
 } as const;
 export type IdKind = keyof typeof PREFIXES;
 

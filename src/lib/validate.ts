@@ -101,18 +101,6 @@ export function retentionDays(z: Zod, field: string) {
     .max(3650, `${field} must be a whole number of days from 1 to 3650, or null to keep for ever.`);
 }
 
-/** A page of a list: limit 1 to 100 (default 50) and offset 0 or more, from strings; out of range or of type is an error, never clamped. */
-export function parsePaging(params: Record<string, string | undefined>): { limit: number; offset: number } {
-  const { limit = "50", offset = "0" } = params;
-  if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 100) {
-    throw new ApiError("invalid_parameter", `limit must be an integer from 1 to 100, not "${limit}".`, { field: "limit" });
-  }
-  if (!/^\d+$/.test(offset) || !Number.isSafeInteger(Number(offset))) {
-    throw new ApiError("invalid_parameter", `offset must be an integer of 0 or more, not "${offset}".`, { field: "offset" });
-  }
-  return { limit: Number(limit), offset: Number(offset) };
-}
-
 /** True for an absolute URL with the http or https scheme. */
 export function isHttpUrl(value: string): boolean {
   // The URL parser drops tabs and line breaks silently; a stored address must be the one that is used.

@@ -8,9 +8,9 @@ import { patchSchema } from "../services/submissions.ts";
 import { createSchema as webhookCreate } from "../services/webhooks.ts";
 import { FIELD_NOTES, SUBMISSION_BODY } from "./descriptions.ts";
 import { EXAMPLES } from "./examples.ts";
-import { DELIVERY_OPERATIONS, KEY_OPERATIONS } from "./delivery-operations.ts";
-import { type Access, FORM_OPERATIONS, type Operation, PUBLIC_OPERATIONS, type RequestSchemaName } from "./operations.ts";
-import { PATH_PARAMETERS, queryParameters } from "./parameters.ts";
+import { OPERATIONS } from "../api/index.ts";
+import type { Operation, RequestSchemaName, Scope } from "../api/operation.ts";
+import { PATH_PARAMETERS, queryParameters } from "../api/query.ts";
 import { responseSchemas } from "./schemas.ts";
 
 type Json = Record<string, unknown>;
@@ -32,12 +32,12 @@ const STATUS_TEXT: Record<number, string> = {
 /** The errors an operation may answer with, beyond its success: from what it takes and who may call it. */
 function errorStatuses(operation: Operation): number[] {
   const statuses = [...(operation.errors ?? []), 500, 503];
-  if (operation.access !== "public") statuses.push(401, 403);
+  if (operation.scope !== "public") statuses.push(401, 403);
   if (operation.path.includes("{")) statuses.push(404);
   if (operation.query?.length || operation.body) statuses.push(400);
   if (operation.body) statuses.push(413, 415);
-  if (operation.access === "public" && operation.method === "post") statuses.push(400, 403, 413, 415, 429);
-  if (operation.access === "public" && operation.method === "options") statuses.push(403);
+  if (operation.scope === "public" && operation.method === "POST") statuses.push(400, 403, 413, 415, 429);
+  if (operation.scope === "public" && operation.method === "OPTIONS") statuses.push(403);
   return [...new Set(statuses)].toSorted((a, b) => a - b);
 }
 
@@ -59,17 +59,23 @@ function errorResponse(status: number, html: boolean): Json {
   return { description: `${STATUS_TEXT[status]} Codes: ${codes.join(", ")}.`, ...(Object.keys(headers).length ? { headers } : {}), content };
 }
 
-const SECURITY: Record<Access, Json[]> = {
+const SECURITY: Record<Scope, Json[]> = {
   account: [{ liveKey: [] }, { testKey: [] }],
   form: [{ liveKey: [] }, { testKey: [] }, { formKey: [] }],
   public: [],
 };
 
-function operationObject(operation: Operation, query: ReturnType<typeof queryParameters>, paramSchemas: Map<string, Json>): Json {
+function operationObject(operation: Operation, query: Awaited<ReturnType<typeof queryParameters>>, paramSchemas: Map<string, Json>): Json {
   const pathNames = [...operation.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const parameters = [
     ...pathNames.map((name) => ({ name, in: "path", required: true, description: PATH_PARAMETERS[name], schema: { type: "string" } })),
-    ...(operation.query ?? []).map((name) => ({ name, in: "query", required: false, description: query[name].description, schema: paramSchemas.get(name) })),
+    ...(operation.query ?? []).map((name) => ({
+      name,
+      in: "query",
+      required: false,
+      description: operation.queryNotes?.[name] ?? query[name].description,
+      schema: paramSchemas.get(name),
+    })),
   ];
   const { ok } = operation;
   const okHeaders = Object.fromEntries(Object.entries(ok.headers ?? {}).map(([name, description]) => [name, { description, schema: { type: "string" } }]));
@@ -88,26 +94,26 @@ function operationObject(operation: Operation, query: ReturnType<typeof queryPar
   const responses: Json = {
     [ok.status]: { description: ok.description, ...(ok.headers ? { headers: okHeaders } : {}), ...(okContent ? { content: okContent } : {}) },
   };
-  if (operation.access === "public" && operation.method === "post") {
+  if (operation.scope === "public" && operation.method === "POST") {
     responses[303] = {
       description: "Stored (asked by a browser): to _next, else the form's redirectUrl, else /thanks.",
       headers: { Location: { schema: { type: "string" } } },
     };
   }
-  for (const status of errorStatuses(operation)) responses[status] = errorResponse(status, operation.access === "public" && operation.method === "post");
-  const formKey = operation.access === "form" ? " A form-level key (fk_) of this form may call it, with that permission." : "";
+  for (const status of errorStatuses(operation)) responses[status] = errorResponse(status, operation.scope === "public" && operation.method === "POST");
+  const formKey = operation.scope === "form" ? " A form-level key (fk_) of this form may call it, with that permission." : "";
   const permission = operation.permission ? ` Needs the \`${operation.permission}\` permission.${formKey}` : "";
   return {
     operationId: operation.operationId,
     summary: operation.summary,
     description: `${operation.description ?? ""}${permission}`.trim() || undefined,
     tags: [operation.tag],
-    security: SECURITY[operation.access],
+    security: SECURITY[operation.scope],
     ...(parameters.length ? { parameters } : {}),
     ...(operation.body
       ? { requestBody: { required: true, content: { "application/json": { schema: ref(operation.body), example: EXAMPLES.requests[operation.body] } } } }
       : {}),
-    ...(operation.access === "public" && operation.method === "post" ? { requestBody: submissionBody() } : {}),
+    ...(operation.scope === "public" && operation.method === "POST" ? { requestBody: submissionBody() } : {}),
     responses,
   };
 }
@@ -155,7 +161,7 @@ export async function buildDocument(options: { serverUrl: string }): Promise<Jso
     WebhookCreate: await webhookCreate(),
     EraseRequest: await eraseSchema(),
   };
-  const query = queryParameters();
+  const query = await queryParameters();
   const paramSchemas = new Map(
     Object.entries(query).map(([name, { schema }]) => {
       const { $schema: _, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input" });
@@ -163,10 +169,11 @@ export async function buildDocument(options: { serverUrl: string }): Promise<Jso
     }),
   );
   const paths: Record<string, Json> = {};
-  // In the order a reader meets them: forms and their data, what forms send out, keys, then the public endpoint.
-  for (const operation of [...FORM_OPERATIONS, ...DELIVERY_OPERATIONS, ...KEY_OPERATIONS, ...PUBLIC_OPERATIONS]) {
+  const defined: Record<string, z.ZodType> = {};
+  for (const operation of OPERATIONS) {
     paths[operation.path] ??= {};
-    paths[operation.path]![operation.method] = operationObject(operation, query, paramSchemas);
+    paths[operation.path]![operation.method.toLowerCase()] = operationObject(operation, query, paramSchemas);
+    if (operation.ok.define && operation.ok.schema) defined[operation.ok.schema] = operation.ok.define(z);
   }
   const bearer = (description: string, format: string) => ({ type: "http", scheme: "bearer", bearerFormat: format, description });
   return {
@@ -181,7 +188,7 @@ export async function buildDocument(options: { serverUrl: string }): Promise<Jso
     tags: ["Forms", "Submissions", "Files", "Retention", "Notifications", "Webhooks", "Keys", "Public submission", "Operations"].map((name) => ({ name })),
     paths: { ...paths, ...operationsPaths() },
     components: {
-      schemas: { ...componentSchemas(requests, "input"), ...componentSchemas(responseSchemas(), "output") },
+      schemas: { ...componentSchemas(requests, "input"), ...componentSchemas({ ...responseSchemas(), ...defined }, "output") },
       securitySchemes: {
         liveKey: bearer("A live key (sk_live_…): sees and makes live forms only.", "sk_live_…"),
         testKey: bearer("A test key (sk_test_…): sees and makes test forms only; a test form never sends email.", "sk_test_…"),

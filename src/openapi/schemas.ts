@@ -21,6 +21,7 @@ export function responseSchemas() {
         code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS]).describe("Stable, for programs; the status table is in docs/api.md."),
         message: z.string().describe("A sentence a person can act on."),
         field: z.string().optional().describe("The one input at fault, when there is one (a body field, a query parameter)."),
+        requestId: z.string().optional().describe("On a 5xx only: the request's id (its X-Request-Id header), which the server's log line for it carries."),
       }),
     })
     .describe("The one error shape of the management API and of a JSON submission.");

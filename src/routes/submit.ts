@@ -112,7 +112,8 @@ async function checkCaptcha(ctx: RequestContext, form: FormRow, special: Record<
 
 const filled = (value: unknown) => value !== undefined && value !== null && value !== "" && !(Array.isArray(value) && value.every((v) => v === ""));
 
-async function submit(ctx: RequestContext): Promise<Response> {
+/** A public post to a form: the answer is JSON for fetch(), a redirect or an HTML page for a browser. */
+export async function submit(ctx: RequestContext): Promise<Response> {
   const { request } = ctx;
   let form: FormRow | null = null;
   try {
@@ -163,7 +164,7 @@ async function submit(ctx: RequestContext): Promise<Response> {
 }
 
 /** The CORS preflight of a `fetch()` post: allowed for an origin the form accepts. */
-async function preflight(ctx: RequestContext): Promise<Response> {
+export async function preflight(ctx: RequestContext): Promise<Response> {
   const form = await ctx.services.forms.findBySlug(ctx.params.slug!);
   const cors = corsHeaders(ctx.request, form);
   // Without an Origin it is no CORS preflight: there is nothing to allow or refuse.
@@ -178,11 +179,8 @@ async function preflight(ctx: RequestContext): Promise<Response> {
   });
 }
 
-/** The public endpoint, at /api/f/{slug} and /f/{slug}, and the default thank-you page. */
+/** The pages beside the public endpoint (whose operations src/api/public.ts declares): /f/{slug} in a browser, and the default thank-you page. */
 export function submitRoutes(router: Router<Handler>): void {
-  for (const base of ["/api/f/:slug", "/f/:slug"]) {
-    router.on("POST", base, submit).on("OPTIONS", base, preflight);
-  }
   // A person who opens the form's address in a browser gets a page that says what it is, not a JSON 405.
   router.on("GET", "/f/:slug", async () => html(405, endpointPage(), { Allow: "POST, OPTIONS" }));
   router.on("GET", "/thanks", async (ctx) => html(200, thanksPage(ctx.request.headers.get("referer"))));

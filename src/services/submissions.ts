@@ -5,8 +5,8 @@ import { forms, submissions, type FormRow, type SubmissionRow } from "../db/sche
 import type { ExportFormat, Principal, SpamReason, Submission } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
-import { iso, parseIsoDate } from "../lib/time.ts";
-import { lazySchema, parseBody, parsePaging } from "../lib/validate.ts";
+import { iso } from "../lib/time.ts";
+import { lazySchema, parseBody } from "../lib/validate.ts";
 import { mayHoldFiles, withFilePaths } from "./submissions/export-rows.ts";
 import { attachFiles, insertFiles, type FilesService } from "./files.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
@@ -40,29 +40,6 @@ export interface ListQuery extends SubmissionQuery {
   offset: number;
   /** Keyset paging: the id of the last submission of the previous page (its nextCursor), or null. */
   after: string | null;
-}
-
-const invalid = (field: string, message: string) => new ApiError("invalid_parameter", message, { field });
-
-/** Reads list parameters from strings (a query string or CLI flags): out of range or of type is an error, never clamped. */
-export function parseListQuery(params: Record<string, string | undefined>, { paged = true } = {}): ListQuery {
-  const { since, order = "desc", filter = "all", after, q } = params;
-  const { limit, offset } = paged ? parsePaging(params) : { limit: 50, offset: 0 };
-  if (order !== "asc" && order !== "desc") throw invalid("order", `order must be asc or desc, not "${order}".`);
-  if (!(FILTERS as readonly string[]).includes(filter)) {
-    throw invalid("filter", `filter must be one of ${FILTERS.join(", ")}, not "${filter}".`);
-  }
-  let sinceMs: number | null = null;
-  if (since !== undefined) {
-    sinceMs = parseIsoDate(since);
-    if (sinceMs === null) throw invalid("since", `since must be an ISO 8601 date or date-time such as 2026-11-22T12:00:00Z, not "${since}".`);
-  }
-  if (q !== undefined && q.length > 200) throw invalid("q", "q must be at most 200 characters.");
-  if (after !== undefined && paged) {
-    if (!/^sub_[0-9a-z]{22}$/.test(after)) throw invalid("after", `after must be a submission id (the nextCursor of a page), not "${after}".`);
-    if (offset !== 0) throw invalid("offset", "offset cannot be combined with after: a cursor already says where the page starts.");
-  }
-  return { limit, offset, since: sinceMs, order, filter: filter as Filter, after: paged ? (after ?? null) : null, search: q?.trim() || null };
 }
 
 type Flags = Pick<SubmissionRow, "isRead" | "isStarred" | "isSpam"> & { unconfirmed?: boolean };

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { notifications } from "../../src/db/schema.ts";
-import { publicFixture, type PublicFixture } from "../e2e/support.ts";
+import { publicFixture, type PublicFixture } from "./public-support.ts";
 import { BASE } from "../helpers/app.ts";
 
 // The confirmation email's settings and its entries in the delivery log, in-process (no sender runs: live

@@ -106,10 +106,14 @@ test("an unexpected failure is a bare 500 internal_error: the stack goes to the 
     };
     const answer = await t.request("GET", "/api/forms", { key });
     const text = await answer.text();
-    expect({ status: answer.status, body: JSON.parse(text) }).toEqual({ status: 500, body: apiError("internal_error") });
+    // The request id is the one thing the answer tells beyond the code: the header's, and the log line's.
+    const requestId = answer.headers.get("x-request-id")!;
+    expect(requestId).toMatch(/^req_[0-9a-z]{22}$/);
+    const expected = apiError("internal_error");
+    expect({ status: answer.status, body: JSON.parse(text) }).toEqual({ status: 500, body: { error: { ...expected.error, requestId } } });
     expect(text).not.toContain("SELECT");
     expect(text).not.toContain("acc_secret");
-    expect(t.logs.some((line) => line.includes("SQLITE_CORRUPT"))).toBe(true);
+    expect(t.logs.filter((line) => line.includes("SQLITE_CORRUPT"))).toEqual([expect.stringContaining(`(request ${requestId})`)]);
   } finally {
     t.close();
   }

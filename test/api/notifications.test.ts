@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { publicFixture, type PublicFixture } from "../e2e/support.ts";
+import { publicFixture, type PublicFixture } from "./public-support.ts";
 import { apiError } from "./scenario.ts";
 
 // The outbox as the API shows it, in-process (no sender runs here, so live notifications stay pending):

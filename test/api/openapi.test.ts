@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import createClient from "openapi-fetch";
 import { BASE, testApp, type TestApp } from "../helpers/app.ts";
-import type { paths } from "../helpers/api-types.ts";
+import type { paths } from "../generated/api-types.ts";
 import { ROOT } from "../helpers/cli.ts";
 import { checkResponse } from "../helpers/openapi.ts";
 

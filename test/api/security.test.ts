@@ -1,4 +1,6 @@
 import { expect, test } from "bun:test";
+import { OPERATIONS } from "../../src/api/index.ts";
+import { routerPath } from "../../src/api/operation.ts";
 import { registeredRoutes } from "../helpers/app.ts";
 import { generateKey } from "../../src/lib/keys.ts";
 import { operator } from "../../src/services/principal.ts";
@@ -6,38 +8,32 @@ import { apiError, runScenarios } from "./scenario.ts";
 import { runCommonRouteTests, type ProtectedRoute } from "./security.ts";
 import { makeWorld, type World } from "./world.ts";
 
-/** Every management route with the permission contract §3 gives it. */
-const ROUTES: ProtectedRoute[] = [
-  { method: "GET", path: "/api/forms", permission: "read", okStatus: 200 },
-  { method: "POST", path: "/api/forms", permission: "write", body: { name: "New form" }, okStatus: 201 },
-  { method: "GET", path: "/api/forms/:id", permission: "read", okStatus: 200 },
-  { method: "PATCH", path: "/api/forms/:id", permission: "write", body: { name: "Renamed" }, okStatus: 200 },
-  { method: "DELETE", path: "/api/forms/:id", permission: "delete", okStatus: 204 },
-  { method: "GET", path: "/api/forms/:id/submissions", permission: "read", okStatus: 200 },
-  { method: "GET", path: "/api/forms/:id/submissions/export", permission: "read", okStatus: 200 },
-  { method: "GET", path: "/api/forms/:id/submissions/:submissionId", permission: "read", okStatus: 200 },
-  { method: "PATCH", path: "/api/forms/:id/submissions/:submissionId", permission: "write", body: { isRead: true }, okStatus: 200 },
-  { method: "DELETE", path: "/api/forms/:id/submissions/:submissionId", permission: "delete", okStatus: 204 },
-  { method: "GET", path: "/api/forms/:id/submissions/:submissionId/files/:fileId", permission: "read", okStatus: 200 },
-  { method: "POST", path: "/api/submissions/erase", permission: "admin", body: { email: "nobody@example.com", dryRun: true }, okStatus: 200 },
-  { method: "GET", path: "/api/forms/:id/notifications", permission: "read", okStatus: 200 },
-  { method: "POST", path: "/api/forms/:id/notifications/retry", permission: "write", okStatus: 200 },
-  { method: "POST", path: "/api/forms/:id/webhooks", permission: "write", body: { url: "https://hooks.example.com/new" }, okStatus: 201 },
-  { method: "GET", path: "/api/forms/:id/webhooks", permission: "read", okStatus: 200 },
-  { method: "DELETE", path: "/api/forms/:id/webhooks/:webhookId", permission: "delete", okStatus: 204 },
-  { method: "POST", path: "/api/forms/:id/webhooks/:webhookId/rotate", permission: "write", okStatus: 200 },
-  { method: "GET", path: "/api/forms/:id/webhooks/:webhookId/deliveries", permission: "read", okStatus: 200 },
-  { method: "POST", path: "/api/forms/:id/webhooks/:webhookId/deliveries/:deliveryId/retry", permission: "write", okStatus: 202 },
-  { method: "GET", path: "/api/forms/:id/deliveries", permission: "read", okStatus: 200 },
-  { method: "POST", path: "/api/forms/:id/deliveries/:deliveryId/retry", permission: "write", okStatus: 202 },
-  { method: "GET", path: "/api/keys", permission: "admin", okStatus: 200 },
-  { method: "POST", path: "/api/keys", permission: "admin", body: { name: "deploy" }, okStatus: 201 },
-  { method: "DELETE", path: "/api/keys/:keyId", permission: "admin", okStatus: 204 },
-];
+/** A body each operation that takes one is let in with, in the world of ./security.ts. */
+const BODIES: Record<string, Record<string, unknown>> = {
+  createForm: { name: "New form" },
+  updateForm: { name: "Renamed" },
+  updateSubmission: { isRead: true },
+  eraseSubmissions: { email: "nobody@example.com", dryRun: true },
+  createWebhook: { url: "https://hooks.example.com/new" },
+  createKey: { name: "deploy" },
+};
+
+/** Every operation that takes a key, as its declaration gives it: the permission, who may call it, its success. */
+const ROUTES: ProtectedRoute[] = OPERATIONS.filter((declared) => declared.scope !== "public").map((declared) => {
+  if (declared.body && !BODIES[declared.operationId]) throw new Error(`BODIES needs a body for ${declared.operationId}`);
+  return {
+    method: declared.method,
+    path: routerPath(declared.path),
+    permission: declared.permission!,
+    formKeys: declared.scope === "form",
+    body: BODIES[declared.operationId],
+    okStatus: declared.ok.status,
+  };
+});
 
 /**
  * Routes that take no key, each with the reason. Every other route the app registers must be in ROUTES, so
- * that a route added anywhere (not only in the modules listed here) cannot escape the key checks.
+ * that a route added anywhere (not only by a declaration of src/api) cannot escape the key checks.
  */
 const PUBLIC_ROUTES: Record<string, string> = {
   "GET /": "the home page",

@@ -7,12 +7,14 @@ import { operator } from "../../src/services/principal.ts";
 import { apiError } from "./scenario.ts";
 import { makeWorld, type World } from "./world.ts";
 
-/** A management route and what it needs: the permission of contract §3, a body, and its success status. */
+/** A management route and what its declaration says it needs: the permission of contract §3, the keys it takes, a body, and its success status. */
 export interface ProtectedRoute {
   method: string;
   /** As registered: `:id` is a form's id, `:submissionId` one of its submissions, `:fileId` a file of it, `:keyId` a key, `:webhookId` and `:deliveryId` a webhook of the form and one of its deliveries. */
   path: string;
   permission: Permission;
+  /** A form-level key of the form in the path may call it (the operation's scope is `form`). */
+  formKeys: boolean;
   body?: Record<string, unknown>;
   okStatus: number;
 }
@@ -89,7 +91,6 @@ function urlOf(route: ProtectedRoute, w: Guarded, target: Target = "own"): strin
 
 const addressesForm = (route: ProtectedRoute) => route.path.includes(":id");
 const addressesResource = (route: ProtectedRoute) => route.path.includes(":");
-const formScoped = (route: ProtectedRoute) => route.path.startsWith("/api/forms/:id/submissions");
 
 async function call(w: Guarded, route: ProtectedRoute, options: { key?: string; authorization?: string; target?: Target } = {}) {
   const headers: Record<string, string> = options.authorization === undefined ? {} : { authorization: options.authorization };
@@ -187,7 +188,7 @@ export function runCommonRouteTests(route: ProtectedRoute): void {
       });
     }
 
-    if (formScoped(route)) {
+    if (route.formKeys) {
       inWorld(`a form-level key with ${route.permission} is let in on its own form`, async (w) => {
         const key = await keyWith(w, [route.permission], w.form.id);
         expect((await call(w, route, { key })).status).toBe(route.okStatus);

@@ -51,6 +51,7 @@ export async function testApp(
     driver?: Driver;
     webhooks?: WebhookOptions;
     captcha?: CaptchaOptions;
+    trustProxy?: boolean;
   } = {},
 ): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), "formsvc-test-"));
@@ -67,10 +68,13 @@ export async function testApp(
     services,
     maxBody: options.maxBody ?? 1024 * 1024,
     maxFileSize: options.maxFileSize,
-    trustProxy: false,
+    trustProxy: options.trustProxy ?? false,
     rateLimiter: new RateLimiter(options.rateLimit ?? 0, options.rateBurst ?? 10),
     captcha: options.captcha,
-    log: { request: (line) => logs.push(line), error: (message, error) => logs.push(`${message}: ${String(error)}`) },
+    log: {
+      request: (line) => logs.push(line),
+      error: (message, error, requestId) => logs.push(`${message}${requestId ? ` (request ${requestId})` : ""}: ${String(error)}`),
+    },
   });
   return {
     app,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { runCli } from "../helpers/cli.ts";
 import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
-import { chunked, type StoredSubmission } from "./support.ts";
+import { chunked, type StoredSubmission } from "../api/public-support.ts";
 
 // The real `formsvc serve` process, spoken to over a socket the way browsers and fetch() do.
 const MAX_BODY = 4096;

@@ -5,7 +5,7 @@ import { escapeHtml } from "../../src/http/pages.ts";
 import { launchBrowser } from "../helpers/browser.ts";
 import { runCli } from "../helpers/cli.ts";
 import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
-import type { StoredSubmission } from "./support.ts";
+import type { StoredSubmission } from "../api/public-support.ts";
 
 // A real Chromium posts real forms (test/helpers/browser.ts says which one).
 const WAIT = { timeout: 10_000 };

@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
-import { publicFixture, type PublicFixture } from "./support.ts";
+import { publicFixture, type PublicFixture } from "./public-support.ts";
 
 let f: PublicFixture;
 afterEach(() => f.close());

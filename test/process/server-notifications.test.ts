@@ -3,7 +3,7 @@ import { rmSync } from "node:fs";
 import { runCli } from "../helpers/cli.ts";
 import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
 import { freePort, startSmtpSink, type ReceivedMail, type SmtpSink } from "../helpers/smtp.ts";
-import type { StoredSubmission } from "./support.ts";
+import type { StoredSubmission } from "../api/public-support.ts";
 
 // The real server process sending through a real SMTP server (smtp-server) on loopback.
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { expectJsonError, publicFixture, type PublicFixture } from "./support.ts";
+import { expectJsonError, publicFixture, type PublicFixture } from "./public-support.ts";
 
 // What a hostile client sends to the public endpoint: bodies built to hurt the server or later readers of the data.
 const JSON_POST = { "content-type": "application/json", accept: "application/json" };

@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from "bun:test";
-import { testApp, type TestApp } from "./helpers/app.ts";
-import { runCli } from "./helpers/cli.ts";
-import { startServerProcess } from "./helpers/server.ts";
+import { testApp, type TestApp } from "../helpers/app.ts";
+import { runCli } from "../helpers/cli.ts";
+import { startServerProcess } from "../helpers/server.ts";
 
 let t: TestApp;
 afterEach(() => t?.close());

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, test } from "bun:test";
 import { BASE } from "../helpers/app.ts";
-import { chunked, publicFixture, runScenario, type PublicFixture, type Scenario } from "./support.ts";
+import { chunked, publicFixture, runScenario, type PublicFixture, type Scenario } from "./public-support.ts";
 
 // The body limit is small here so that "too large" costs nothing to send.
 const MAX_BODY = 2048;

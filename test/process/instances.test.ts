@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import type { ServerProcess } from "../helpers/server.ts";
 import { ownerOf, startCluster, tally, until } from "./instances-support.ts";
-import type { StoredSubmission } from "./support.ts";
+import type { StoredSubmission } from "../api/public-support.ts";
 
 // Three `formsvc serve` processes on one database, a stream of posts spread over them, one of them killed
 // with SIGKILL in the middle and started again: nothing answered is lost, the counters are exact, and every

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setSystem
 import { createApp } from "../../src/app.ts";
 import { RateLimiter } from "../../src/http/rate-limit.ts";
 import { BASE } from "../helpers/app.ts";
-import { expectHtmlError, expectJsonError, publicFixture, type PublicFixture } from "./support.ts";
+import { expectHtmlError, expectJsonError, publicFixture, type PublicFixture } from "./public-support.ts";
 
 // 6 a minute is one token every 10 s; a burst of 3.
 const PER_MINUTE = 6;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BASE } from "../helpers/app.ts";
-import { expectHtmlError, expectJsonError, publicFixture, runScenario, type PublicFixture, type Scenario } from "./support.ts";
+import { expectHtmlError, expectJsonError, publicFixture, runScenario, type PublicFixture, type Scenario } from "./public-support.ts";
 
 const MAX_BODY = 1024;
 const THANKS = `${BASE}/thanks`;

@@ -83,7 +83,7 @@ describe("requests a client gives up on, and bodies over every limit", () => {
     }
     await until(() => s.out.filter((line) => line.includes(`/f/${s.slug}`)).length === 20);
     const lines = s.out.filter((line) => line.includes(`/f/${s.slug}`));
-    expect(lines[0]).toMatch(new RegExp(`^\\S+Z POST /f/${s.slug} 499 \\(client closed the connection\\) \\d+\\.\\dms 127\\.0\\.0\\.1 -$`));
+    expect(lines[0]).toMatch(new RegExp(`^\\S+Z POST /f/${s.slug} 499 \\(client closed the connection\\) \\d+\\.\\dms 127\\.0\\.0\\.1 - req_[0-9a-z]{22}$`));
     expect(s.err).toEqual([]);
     const metrics = await (await fetch(`${s.server.url}/metrics`)).text();
     expect(metrics).toContain(`formsvc_http_requests_total{method="POST",route="/f/:slug",status="499"} 20`);
@@ -124,12 +124,15 @@ describe("health and metrics", () => {
     expect({ status: ok.status, body: await ok.json() }).toEqual({ status: 200, body: { status: "ok" } });
     t.services.store.close();
     const down = await t.request("GET", "/healthz");
-    expect({ status: down.status, body: await down.json() }).toEqual({
-      status: 503,
-      body: { error: { code: "unavailable", message: "The service cannot reach its database right now. Try again in a moment." } },
-    });
-    const api = await t.request("GET", "/api/forms", { key });
-    expect({ status: api.status, body: await api.json() }).toEqual({ status: 503, body: await (await t.request("GET", "/healthz")).json() });
+    const message = "The service cannot reach its database right now. Try again in a moment.";
+    // A 5xx names its request, so that its log line can be found.
+    const answerOf = async (response: Response) => ({ status: response.status, body: await response.json(), requestId: response.headers.get("x-request-id") });
+    const unavailable = (requestId: string | null) => ({ status: 503, body: { error: { code: "unavailable", message, requestId } }, requestId });
+    const health = await answerOf(down);
+    expect(health).toEqual(unavailable(health.requestId));
+    const api = await answerOf(await t.request("GET", "/api/forms", { key }));
+    expect(api).toEqual(unavailable(api.requestId));
+    expect([health.requestId, api.requestId]).toEqual([expect.stringMatching(/^req_/), expect.stringMatching(/^req_/)]);
   });
 
   test("--metrics: requests by route pattern and status, submissions and spam, outbox depth, latency", async () => {
@@ -190,15 +193,19 @@ describe("request logs", () => {
       headers: { "content-type": "application/json", "user-agent": "fetch" },
       body: '{"password":"s3cret"}',
     });
-    expect(s.out[0]).toMatch(/^\d{4}-\d\d-\d\dT\S+Z GET \/api\/forms 200 \d+\.\dms 127\.0\.0\.1 "curl\/8\.5 \\x22x\\x22 \\x5c"$/);
-    expect(s.out[1]).toMatch(new RegExp(`^\\S+Z POST /f/${s.slug} 303 \\d+\\.\\dms 127\\.0\\.0\\.1 "fetch"$`));
+    expect(s.out[0]).toMatch(/^\d{4}-\d\d-\d\dT\S+Z GET \/api\/forms 200 \d+\.\dms 127\.0\.0\.1 "curl\/8\.5 \\x22x\\x22 \\x5c" req_[0-9a-z]{22}$/);
+    expect(s.out[1]).toMatch(new RegExp(`^\\S+Z POST /f/${s.slug} 303 \\d+\\.\\dms 127\\.0\\.0\\.1 "fetch" req_[0-9a-z]{22}$`));
     const all = s.out.join("\n");
     for (const secret of ["hunter2", "limit=5", s.key, "s3cret"]) expect(all).not.toContain(secret);
   });
 
   test("--log-format json: one object a line, for log shippers", async () => {
     const s = await start({ logFormat: "json", trustProxy: "true" });
-    await fetch(`${s.server.url}/healthz?x=1`, { headers: { "user-agent": "probe/1", "x-forwarded-for": "203.0.113.9" } });
+    // Behind the proxy it trusts, the server keeps the proxy's request id: one id in both logs.
+    const answer = await fetch(`${s.server.url}/healthz?x=1`, {
+      headers: { "user-agent": "probe/1", "x-forwarded-for": "203.0.113.9", "x-request-id": "edge-4b1f" },
+    });
+    expect(answer.headers.get("x-request-id")).toBe("edge-4b1f");
     expect(s.out).toHaveLength(1);
     expect(JSON.parse(s.out[0]!)).toEqual({
       time: expect.stringMatching(/Z$/),
@@ -210,6 +217,7 @@ describe("request logs", () => {
       ms: expect.any(Number),
       ip: "203.0.113.9",
       userAgent: "probe/1",
+      requestId: "edge-4b1f",
     });
   });
 });

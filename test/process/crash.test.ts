@@ -3,7 +3,7 @@ import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
 import { runCli } from "../helpers/cli.ts";
 import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
-import type { StoredSubmission } from "./support.ts";
+import type { StoredSubmission } from "../api/public-support.ts";
 
 // A stream of submissions, SIGKILL in the middle of it, a restart on the same file: every post that was
 // answered as a success must be there, and the form's counter must agree with the list.

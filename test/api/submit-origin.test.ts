@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { expectJsonError, publicFixture, type PublicFixture } from "./support.ts";
+import { expectJsonError, publicFixture, type PublicFixture } from "./public-support.ts";
 
 const JSON_ACCEPT = { accept: "application/json" };
 

@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
-import { expectJsonError, publicFixture, type PublicFixture } from "./support.ts";
+import { expectJsonError, publicFixture, type PublicFixture } from "./public-support.ts";
 
 // Where two rules of the contract meet: the answer chosen, and why, is written in docs/api.md (Decisions).
 let f: PublicFixture;

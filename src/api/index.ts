@@ -1,0 +1,49 @@
+import { formOperations } from "./forms.ts";
+import { keyOperations } from "./keys.ts";
+import { notificationOperations } from "./notifications.ts";
+import type { Operation } from "./operation.ts";
+import { publicOperations } from "./public.ts";
+import { statsOperations } from "./stats.ts";
+import { submissionOperations } from "./submissions.ts";
+import { webhookOperations } from "./webhooks.ts";
+
+/**
+ * Every operation of the API, in the order a reader meets them (forms and their data, what forms send out,
+ * keys, then the public endpoint): the router, the OpenAPI document, the security tests and the remote CLI
+ * all read this list. A new resource's file adds its line here.
+ */
+export const OPERATIONS: readonly Operation[] = [
+  ...formOperations,
+  ...submissionOperations,
+  ...notificationOperations,
+  ...webhookOperations,
+  ...keyOperations,
+  ...publicOperations,
+  ...statsOperations,
+];
+
+/** The operation of this id; a name no declaration has is a mistake in the caller. */
+export function operationById(operationId: string): Operation {
+  const found = OPERATIONS.find((declared) => declared.operationId === operationId);
+  if (!found) throw new Error(`no operation ${operationId}`);
+  return found;
+}
+
+/** What a client sends for an operation: its method, its path with the parameters filled in, and the declared query parameters given. */
+export function requestFor(
+  operationId: string,
+  params: Record<string, string> = {},
+  query: Record<string, string | undefined> = {},
+): { method: string; path: string; query: Record<string, string | undefined> } {
+  const declared = operationById(operationId);
+  const path = declared.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`${operationId} needs the path parameter ${name}`);
+    return encodeURIComponent(value);
+  });
+  const names: readonly string[] = declared.query ?? [];
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined && !names.includes(name)) throw new Error(`${operationId} declares no query parameter ${name}`);
+  }
+  return { method: declared.method, path, query };
+}

@@ -1,0 +1,115 @@
+import { json, noContent } from "../http/respond.ts";
+import { FORM, LOCATION, operation } from "./operation.ts";
+
+// Account keys only: a form-level key reaches only its form's submissions (contract §3), and a webhook's
+// secret and address are the owner's settings, as the form's notificationEmail is.
+
+const WEBHOOK = `${FORM}/webhooks/{webhookId}`;
+const PAGE = ["limit", "offset"] as const;
+
+/** /api/forms/{id}/webhooks: endpoints, their secrets (shown on create and rotate only), the delivery log and redelivery (contract §12). */
+export const webhookOperations = [
+  operation({
+    method: "POST",
+    path: `${FORM}/webhooks`,
+    operationId: "createWebhook",
+    summary: "Add a webhook endpoint",
+    description:
+      "The address must be http(s) and must not resolve to a private, loopback or metadata address (unless the server runs with --webhooks-allow-private).",
+    tag: "Webhooks",
+    scope: "account",
+    permission: "write",
+    body: "WebhookCreate",
+    ok: { status: 201, description: "The endpoint, with its secret (shown here and on rotate only).", schema: "WebhookWithSecret", headers: LOCATION },
+    async handler(ctx) {
+      const webhook = await ctx.services.webhooks.create(ctx.principal, ctx.params.id!, ctx.body);
+      return json(201, webhook, { Location: `${ctx.services.urls.baseUrl()}/api/forms/${webhook.formId}/webhooks/${webhook.id}` });
+    },
+  }),
+  operation({
+    method: "GET",
+    path: `${FORM}/webhooks`,
+    operationId: "listWebhooks",
+    summary: "List webhook endpoints",
+    tag: "Webhooks",
+    scope: "account",
+    permission: "read",
+    ok: { status: 200, description: "The form's endpoints, secrets hidden.", schema: "WebhookList" },
+    handler: async (ctx) => json(200, { webhooks: await ctx.services.webhooks.list(ctx.principal, ctx.params.id!) }),
+  }),
+  operation({
+    method: "DELETE",
+    path: WEBHOOK,
+    operationId: "deleteWebhook",
+    summary: "Remove a webhook endpoint",
+    tag: "Webhooks",
+    scope: "account",
+    permission: "delete",
+    ok: { status: 204, description: "Removed." },
+    async handler(ctx) {
+      await ctx.services.webhooks.remove(ctx.principal, ctx.params.id!, ctx.params.webhookId!);
+      return noContent();
+    },
+  }),
+  operation({
+    method: "POST",
+    path: `${WEBHOOK}/rotate`,
+    operationId: "rotateWebhookSecret",
+    summary: "Rotate a webhook's secret",
+    tag: "Webhooks",
+    scope: "account",
+    permission: "write",
+    ok: { status: 200, description: "The endpoint with its new secret.", schema: "WebhookWithSecret" },
+    handler: async (ctx) => json(200, await ctx.services.webhooks.rotate(ctx.principal, ctx.params.id!, ctx.params.webhookId!)),
+  }),
+  operation({
+    method: "GET",
+    path: `${WEBHOOK}/deliveries`,
+    operationId: "listWebhookDeliveries",
+    summary: "List an endpoint's deliveries",
+    tag: "Webhooks",
+    scope: "account",
+    permission: "read",
+    query: PAGE,
+    ok: { status: 200, description: "Deliveries, newest first.", schema: "DeliveryPage" },
+    handler: async (ctx) => json(200, await ctx.services.webhooks.deliveries(ctx.principal, ctx.params.id!, ctx.params.webhookId!, ctx.query)),
+  }),
+  operation({
+    method: "POST",
+    path: `${WEBHOOK}/deliveries/{deliveryId}/retry`,
+    operationId: "retryWebhookDelivery",
+    summary: "Send a delivery again now",
+    tag: "Webhooks",
+    scope: "account",
+    permission: "write",
+    ok: { status: 202, description: "Queued to be sent now, with the same webhook-id.", schema: "WebhookDelivery" },
+    handler: async (ctx) => json(202, await ctx.services.webhooks.retry(ctx.principal, ctx.params.id!, ctx.params.deliveryId!, ctx.params.webhookId!)),
+  }),
+  // The form's deliveries across its endpoints, and a redelivery by delivery id alone (what the CLI takes).
+  operation({
+    method: "GET",
+    path: `${FORM}/deliveries`,
+    operationId: "listDeliveries",
+    summary: "List the form's deliveries",
+    tag: "Webhooks",
+    scope: "account",
+    permission: "read",
+    query: ["webhook", ...PAGE],
+    ok: { status: 200, description: "Deliveries to every endpoint of the form, newest first.", schema: "DeliveryPage" },
+    async handler(ctx) {
+      const { webhook, ...page } = ctx.query;
+      return json(200, await ctx.services.webhooks.deliveries(ctx.principal, ctx.params.id!, webhook || null, page));
+    },
+  }),
+  operation({
+    method: "POST",
+    path: `${FORM}/deliveries/{deliveryId}/retry`,
+    operationId: "retryDelivery",
+    summary: "Send a delivery again now (by delivery id)",
+    tag: "Webhooks",
+    scope: "account",
+    permission: "write",
+    ok: { status: 202, description: "Queued to be sent now, with the same webhook-id.", schema: "WebhookDelivery" },
+    handler: async (ctx) => json(202, await ctx.services.webhooks.retry(ctx.principal, ctx.params.id!, ctx.params.deliveryId!)),
+  }),
+];
