@@ -47,6 +47,8 @@ test("serve backs up on a schedule to a folder and a bucket, keeps N of each, sh
   });
   dirs.push(server.dir);
   try {
+    // The start lines are written one after another: the schedule's comes after the one the helper waits for.
+    for (const until = Date.now() + 5_000; !server.stderr().includes("backups every") && Date.now() < until; ) await Bun.sleep(20);
     expect(server.stderr()).toContain(`backups every 1s to ${folder} and s3://backups/formsvc/daily, the last 3 kept; last backup: none yet\n`);
     expect((await runCli(["forms", "create", "--name", "Contact", "--slug", "contact", "--db", server.db])).code).toBe(0);
     // At least five copies made and sent, two of them after the form was: the older ones are gone from both places.

@@ -78,7 +78,8 @@ describe("answers given before the body is read reach a proxy that sends the who
     // nginx sends HTTP/1.0 with the length of the body it buffered, or HTTP/1.1 chunked when it does not buffer.
     const head = (framing: string) =>
       `POST /f/${slug} HTTP/1.${framing.startsWith("Content-Length") ? 0 : 1}\r\nHost: forms.example.com\r\nConnection: close\r\nAccept: application/json\r\nContent-Type: application/json\r\n${framing}\r\n\r\n`;
-    const expected = { error: { code: "payload_too_large", message: "The body is larger than the limit of 1048576 bytes." } };
+    const message = "The body is larger than the limit of 1048576 bytes.";
+    const expected = { error: { code: "payload_too_large", message }, errors: [{ code: "payload_too_large", message }] };
     for (let i = 0; i < 10; i++) {
       const declared = await asNginx(server.url, head(`Content-Length: ${big.length}`), big);
       expect({ status: status(declared), body: bodyOf(declared) }).toEqual({ status: "HTTP/1.1 413 Payload Too Large", body: expected });
