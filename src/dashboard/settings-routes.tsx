@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { FormRow } from "../db/schema.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import { timingSafeEqual } from "node:crypto";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";

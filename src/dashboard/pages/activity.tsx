@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { Activity } from "../../services/activity.ts";
 import type { Session } from "../../services/users.ts";
 import { Layout, ScrollTable, Time } from "./layout.tsx";

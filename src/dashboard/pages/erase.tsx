@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { Session } from "../../services/users.ts";
 import { Csrf, Field, Layout, Notice, ScrollTable } from "./layout.tsx";
 

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import { CAPTCHA_PROVIDERS, type Form } from "../../domain/types.ts";
 import type { Session } from "../../services/users.ts";
 import { MailOff } from "./mail.tsx";

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /** Said on every page that speaks of mail while the server has none: what does not happen, and how to turn it on. */
 export function MailOff({ what }: { what: string }) {
   return (

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { Form } from "../../domain/types.ts";
 import { can, ROLE_HELP, ROLES, type Role } from "../../services/roles.ts";
 import type { Invitation } from "../../services/team.ts";

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import { WEBHOOK_FORMATS } from "../../lib/webhook-message.ts";
 import type { Form } from "../../domain/types.ts";
 import type { Session } from "../../services/users.ts";
