@@ -71,6 +71,8 @@ const TOKEN = /^[0-9A-Za-z]{32}$/;
  * told apart, and a well-formed one is compared in constant time, on bytes of the same length.
  */
 export function checkToken(given: string, expected: string): "malformed" | "differs" | "matches" {
+  // No token at all is a request from elsewhere (403); one of the wrong shape is a malformed request (400).
+  if (given === "") return "differs";
   if (!TOKEN.test(given)) return "malformed";
   const [a, b] = [Buffer.from(given), Buffer.from(expected)];
   return a.length === b.length && timingSafeEqual(a, b) ? "matches" : "differs";
