@@ -1,10 +1,8 @@
+import { boolean, captchaVerifyUrls, domains, duration, integer, listenAddress, logFormat, mailFrom, scale, smtpUrl, url } from "./config-values.ts";
+export { redactedSmtpUrl } from "./config-values.ts";
 import { parseS3Url, type S3Target } from "./lib/s3.ts";
 import { ApiError } from "./errors.ts";
-import { parseMailbox, type Mailbox } from "./lib/mail.ts";
-import { parseDuration } from "./lib/time.ts";
 import { isEmail } from "./lib/validate.ts";
-import { CAPTCHA_VERIFY_URLS } from "./services/captcha.ts";
-import { CAPTCHA_PROVIDERS, type CaptchaProvider } from "./domain/types.ts";
 
 // Every setting of `formsvc serve` is declared once, in SETTINGS below: its flag, environment variable,
 // default, parser and help line. serve's options (cli/serve.ts), the ServeConfig type and object, and the
@@ -326,91 +324,6 @@ export type ServeFlags = Partial<Record<SettingKey, string | number | boolean | 
 /** The flag's name without dashes or value (`max-body`), as errors name it. */
 export const flagName = (flag: string) => flag.replace(/^--/, "").split(" ")[0] as string;
 
-/** `provider=URL` pairs, separated by spaces (one per --captcha-verify-url), over the providers' own addresses. */
-function captchaVerifyUrls(value: string | undefined): Record<CaptchaProvider, string> {
-  const urls = { ...CAPTCHA_VERIFY_URLS };
-  for (const pair of (value ?? "").split(/\s+/).filter(Boolean)) {
-    const at = pair.indexOf("=");
-    const provider = pair.slice(0, at) as CaptchaProvider;
-    if (at < 0 || !CAPTCHA_PROVIDERS.includes(provider)) {
-      throw new ApiError("invalid_parameter", `captcha-verify-url must be PROVIDER=URL with PROVIDER one of ${CAPTCHA_PROVIDERS.join(", ")}, not "${pair}"`, {
-        field: "captcha-verify-url",
-      });
-    }
-    urls[provider] = url("captcha-verify-url", pair.slice(at + 1));
-  }
-  return urls;
-}
-
-function integer(name: string, value: string, min: number, max: number): number {
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new ApiError("invalid_parameter", `${name} must be a whole number from ${min} to ${max}, not "${value}"`, { field: name });
-  }
-  return Number(value);
-}
-
-function url(name: string, value: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    throw new ApiError("invalid_parameter", `${name} must be an absolute http(s) URL, not "${value}"`, { field: name });
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new ApiError("invalid_parameter", `${name} must be an absolute http(s) URL, not "${value}"`, { field: name });
-  }
-  return value.replace(/\/+$/, "");
-}
-
-function scale(value: string): number {
-  const n = Number(value);
-  if (!/^\d*\.?\d+$/.test(value) || !(n > 0) || n > 1000) {
-    throw new ApiError("invalid_parameter", `webhook-retry-scale must be a number above 0 and at most 1000, such as 0.001, not "${value}"`, {
-      field: "webhook-retry-scale",
-    });
-  }
-  return n;
-}
-
-const SMTP_EXAMPLE = "smtp://user:pass@mail.example.com:587 or smtps://user:pass@mail.example.com";
-
-/** An smtp:// or smtps:// URL with a host; the message never repeats the value, which may hold a password. */
-function smtpUrl(value: string): string {
-  const parsed = /[\u0000-\u0020\u007f]/.test(value) || !URL.canParse(value) ? null : new URL(value);
-  if (!parsed || (parsed.protocol !== "smtp:" && parsed.protocol !== "smtps:") || parsed.hostname === "") {
-    throw new ApiError("invalid_parameter", `smtp-url must be an address such as ${SMTP_EXAMPLE}`, { field: "smtp-url" });
-  }
-  return value;
-}
-
-/** The SMTP URL as it may be shown: the password replaced by ***. */
-export function redactedSmtpUrl(value: string): string {
-  const url = new URL(value);
-  if (url.password) url.password = "***";
-  return url.href.replace(/\/$/, "");
-}
-
-/** The From when none is set: the SMTP login when it is an email address (as most providers require), else formsvc@localhost. */
-function defaultMailFrom(smtp: string | null): Mailbox {
-  const user = smtp ? decodeURIComponent(new URL(smtp).username) : "";
-  return { name: "formsvc", address: isEmail(user) ? user : "formsvc@localhost" };
-}
-
-/** A true/false flag or variable (also 1/0). */
-function boolean(name: string, value: string): boolean {
-  if (!["true", "false", "1", "0"].includes(value)) throw new ApiError("invalid_parameter", `${name} must be true or false, not "${value}"`, { field: name });
-  return value === "true" || value === "1";
-}
-
-/** HOST:PORT (an IPv6 host in brackets), for a second listening address. */
-function listenAddress(name: string, value: string): { host: string; port: number } {
-  const found = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(value);
-  if (!found || Number(found[3]) > 65535) {
-    throw new ApiError("invalid_parameter", `${name} must be HOST:PORT such as 127.0.0.1:9090, not "${value}"`, { field: name });
-  }
-  return { host: found[1] ?? found[2]!, port: Number(found[3]) };
-}
-
 /** The base URL when none is set: a wildcard address is not one a browser can open, so it becomes localhost. */
 export function derivedBaseUrl(host: string, port: number): string {
   const linkHost = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
@@ -445,28 +358,6 @@ function servedBaseUrl(earlier: Readonly<Record<string, unknown>>): string {
   return derivedBaseUrl(earlier.host as string, earlier.port as number);
 }
 
-/** Host names for --domain (space- or comma-separated in the environment), lowercased. */
-function domains(name: string, value: string | undefined): string[] {
-  const names = (value ?? "").split(/[\s,]+/).filter(Boolean);
-  for (const domain of names) {
-    if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(domain)) {
-      throw new ApiError("invalid_parameter", `${name} must be a host name such as forms.example.com, not "${domain}"`, { field: name });
-    }
-  }
-  return names.map((domain) => domain.toLowerCase());
-}
-
-/** A duration such as 90s, 15m, 24h, 7d (0s for none), from min to max milliseconds. */
-function duration(name: string, value: string, min: number, max: number): number {
-  const ms = parseDuration(value);
-  if (ms === null || ms < min || ms > max) {
-    throw new ApiError("invalid_parameter", `${name} must be a duration such as 90s, 15m, 24h or 7d, at most ${max / 86_400_000}d, not "${value}"`, {
-      field: name,
-    });
-  }
-  return ms;
-}
-
 /** The --backup-s3 bucket with the credentials of the usual AWS environment variables. */
 function s3Target(target: { bucket: string; key: string } | null, endpoint: string | null, env: Record<string, string | undefined>): S3Target | null {
   if (!target) return null;
@@ -482,21 +373,4 @@ function s3Target(target: { bucket: string; key: string } | null, endpoint: stri
     secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
     sessionToken: env.AWS_SESSION_TOKEN || undefined,
   };
-}
-
-/** The From given, or when none is: the SMTP login when it is an email address, else formsvc@localhost. */
-function mailFrom(name: string, value: string | undefined, smtp: string | null): Mailbox {
-  if (value === undefined) return defaultMailFrom(smtp);
-  const mailbox = parseMailbox(value);
-  if (!mailbox) {
-    throw new ApiError("invalid_parameter", `${name} must be an address such as you@example.com or "Forms <forms@example.com>", not "${value}"`, {
-      field: name,
-    });
-  }
-  return mailbox;
-}
-
-function logFormat(value: string): "text" | "json" {
-  if (value !== "text" && value !== "json") throw new ApiError("invalid_parameter", `log-format must be text or json, not "${value}"`, { field: "log-format" });
-  return value;
 }
