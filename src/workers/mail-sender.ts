@@ -12,6 +12,8 @@ const CONCURRENCY = 4;
 const POLL_MS = 60_000;
 /** How long a stop waits for a send under way (systemd's default stop timeout is 90 s). */
 const STOP_GRACE_MS = 20_000;
+/** How long the server's answer on SMTPUTF8 is trusted before it is asked again. */
+const SMTPUTF8_KNOWN_MS = 60_000;
 
 export interface SenderOptions {
   /** smtp:// or smtps:// with the credentials in it. */
@@ -75,14 +77,22 @@ export function startSender(notifications: NotificationsService, options: Sender
     return text;
   }
 
+  // What the server said of SMTPUTF8, kept for a minute: a run of such messages asks once, a changed server is heard soon.
+  let smtpUtf8Known: { offered: boolean; until: number } | null = null;
+  async function serverOffersSmtpUtf8(): Promise<boolean> {
+    if (smtpUtf8Known && Date.now() < smtpUtf8Known.until) return smtpUtf8Known.offered;
+    const offered = await offersSmtpUtf8(options.smtpUrl, timeoutMs);
+    smtpUtf8Known = { offered, until: Date.now() + SMTPUTF8_KNOWN_MS };
+    return offered;
+  }
+
   /**
    * The addresses the notification can go out with: when one of them needs SMTPUTF8, the server is asked whether
    * it offers it (a short conversation of its own, only then), and what it cannot take is refused or left out.
    */
   async function addressesOf(notification: OutgoingNotification): Promise<AddressPlan> {
     const wanted = { from: options.from.address, to: notification.to, cc: notification.cc, replyTo: notification.replyTo };
-    const smtpUtf8 = needsSmtpUtf8(wanted) && (await offersSmtpUtf8(options.smtpUrl, timeoutMs));
-    return planAddresses(wanted, smtpUtf8);
+    return planAddresses(wanted, needsSmtpUtf8(wanted) && (await serverOffersSmtpUtf8()));
   }
 
   async function deliver(notification: OutgoingNotification): Promise<void> {

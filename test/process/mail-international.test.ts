@@ -1,5 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
+import { smtpMailer } from "../../src/mailer.ts";
 import { runCli } from "../helpers/cli.ts";
 import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from "../helpers/smtp.ts";
@@ -123,4 +124,19 @@ test("without SMTPUTF8, a notification address with no ASCII form is refused at 
   expect(row!.split("\t").slice(2, 5)).toEqual(["failed", "1", "josé@example.com"]);
   expect(row!.split("\t").at(-1)).toBe(reason);
   expect(smtp.messages()).toHaveLength(1);
+});
+
+test("the dashboard's own mail (invitations, the test email) to an address with no ASCII form goes only where SMTPUTF8 is offered", async () => {
+  const from = { name: "Formulare", address: "forms@example.com" };
+  const message = { to: "josé@bücher.de", subject: "Einladung", text: "Hallo\n" };
+  const plain = await startSmtpSink({ smtpUtf8: false });
+  const international = await startSmtpSink({ smtpUtf8: true });
+  started.sinks.push(plain, international);
+  await expect(smtpMailer(plain.url, from, 2_000).send(message)).rejects.toThrow(
+    "Not sent: the address josé@bücher.de needs SMTPUTF8, which the mail server does not offer",
+  );
+  await smtpMailer(international.url, from, 2_000).send(message);
+  const [mail] = await international.waitFor(1);
+  expect(mail!.commands).toEqual(["MAIL FROM:<forms@example.com> SMTPUTF8", "RCPT TO:<josé@bücher.de>"]);
+  expect(plain.messages()).toEqual([]);
 });
