@@ -1,11 +1,10 @@
-import SMTPConnection from "nodemailer/lib/smtp-connection";
-import { parseConnectionUrl } from "nodemailer/lib/shared";
-
 /**
  * Whether the server of `smtpUrl` offers SMTPUTF8 (RFC 6531): one short conversation, as the sender has it
  * (TLS for smtps://, STARTTLS when offered), that reads the server's answer to EHLO and quits without logging in.
  */
 export async function offersSmtpUtf8(smtpUrl: string, timeoutMs: number): Promise<boolean> {
+  // Loaded here, not at the top: a server without mail, or whose mail never needs it, never loads nodemailer for it.
+  const [{ default: SMTPConnection }, { parseConnectionUrl }] = await Promise.all([import("nodemailer/lib/smtp-connection"), import("nodemailer/lib/shared")]);
   const { host, port, secure, tls } = parseConnectionUrl(smtpUrl);
   const connection = new SMTPConnection({ host, port, secure, tls, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs });
   try {
