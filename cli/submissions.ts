@@ -24,9 +24,16 @@ export interface ListFlags extends SelectionFlags {
   format?: string;
 }
 
-/** The flags a submission carries, as words: `unread`, `starred`, `spam`, with why it is spam (`spam:honeypot`). */
+/** The flags a submission carries, as words: `unread`, `starred`, `spam` with why (`spam:honeypot`), `unconfirmed` (double opt-in). */
 const flagWords = (s: Submission) =>
-  [s.isRead ? "" : "unread", s.isStarred ? "starred" : "", s.isSpam ? (s.spamReason ? `spam:${s.spamReason}` : "spam") : ""].filter(Boolean).join(" ");
+  [
+    s.isRead ? "" : "unread",
+    s.isStarred ? "starred" : "",
+    s.isSpam ? (s.spamReason ? `spam:${s.spamReason}` : "spam") : "",
+    s.confirmedAt === null ? "unconfirmed" : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
 
 /** id, created, flags, then one column per field of the form, in order of first appearance. */
 function columns(fields: readonly string[], io: Io): Column<Submission>[] {
@@ -137,7 +144,7 @@ export function submissionsCommand(program: Command, io: Io): void {
     .option("--offset <n>", "how many to skip (default 0)")
     .option("--all", "walk every page")
     .option("--order <order>", "asc or desc by time (default desc)")
-    .option("--filter <filter>", "all (not spam, the default), unread, starred or spam")
+    .option("--filter <filter>", "all (not spam, the default), unread, starred, spam or unconfirmed (double opt-in not yet confirmed)")
     .option("--format <format>", "table, tsv, json, ndjson or csv (default: table on a terminal, tsv when piped)")
     .addHelpText(
       "after",

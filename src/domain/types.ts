@@ -51,6 +51,8 @@ export interface Form {
   fields: FieldRule[];
   /** What a post's undeclared fields become when the form declares fields: kept, dropped or refused. */
   otherFields: OtherFields;
+  /** The confirmation email to the person who submitted, and double opt-in (§16); null: none. */
+  confirmation: Confirmation | null;
 }
 
 /** The types a form's declared field may have (contract §14), and what undeclared fields become. */
@@ -72,6 +74,21 @@ export interface FieldRule {
   options?: string[];
 }
 
+/** A form's confirmation email to the person who submitted (contract §16), every default filled in. */
+export interface Confirmation {
+  enabled: boolean;
+  /** The field whose value is the recipient. */
+  field: string;
+  subject: string;
+  text: string;
+  fromName: string | null;
+  replyTo: string | null;
+  doubleOptIn: boolean;
+  optInDays: number;
+  perAddressHours: number;
+  perFormDaily: number;
+}
+
 /** How long spam is kept when the owner says nothing (contract §13). */
 export const DEFAULT_SPAM_RETENTION_DAYS = 30;
 
@@ -89,6 +106,12 @@ export interface Submission {
   isSpam: boolean;
   /** Why it is spam: a filled honeypot, a captcha that could not be verified, or the owner's say; null when it is not spam. */
   spamReason: SpamReason | null;
+  /**
+   * Only on a submission of double opt-in (§16): when the person who submitted opened their link, and from which
+   * client address; both null while it waits.
+   */
+  confirmedAt?: string | null;
+  confirmedFrom?: string | null;
 }
 
 /** Most webhook endpoints one form may have: each submission is sent to every one of them. */

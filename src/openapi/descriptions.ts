@@ -21,6 +21,8 @@ const formFields: Record<string, string> = {
   retentionDays: days("Submissions older than this are deleted, spam included", "Default null."),
   spamRetentionDays: days("Spam older than this is deleted", "Default 30."),
   captcha: "The captcha verified before a submission is stored; the secret is write-only. null removes it.",
+  confirmation:
+    "The confirmation email to the person who submitted (docs/api.md, Confirmation email): {enabled, field (default email), subject, text, fromName?, replyTo?, doubleOptIn? (false), optInDays? 1-30 (7), perAddressHours? (24), perFormDaily? (200)}. subject and text take {{field}}, {{form}}, {{date}} and, with doubleOptIn, {{link}}. Given whole on update; null removes it.",
 };
 
 /** Notes on request body fields, by component name and property. */

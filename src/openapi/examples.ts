@@ -19,6 +19,7 @@ const form = {
   spamRetentionDays: 30,
   fields: [],
   otherFields: "keep",
+  confirmation: null,
 };
 
 const submission = {
@@ -116,6 +117,7 @@ export const EXAMPLES: {
       notifications: [
         {
           id: "ntf_01m84a7nendtya6pbf1z5f",
+          kind: "notification",
           submissionId: submission.id,
           to: "owner@example.com",
           subject: "New submission: Contact",
@@ -126,6 +128,7 @@ export const EXAMPLES: {
           createdAt: submission.createdAt,
           sentAt: "2026-11-22T12:05:00.040Z",
           nextAttemptAt: null,
+          reason: null,
         },
       ],
       pagination: { limit: 50, offset: 0, hasMore: false },

@@ -19,6 +19,7 @@ import { iso } from "../lib/time.ts";
 import { allowedDomains, email, formName, httpUrl, lazySchema, parseBody, retentionDays, slug, type Zod } from "../lib/validate.ts";
 import { fieldRules, otherFields } from "./submissions/fields.ts";
 import { recordActivity } from "./activity.ts";
+import { confirmationOf, confirmationSchema, storedConfirmation } from "./confirmations.ts";
 
 const captcha = (z: Zod) =>
   z.strictObject(
@@ -49,6 +50,7 @@ export const createSchema = lazySchema((z) =>
     captcha: captcha(z).nullish(),
     fields: fieldRules(z).nullish(),
     otherFields: otherFields(z).optional(),
+    confirmation: confirmationSchema(z).nullish(),
   }),
 );
 
@@ -134,6 +136,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     spamRetentionDays: row.spamRetentionDays,
     fields: rulesOf(row) ?? [],
     otherFields: row.otherFields as OtherFields,
+    confirmation: confirmationOf(row),
   });
 
   // Shared, read-only rows: callers never change a FormRow they are given.
@@ -227,6 +230,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           captchaSecret: input.captcha?.secret ?? null,
           fieldRules: input.fields?.length ? JSON.stringify(input.fields) : null,
           otherFields: input.otherFields ?? "keep",
+          confirmation: storedConfirmation(input.confirmation) ?? null,
           createdAt: now,
           updatedAt: now,
         };
@@ -256,6 +260,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           captchaSecret: input.captcha === undefined ? undefined : (input.captcha?.secret ?? null),
           fieldRules: input.fields === undefined ? undefined : input.fields?.length ? JSON.stringify(input.fields) : null,
           otherFields: input.otherFields,
+          confirmation: storedConfirmation(input.confirmation),
         };
         // Only what really changes is written; a patch that changes nothing leaves updatedAt alone.
         const changes = Object.fromEntries(

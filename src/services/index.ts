@@ -5,6 +5,7 @@ import { filesService } from "./files.ts";
 import { formsService } from "./forms.ts";
 import { keysService } from "./keys.ts";
 import { notificationsService } from "./notifications.ts";
+import { optInService } from "./opt-in.ts";
 import { retentionService } from "./retention.ts";
 import { settingsService } from "./settings.ts";
 import { submissionBulkService } from "./submission-bulk.ts";
@@ -28,7 +29,8 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
   const notifications = notificationsService(store, forms, () => ((urls.known?.() ?? true) ? urls.baseUrl() : null));
   const files = filesService(store, forms);
   const webhooks = webhooksService(store, forms, urls, options.webhooks ?? defaultWebhookOptions);
-  const submissions = submissionsService(store, forms, notifications, files, webhooks);
+  const optIn = optInService(store, urls, { notifications, webhooks });
+  const submissions = submissionsService(store, forms, notifications, files, webhooks, optIn);
   return {
     store,
     urls,
@@ -36,6 +38,7 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
     forms,
     keys: keysService(store, forms),
     submissions,
+    optIn,
     intake: intakeService(forms, submissions, urls),
     submissionBulk: submissionBulkService(store, forms, submissions),
     files,

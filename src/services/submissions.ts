@@ -15,6 +15,7 @@ import { fieldsAfterRemoving } from "./submissions/field-list.ts";
 import { asBound, submissionWriter, type ReceivingForm } from "./submissions/write.ts";
 import type { WebhooksService } from "./webhooks.ts";
 import { exportText } from "./submission-export.ts";
+import { confirmationOf, type OptInLinks } from "./confirmations.ts";
 import { COLUMNS, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
 
 export { FILTERS, type Filter, type Order };
@@ -50,6 +51,13 @@ export const toSubmission = (row: SubmissionRow): Submission => ({
   isStarred: row.isStarred,
   isSpam: row.isSpam,
   spamReason: row.isSpam ? ((row.spamReason as SpamReason | null) ?? null) : null,
+  ...(row.unconfirmed || row.confirmedAt !== null ? optInState(row) : {}),
+});
+
+/** A double opt-in submission's state: when and where its link was opened (null while it waits). */
+const optInState = (row: SubmissionRow) => ({
+  confirmedAt: row.confirmedAt === null ? null : iso(row.confirmedAt),
+  confirmedFrom: row.confirmedFrom,
 });
 
 /** The body of PATCH .../submissions/{sid} (the OpenAPI document is generated from it too). */
@@ -75,6 +83,7 @@ const formForWrite = preparedOn((db) =>
       mode: forms.mode,
       notificationEmail: forms.notificationEmail,
       lastSubmissionAt: forms.lastSubmissionAt,
+      confirmation: forms.confirmation,
     })
     .from(forms)
     .where(eq(forms.id, sql.placeholder("id")))
@@ -88,6 +97,7 @@ export function submissionsService(
   notificationsService: NotificationsService,
   filesService: FilesService,
   webhooksService?: WebhooksService,
+  optIn?: OptInLinks,
 ) {
   const where = (formId: string, query: SubmissionQuery) =>
     and(
@@ -126,6 +136,7 @@ export function submissionsService(
   const write = submissionWriter(
     store,
     webhooksService ? (form, row) => asBound(webhooksService.queueStatement(form, toSubmission(row), row.createdAt)) : null,
+    optIn ?? null,
   );
 
   async function findRow(formId: string, submissionId: string): Promise<SubmissionRow> {
@@ -144,7 +155,7 @@ export function submissionsService(
       // One row more than asked tells whether another page exists, whatever the total says under concurrent writes.
       let rows: SubmissionRow[];
       let total: number;
-      if (query.search) {
+      if (query.search || query.filter === "unconfirmed") {
         // A search reads the rows that match it: no counter knows how many hold a piece of text.
         rows = await store.db
           .select(COLUMNS)
@@ -276,6 +287,8 @@ export function submissionsService(
     ): Promise<Submission> {
       const form = typeof formRef === "string" ? await formForWrite(store.db).get({ id: formRef }) : formRef;
       if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
+      // The opt-in link's key is read (made, the first time) before the write, and only for a form that needs it.
+      if (confirmationOf(form)?.doubleOptIn) await optIn?.ready();
       // A spam verdict with no reason given is the honeypot's, the first kind of spam there was.
       const spamReason = flags.isSpam ? (flags.spamReason ?? "honeypot") : null;
       const written = await write({ form, data, spamReason, notification: flags.notification ?? {} });

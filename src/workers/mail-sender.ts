@@ -76,7 +76,7 @@ export function startSender(notifications: NotificationsService, options: Sender
   async function deliver(notification: OutgoingNotification): Promise<void> {
     try {
       await transport.sendMail({
-        from: options.from,
+        from: notification.fromName ? { name: notification.fromName, address: options.from.address } : options.from,
         to: notification.to,
         subject: notification.subject,
         replyTo: notification.replyTo ?? undefined,

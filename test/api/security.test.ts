@@ -46,6 +46,7 @@ const PUBLIC_ROUTES: Record<string, string> = {
   "GET /f/:slug": "a page that says what the endpoint is",
   "GET /thanks": "the default thank-you page",
   "OPTIONS /thanks": "its CORS preflight (a page that holds nothing of any form)",
+  "GET /confirm/:token": "the double opt-in link of a confirmation email: the signed token is its own credential",
   "GET /api/openapi.json": "the OpenAPI document, which describes the API and holds nothing of anyone's",
   "GET /docs": "the API reference page, rendered from that document",
   "GET /docs/:asset": "the reference page's script and stylesheet",

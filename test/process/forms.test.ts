@@ -99,7 +99,7 @@ for (const mode of MODES) {
         [["forms", "update", `contact-${mode}`, "--active", "maybe"], 'formsvc: --active must be true or false, not "maybe"\n'],
         [
           ["forms", "update", `contact-${mode}`],
-          "formsvc: nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --fields-file, --other-fields\n",
+          "formsvc: nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --fields-file, --other-fields, --confirmation-file\n",
         ],
         [
           ["forms", "create", "--name", "X", "--redirect", "ftp://example.com"],
