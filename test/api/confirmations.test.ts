@@ -137,8 +137,13 @@ describe("double opt-in", () => {
 
   test("a submission waits unconfirmed, outside every list but unconfirmed, until its link is opened; then the owner is told once", async () => {
     const form = await fx.form({ notificationEmail: "owner@example.com", confirmation: optIn });
+    const hook = await fx.t.request("POST", `/api/forms/${form.id}/webhooks`, { key: fx.key, body: { url: "https://hooks.example.com/formsvc" } });
+    expect(hook.status).toBe(201);
+    const deliveries = async () =>
+      ((await (await fx.t.request("GET", `/api/forms/${form.id}/deliveries`, { key: fx.key })).json()) as any).deliveries.map((d: any) => d.submissionId);
     const id = await post(form.slug, { name: "Ann", email: "ann@example.com" });
     expect(await list(form.id, "all")).toEqual([]);
+    expect(await deliveries()).toEqual([]);
     const [waiting] = await list(form.id, "unconfirmed");
     expect(waiting).toMatchObject({ id, confirmedAt: null, confirmedFrom: null });
     const form0 = (await (await fx.t.request("GET", `/api/forms/${form.id}`, { key: fx.key })).json()) as any;
@@ -158,6 +163,8 @@ describe("double opt-in", () => {
     expect(confirmed).toMatchObject({ id, confirmedAt: expect.stringMatching(/Z$/), confirmedFrom: "203.0.113.9" });
     expect(await list(form.id, "unconfirmed")).toEqual([]);
     expect((await all()).map((n: any) => n.kind).sort()).toEqual(["confirmation", "notification"]);
+    // The webhook event held back is written once, by the first opening only.
+    expect(await deliveries()).toEqual([id]);
   });
 
   test("a forged link is refused and confirms nothing", async () => {
