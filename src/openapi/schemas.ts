@@ -44,9 +44,12 @@ export function responseSchemas() {
       redirectUrl: z.string().nullable(),
       allowedDomains: z.array(z.string()).describe("Host names a submission may come from; empty: any."),
       captcha: z
-        .object({ provider: z.enum(CAPTCHA_PROVIDERS) })
+        .union([
+          z.object({ provider: z.enum(CAPTCHA_PROVIDERS) }),
+          z.object({ provider: z.literal("altcha"), complexity: z.int().describe("The largest counter a challenge asks for.") }),
+        ])
         .nullable()
-        .describe("The captcha checked before storing; its secret is never shown."),
+        .describe("The captcha checked before storing; a provider's secret is never shown."),
       submitUrl: z.string().describe("The form's public address, for the HTML form's action or fetch()."),
       fileUploads: z.boolean(),
       retentionDays: z.int().min(1).max(3650).nullable().describe("Days a submission is kept; null: for ever."),
@@ -68,6 +71,19 @@ export function responseSchemas() {
         })
         .nullable()
         .describe("The confirmation email to the person who submitted, and double opt-in, every default filled in; null: none."),
+      spamRules: z
+        .object({
+          blockedWords: z.array(z.string()).optional(),
+          blockedEmails: z.array(z.string()).optional(),
+          blockDisposableEmails: z.boolean().optional(),
+          maxLinks: z.int().optional(),
+          duplicateWindowHours: z.int().optional(),
+        })
+        .nullable()
+        .describe("The rules a post is checked against; a post that breaks one is kept as spam, its reason naming the rule."),
+      spamFilter: z
+        .object({ enabled: z.boolean(), threshold: z.number().min(0).max(1) })
+        .describe("The account's learning filter on this form: a score over threshold makes a post spam (spamReason filter)."),
     })
     .describe("A form, the same in every response.");
 
@@ -90,6 +106,11 @@ export function responseSchemas() {
         .optional()
         .describe("Only on a double opt-in form's submission: when its link was opened; null while it waits (filter=unconfirmed)."),
       confirmedFrom: z.string().nullable().optional().describe("Only with confirmedAt: the client address the link was opened from."),
+      spamScore: z.number().min(0).max(1).optional().describe("The learning filter's score (0 to 1); present only when the filter scored the submission."),
+      spamTokens: z
+        .array(z.string())
+        .optional()
+        .describe("The few tokens that pulled the score most towards spam; present only when the filter scored the submission."),
     })
     .describe("A submission.");
 
@@ -228,6 +249,23 @@ export function responseSchemas() {
     id: id("sub"),
     next: z.string().describe("The absolute address a browser would have been sent to: _next, else the form's redirectUrl, else /thanks."),
   });
+
+  const AltchaChallenge = z
+    .object({
+      parameters: z.object({
+        algorithm: z.literal("PBKDF2/SHA-256"),
+        cost: z.int(),
+        data: z.object({ form: z.string().describe("The form's slug: a solution is good for this form only.") }),
+        expiresAt: z.int().describe("Unix seconds; a solution must be posted before."),
+        keyLength: z.int(),
+        keyPrefix: z.string(),
+        keySignature: z.string(),
+        nonce: z.string(),
+        salt: z.string(),
+      }),
+      signature: z.string(),
+    })
+    .describe("An ALTCHA challenge, in the format the altcha widget solves; its solution goes in the form's altcha field.");
   const Health = z.object({ status: z.literal("ok") });
 
   return {
@@ -252,6 +290,7 @@ export function responseSchemas() {
     DeliveryPage,
     Erasure,
     SubmitSuccess,
+    AltchaChallenge,
     Health,
   };
 }

@@ -8,6 +8,7 @@ import { notificationsService } from "./notifications.ts";
 import { optInService } from "./opt-in.ts";
 import { retentionService } from "./retention.ts";
 import { settingsService } from "./settings.ts";
+import { spamService } from "./spam/verdict.ts";
 import { submissionBulkService } from "./submission-bulk.ts";
 import { submissionsService } from "./submissions.ts";
 import { intakeService } from "./submissions/intake.ts";
@@ -29,8 +30,9 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
   const notifications = notificationsService(store, forms, () => ((urls.known?.() ?? true) ? urls.baseUrl() : null));
   const files = filesService(store, forms);
   const webhooks = webhooksService(store, forms, urls, options.webhooks ?? defaultWebhookOptions);
+  const spam = spamService(store);
   const optIn = optInService(store, urls, { notifications, webhooks });
-  const submissions = submissionsService(store, forms, notifications, files, webhooks, optIn);
+  const submissions = submissionsService(store, forms, notifications, files, webhooks, spam.filter, optIn);
   return {
     store,
     urls,
@@ -39,8 +41,9 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
     keys: keysService(store, forms),
     submissions,
     optIn,
-    intake: intakeService(forms, submissions, urls),
+    intake: intakeService(forms, submissions, spam, urls),
     submissionBulk: submissionBulkService(store, forms, submissions),
+    spam,
     files,
     notifications,
     webhooks,

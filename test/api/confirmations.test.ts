@@ -190,3 +190,41 @@ describe("double opt-in", () => {
     expect(shown.submissionCount).toBe(1);
   });
 });
+
+describe("out of spam", () => {
+  const rules = { blockedWords: ["casino"] };
+  const mark = async (formId: string, id: string, isSpam: boolean) => {
+    const answer = await fx.t.request("PATCH", `/api/forms/${formId}/submissions/${id}`, { key: fx.key, body: { isSpam } });
+    expect(answer.status).toBe(200);
+  };
+  const entries = async (formId: string) => (await log(formId)).map((n) => ({ to: n.to, status: n.status, reason: n.reason })).reverse();
+
+  test("a submission the owner moves out of spam gets its confirmation then, once", async () => {
+    const form = await fx.form({ notificationEmail: "owner@example.com", confirmation: CONFIRMATION, spamRules: rules });
+    const id = await post(form.slug, { name: "Ann", email: "ann@example.com", message: "Casino night?" });
+    expect(await entries(form.id)).toEqual([{ to: "ann@example.com", status: "refused", reason: "spam" }]);
+    await mark(form.id, id, false);
+    await mark(form.id, id, true);
+    await mark(form.id, id, false);
+    expect(await entries(form.id)).toEqual([
+      { to: "ann@example.com", status: "refused", reason: "spam" },
+      { to: "ann@example.com", status: "pending", reason: null },
+    ]);
+    expect(await bodyOf((await log(form.id))[0].id)).toBe("Hello Ann,\nwe got your message to Contact.\n");
+  });
+
+  test("on a double opt-in form, a submission moved out of spam waits for its link before the owner hears of it", async () => {
+    const form = await fx.form({ notificationEmail: "owner@example.com", confirmation: { ...CONFIRMATION, doubleOptIn: true }, spamRules: rules });
+    const id = await post(form.slug, { name: "Ann", email: "ann@example.com", message: "Casino night?" });
+    await mark(form.id, id, false);
+    expect((await list(form.id, "unconfirmed")).map((s) => s.id)).toEqual([id]);
+    expect(await list(form.id, "all")).toEqual([]);
+    const kinds = async () =>
+      ((await (await fx.t.request("GET", `/api/forms/${form.id}/notifications`, { key: fx.key })).json()) as any).notifications.map((n: any) => n.kind);
+    expect(await kinds()).toEqual(["confirmation", "confirmation"]);
+    const link = /(\/confirm\/\S+)$/m.exec(await bodyOf((await log(form.id)).find((n) => n.status === "pending").id))!;
+    expect((await fx.t.app.fetch(new Request(`${BASE}${link[1]}`), { ip: "203.0.113.9" })).status).toBe(200);
+    expect((await list(form.id, "all")).map((s) => s.id)).toEqual([id]);
+    expect((await kinds()).toSorted()).toEqual(["confirmation", "confirmation", "notification"]);
+  });
+});

@@ -83,6 +83,8 @@ export function formObject(overrides: Record<string, unknown> = {}) {
     fields: [],
     otherFields: "keep",
     confirmation: null,
+    spamRules: null,
+    spamFilter: { enabled: true, threshold: 0.8 },
     ...overrides,
   };
 }

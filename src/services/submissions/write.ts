@@ -14,6 +14,8 @@ import { awaitsOptIn, confirmationInsert, confirmationValues, type OptInLinks } 
 import { notificationRowFor, type NotificationRequest } from "../notifications.ts";
 import { countReceivedStatements, dayOf, storedSubmission } from "./counters.ts";
 import { growFieldListStatement } from "./field-list.ts";
+import { dataHash } from "../spam/verdict.ts";
+import type { SpamReason } from "../../domain/types.ts";
 
 /** SQL text and its parameters, placeholders among them: made once. */
 type Defined = { sql: string; params: unknown[] };
@@ -41,9 +43,11 @@ function insertIfStored(table: SQLiteTable, omit: string[] = []): Defined {
 const STATEMENTS = {
   /** The submission, only while its createdAt is later than the form's newest (another process may have stored one). */
   insert: define(sql`
-    INSERT INTO ${submissions} (id, form_id, data, created_at, is_read, is_starred, is_spam, spam_reason, unconfirmed)
+    INSERT INTO ${submissions} (id, form_id, data, created_at, is_read, is_starred, is_spam, spam_reason, spam_score, spam_tokens, data_hash, held,
+      unconfirmed)
     SELECT ${sql.placeholder("id")}, ${sql.placeholder("formId")}, ${sql.placeholder("data")}, ${sql.placeholder("createdAt")}, 0, 0,
-      ${sql.placeholder("isSpam")}, ${sql.placeholder("spamReason")}, ${sql.placeholder("unconfirmed")}
+      ${sql.placeholder("isSpam")}, ${sql.placeholder("spamReason")}, ${sql.placeholder("spamScore")}, ${sql.placeholder("spamTokens")},
+      ${sql.placeholder("dataHash")}, ${sql.placeholder("held")}, ${sql.placeholder("unconfirmed")}
     FROM ${forms} WHERE id = ${sql.placeholder("formId")} AND last_submission_at < ${sql.placeholder("createdAt")}
     RETURNING id`),
   counters: countReceivedStatements(storedSubmission).map(define),
@@ -57,14 +61,38 @@ const STATEMENTS = {
 /** What the write needs of its form: the route's own look-up, read before the write. */
 export type ReceivingForm = Pick<FormRow, "id" | "name" | "slug" | "mode" | "notificationEmail" | "confirmation"> & { lastSubmissionAt?: number };
 
+/** How a post is to be stored: spam or not and why, the filter's score, what its notification asked for. */
+export interface ReceiveFlags {
+  isSpam: boolean;
+  /** Why it is spam; a spam verdict with no reason given is the honeypot's, the first kind of spam there was. */
+  spamReason?: SpamReason;
+  spamScore?: number | null;
+  spamTokens?: string[] | null;
+  notification?: NotificationRequest;
+}
+
 /** One submission to write, its createdAt chosen by the caller. */
 export interface Received {
   form: ReceivingForm;
   data: Record<string, unknown>;
-  /** Null: not spam. */
-  spamReason: string | null;
-  notification: NotificationRequest;
+  flags: ReceiveFlags;
   createdAt: number;
+}
+
+/**
+ * The spam columns of a new submission: its reason, score and tokens, the hash the duplicate rule looks for,
+ * and (when a verdict makes it spam) the notification held back until the owner says it is not spam.
+ */
+function spamColumns(data: Record<string, unknown>, flags: ReceiveFlags) {
+  const request = flags.notification ?? {};
+  return {
+    spamReason: flags.isSpam ? (flags.spamReason ?? "honeypot") : null,
+    spamScore: flags.spamScore ?? null,
+    spamTokens: flags.spamTokens ? JSON.stringify(flags.spamTokens) : null,
+    dataHash: dataHash(data),
+    held: flags.isSpam ? JSON.stringify({ subject: request.subject, replyTo: request.replyTo, cc: request.cc }) : null,
+    trained: null,
+  };
 }
 
 /** The write of one submission as statements, and how to read what they did. */
@@ -85,7 +113,7 @@ export interface SubmissionWrite {
 export function submissionWrite(input: Received, events: ((row: SubmissionRow) => Bound) | null, optIn: OptInLinks | null = null): SubmissionWrite {
   const { form, createdAt } = input;
   const attached = attachFiles(input.data, createdAt);
-  const isSpam = input.spamReason !== null;
+  const { isSpam } = input.flags;
   const row: SubmissionRow = {
     id: newId("submission", createdAt),
     formId: form.id,
@@ -94,7 +122,7 @@ export function submissionWrite(input: Received, events: ((row: SubmissionRow) =
     isRead: false,
     isStarred: false,
     isSpam,
-    spamReason: input.spamReason,
+    ...spamColumns(input.data, input.flags),
     unconfirmed: awaitsOptIn(form, isSpam),
     confirmedAt: null,
     confirmedFrom: null,
@@ -111,7 +139,7 @@ export function submissionWrite(input: Received, events: ((row: SubmissionRow) =
     day: dayOf(createdAt),
     names: JSON.stringify(Object.keys(input.data)),
   };
-  const notification = kept ? notificationRowFor(form, row, input.notification) : null;
+  const notification = kept ? notificationRowFor(form, row, input.flags.notification ?? {}) : null;
   const confirmation = confirmationValues(form, row, input.data, optIn ? optIn.link : null);
   const statements = [
     bind(STATEMENTS.insert, values),
