@@ -55,6 +55,7 @@ for (const mode of MODES) {
         otherFields: "keep",
         spamRules: "",
         spamFilter: "on, threshold 0.8",
+        confirmation: "",
       });
       expect(result.stderr).toBe(`Made form Contact (${lines.id}). It takes submissions at ${world.server.url}/f/contact-${mode}\n`);
     });
