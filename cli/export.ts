@@ -142,7 +142,7 @@ export function exportCommand(submissions: Command, io: Io): void {
     .option("--format <format>", "csv, ndjson or json (default csv)")
     .option("--output <file>", "write to FILE (complete or not at all) instead of stdout")
     .option("--since <when>", "only those after WHEN: ISO 8601 or a span back (90s, 15m, 24h, 7d)")
-    .option("--filter <filter>", "all (not spam, the default), unread, starred or spam")
+    .option("--filter <filter>", "all (not spam, the default), unread, starred, spam or unconfirmed (double opt-in not yet confirmed)")
     .option("--order <order>", "asc or desc by time (default desc)")
     .addHelpText(
       "after",

@@ -22,6 +22,7 @@ const FLAGS = {
   captcha: "--captcha",
   fields: "--fields-file",
   otherFields: "--other-fields",
+  confirmation: "--confirmation-file",
   "captcha.complexity": "--captcha-complexity",
   spamRules: "--spam-rules-file",
   "spamFilter.enabled": "--spam-filter",
@@ -52,6 +53,7 @@ export interface FormFlags {
   captchaSecretStdin?: boolean;
   fieldsFile?: string;
   otherFields?: string;
+  confirmationFile?: string;
   captchaComplexity?: string;
   spamRulesFile?: string;
   spamFilter?: string;
@@ -112,6 +114,33 @@ async function withCaptcha(body: Record<string, unknown>, flags: FormFlags, io: 
   return { ...body, captcha: { provider: flags.captcha, secret: secret.trim() } };
 }
 
+/** The confirmation part of the body: the JSON of `--confirmation-file` (an object, or null to remove it), checked by the API. */
+function withConfirmation(body: Record<string, unknown>, flags: FormFlags): Record<string, unknown> {
+  if (flags.confirmationFile === undefined) return body;
+  let text: string;
+  try {
+    text = readFileSync(flags.confirmationFile === "-" ? 0 : flags.confirmationFile, "utf8");
+  } catch (error) {
+    throw new CliError(`cannot read --confirmation-file ${flags.confirmationFile}: ${(error as Error).message}`, EXIT.usage);
+  }
+  try {
+    return { ...body, confirmation: JSON.parse(text) };
+  } catch {
+    throw new CliError(
+      `--confirmation-file ${flags.confirmationFile} is not JSON: it must hold an object such as {"enabled": true, "subject": "…", "text": "…"}, or null`,
+      EXIT.usage,
+    );
+  }
+}
+
+/** One line that says what a form's confirmation email does, for the `key value` view. */
+function confirmationSummary(form: Form): string {
+  const c = form.confirmation;
+  if (!c) return "";
+  if (!c.enabled) return "off";
+  return `to the ${c.field} field${c.doubleOptIn ? `, double opt-in (${c.optInDays} days)` : ""}`;
+}
+
 /** The API body for create or update; an empty --email, --redirect or --domains clears the setting. */
 export function formBody(flags: FormFlags): Record<string, unknown> {
   const body: Record<string, unknown> = {};
@@ -167,21 +196,25 @@ function printForm(io: Io, form: Form, json: boolean | undefined): void {
   const captcha = !form.captcha ? "" : "complexity" in form.captcha ? `altcha, complexity ${form.captcha.complexity}` : form.captcha.provider;
   const spamFilter = `${form.spamFilter.enabled ? "on" : "off"}, threshold ${form.spamFilter.threshold}`;
   const fields = form.fields.map((field) => field.name).join(", ");
-  printObject(io, { ...form, captcha, fields, spamRules: form.spamRules ? JSON.stringify(form.spamRules) : "", spamFilter }, { json });
+  printObject(
+    io,
+    { ...form, captcha, fields, spamRules: form.spamRules ? JSON.stringify(form.spamRules) : "", spamFilter, confirmation: confirmationSummary(form) },
+    { json },
+  );
 }
 
 export async function runFormsCreate(flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
-  const body = await withCaptcha(formBody(flags), flags, io);
+  const body = withConfirmation(await withCaptcha(formBody(flags), flags, io), flags);
   const form = await withBackend(globals, io.env, (backend) => backend.forms.create(body), { create: true }).catch(rethrowWithFlag);
   io.err(`Made form ${form.name} (${form.id}). It takes submissions at ${form.submitUrl}\n`);
   printForm(io, form, globals.json);
 }
 
 export async function runFormsUpdate(ref: string, flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
-  const body = await withCaptcha(formBody(flags), flags, io);
+  const body = withConfirmation(await withCaptcha(formBody(flags), flags, io), flags);
   if (Object.keys(body).length === 0) {
     throw new CliError(
-      "nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --fields-file, --other-fields, --spam-rules-file, --spam-filter, --spam-threshold",
+      "nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --fields-file, --other-fields, --spam-rules-file, --spam-filter, --spam-threshold, --confirmation-file",
       EXIT.usage,
     );
   }
@@ -243,6 +276,7 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha, turnstile, or altcha (served by formsvc, no secret)")
     .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
     .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")
+    .option("--confirmation-file <path>", "JSON of the confirmation email to the person who submitted (docs/api.md); - reads stdin")
     .option("--captcha-complexity <n>", "with --captcha altcha: the largest number a challenge asks for, 100 to 1000000 (default 20000)")
     .option("--spam-rules-file <file>", "spam rules as JSON: {blockedWords, blockedEmails, blockDisposableEmails, maxLinks, duplicateWindowHours}; '' to clear")
     .option("--spam-filter <bool>", "true to let the account's learning filter judge posts (default), false to turn it off")
@@ -294,13 +328,14 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha, turnstile or altcha; none to remove it")
     .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
     .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")
+    .option("--confirmation-file <path>", "JSON of the confirmation email to the person who submitted (null removes it); - reads stdin")
     .option("--captcha-complexity <n>", "with --captcha altcha: the largest number a challenge asks for, 100 to 1000000 (default 20000)")
     .option("--spam-rules-file <file>", "spam rules as JSON: {blockedWords, blockedEmails, blockDisposableEmails, maxLinks, duplicateWindowHours}; '' to clear")
     .option("--spam-filter <bool>", "true to let the account's learning filter judge posts (default), false to turn it off")
     .option("--spam-threshold <score>", "the filter's score, 0 to 1, over which a post is spam (default 0.8)")
     .addHelpText(
       "after",
-      "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update contact --captcha hcaptcha --captcha-secret-stdin < hcaptcha-secret.txt\n  formsvc forms update contact --captcha none\n",
+      "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update newsletter --confirmation-file confirmation.json\n  formsvc forms update contact --captcha hcaptcha --captcha-secret-stdin < hcaptcha-secret.txt\n  formsvc forms update contact --captcha none\n",
     )
     .action((ref: string, flags: FormFlags, command: Command) => runFormsUpdate(ref, flags, command.optsWithGlobals(), io));
 

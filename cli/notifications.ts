@@ -18,10 +18,12 @@ const COLUMNS = (io: Io): Column<Notification>[] => {
     pending: io.chalk.yellow,
     failed: io.chalk.red,
     recorded: io.chalk.dim,
+    refused: io.chalk.dim,
   };
   return [
     { header: "id", value: (n) => n.id },
     { header: "created", value: (n) => n.createdAt },
+    { header: "kind", value: (n) => n.kind },
     { header: "status", value: (n) => n.status, style: (text, n) => colour[n.status](text) },
     { header: "attempts", value: (n) => n.attempts },
     { header: "to", value: (n) => n.to },
@@ -29,7 +31,7 @@ const COLUMNS = (io: Io): Column<Notification>[] => {
     { header: "submission", value: (n) => n.submissionId },
     { header: "sent", value: (n) => n.sentAt ?? "" },
     { header: "next try", value: (n) => n.nextAttemptAt ?? "" },
-    { header: "error", value: (n) => n.lastError ?? "" },
+    { header: "error", value: (n) => n.lastError ?? n.reason ?? "" },
   ];
 };
 

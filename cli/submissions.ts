@@ -27,8 +27,9 @@ export interface ListFlags extends SelectionFlags {
 /** Why a submission is spam, in a word: `spam:honeypot`, `spam:rule:max_links`, or the filter's score `spam:filter(0.97)`. */
 const spamWord = (s: Submission) => (!s.spamReason ? "spam" : s.spamReason === "filter" ? `spam:filter(${s.spamScore?.toFixed(2)})` : `spam:${s.spamReason}`);
 
-/** The flags a submission carries, as words: `unread`, `starred`, `spam`, with why it is spam (`spam:honeypot`). */
-const flagWords = (s: Submission) => [s.isRead ? "" : "unread", s.isStarred ? "starred" : "", s.isSpam ? spamWord(s) : ""].filter(Boolean).join(" ");
+/** The flags a submission carries, as words: `unread`, `starred`, `spam` with why (`spam:honeypot`), `unconfirmed` (double opt-in). */
+const flagWords = (s: Submission) =>
+  [s.isRead ? "" : "unread", s.isStarred ? "starred" : "", s.isSpam ? spamWord(s) : "", s.confirmedAt === null ? "unconfirmed" : ""].filter(Boolean).join(" ");
 
 /** id, created, flags, then one column per field of the form, in order of first appearance. */
 function columns(fields: readonly string[], io: Io): Column<Submission>[] {
@@ -140,7 +141,7 @@ export function submissionsCommand(program: Command, io: Io): void {
     .option("--offset <n>", "how many to skip (default 0)")
     .option("--all", "walk every page")
     .option("--order <order>", "asc or desc by time (default desc)")
-    .option("--filter <filter>", "all (not spam, the default), unread, starred or spam")
+    .option("--filter <filter>", "all (not spam, the default), unread, starred, spam or unconfirmed (double opt-in not yet confirmed)")
     .option("--format <format>", "table, tsv, json, ndjson or csv (default: table on a terminal, tsv when piped)")
     .addHelpText(
       "after",

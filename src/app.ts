@@ -8,6 +8,7 @@ import { requestIdOf, withRequestId } from "./http/request-id.ts";
 import { Router } from "./http/router.ts";
 import { OPERATIONS } from "./api/index.ts";
 import { routeOperations } from "./api/operation.ts";
+import { confirmRoutes } from "./routes/confirm.ts";
 import { openapiRoutes } from "./routes/openapi.ts";
 import { submitRoutes } from "./routes/submit.ts";
 
@@ -56,6 +57,7 @@ export function createApp(options: AppOptions) {
   const router = new Router<Handler>();
   routeOperations(router, OPERATIONS);
   submitRoutes(router);
+  confirmRoutes(router);
   openapiRoutes(router);
   router.on("GET", "/", async () => html(200, HOME));
   // Healthy only when the database answers a read: a process that is up on a dead disk is not healthy.

@@ -84,6 +84,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     webhookOutbox: () => services.webhooks.outboxDepth(),
     openCircuits: () => services.webhooks.openCircuits(Date.now()),
     backup: backupStatus,
+    confirmations: () => services.notifications.confirmationCounts(),
   });
   const app = createApp({
     services,

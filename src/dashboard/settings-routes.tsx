@@ -3,10 +3,12 @@ import type { FormRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
-import type { FormsService } from "../services/forms.ts";
+import { fieldsOf, type FormsService } from "../services/forms.ts";
+import type { Principal } from "../domain/types.ts";
 import type { Session } from "../services/users.ts";
 import { action, fieldErrors } from "./guard.tsx";
 import { flashCookie, ownForm, page, redirect, takeFlash } from "./http.ts";
+import { confirmationBody, confirmationInput, confirmationSection, previewConfirmation, type ConfirmationInput } from "./pages/confirmation.tsx";
 import { captchaSection, filesSection, notificationsSection, retentionSection } from "./pages/form-sections.tsx";
 import { SettingsPage, settingsInput, type SettingsInput } from "./pages/settings.tsx";
 import { postedSpamInput, spamErrorField, spamInput, spamSection, spamUpdate, type SpamInput } from "./pages/spam-settings.tsx";
@@ -33,12 +35,49 @@ const SECTION_PATCHES: Record<string, (body: URLSearchParams, row: FormRow, form
   spam: (body, row, forms) => spamUpdate(postedSpamInput(body), forms.toForm(row)),
 };
 
+/** What the confirmation section shows after a post of its own: the posted inputs, and a notice or errors. */
+interface ConfirmationShown {
+  input: ConfirmationInput;
+  errors?: Record<string, string>;
+  notice?: string;
+}
+
+const CONFIRMATION_INPUTS = ["field", "subject", "text", "fromName", "replyTo", "optInDays", "perAddressHours", "perFormDaily"] as const;
+// A service error names `confirmation.subject`; the section shows it beside its own input.
+const CONFIRMATION_FIELDS = Object.fromEntries([...CONFIRMATION_INPUTS, "enabled", "doubleOptIn"].map((name) => [`confirmation.${name}`, name]));
+
+/**
+ * The confirmation section's post: saves the form's confirmation email, or (with `preview`) shows the email the
+ * posted values would send, saving nothing.
+ */
+async function postConfirmation(ctx: RequestContext, session: Session, principal: Principal, row: FormRow, body: URLSearchParams): Promise<Response> {
+  const input = {
+    ...Object.fromEntries(CONFIRMATION_INPUTS.map((name) => [name, body.get(name) ?? ""])),
+    enabled: body.get("enabled") === "true",
+    doubleOptIn: body.get("doubleOptIn") === "true",
+  } as ConfirmationInput;
+  if (body.get("preview")) return settingsResponse(ctx, session, row, { confirmation: { input, notice: "Preview below: nothing was saved." } });
+  try {
+    await ctx.services.forms.update(principal, row.id, { confirmation: confirmationBody(input) });
+    return redirect(`/dashboard/forms/${row.id}/settings?notice=saved#confirmation`);
+  } catch (error) {
+    return settingsResponse(ctx, session, row, { status: 400, confirmation: { input, errors: fieldErrors(error, CONFIRMATION_FIELDS) } });
+  }
+}
+
 /** The settings page of a form with all its sections; `errors` and `input` when a post was refused. */
 export async function settingsResponse(
   ctx: RequestContext,
   session: Session,
   row: FormRow,
-  options: { status?: number; input?: SettingsInput; spam?: SpamInput; errors?: Record<string, string>; notice?: string } = {},
+  options: {
+    status?: number;
+    input?: SettingsInput;
+    spam?: SpamInput;
+    errors?: Record<string, string>;
+    notice?: string;
+    confirmation?: ConfirmationShown;
+  } = {},
 ): Promise<Response> {
   const form = ctx.services.forms.toForm(row);
   const { principal } = await ownForm(ctx, session, row.id);
@@ -53,12 +92,15 @@ export async function settingsResponse(
     mailServer: ctx.options.mail?.server ?? null,
   };
   const webhooks = await ctx.services.webhooks.list(principal, row.id);
+  const confirming = options.confirmation ?? { input: confirmationInput(form.confirmation) };
+  const preview = previewConfirmation(form, fieldsOf(row), confirming.input);
   const extra = [
     captchaSection(context),
     spamSection({ session, form, input: options.spam ?? spamInput(form), errors }),
     filesSection(context),
     webhooksSection({ session, form, webhooks, secret, errors }),
     notificationsSection(context),
+    confirmationSection({ session, form, preview, ...confirming }),
     retentionSection(context),
   ];
   const body = (
@@ -74,6 +116,7 @@ export function settingsPageRoutes(router: Router<Handler>): void {
     "/dashboard/forms/:id/settings/:section",
     action(async (ctx, session, body) => {
       const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
+      if (ctx.params.section === "confirmation") return postConfirmation(ctx, session, principal, row, body);
       const patch = SECTION_PATCHES[ctx.params.section!];
       if (!patch) return settingsResponse(ctx, session, row, { status: 404, errors: { form: "There is no such section of the settings." } });
       try {

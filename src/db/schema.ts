@@ -79,6 +79,8 @@ export const forms = sqliteTable(
     fieldRules: text("field_rules"),
     /** keep | drop | refuse: what a post's undeclared fields become when the form declares fields. */
     otherFields: text("other_fields").notNull().default("keep"),
+    /** The confirmation email to the person who submitted (contract §16), JSON; null: none. */
+    confirmation: text("confirmation"),
     /** altcha: the largest counter a challenge may ask for (its difficulty); null takes the default. */
     captchaComplexity: integer("captcha_complexity"),
     /** JSON of the form's spam rules (blocked words, emails, disposable domains, links, duplicates), or null: none. */
@@ -107,6 +109,11 @@ export const submissions = sqliteTable(
     isSpam: integer("is_spam", { mode: "boolean" }).notNull().default(false),
     /** Why a submission is spam: honeypot | captcha_unverified | owner; null when it is not (or was before reasons were kept). */
     spamReason: text("spam_reason"),
+    /** Waiting for the person who submitted to open their double opt-in link: outside every list but `unconfirmed`. */
+    unconfirmed: integer("unconfirmed", { mode: "boolean" }).notNull().default(false),
+    /** When the double opt-in link was opened, and from which client address; null otherwise. */
+    confirmedAt: integer("confirmed_at"),
+    confirmedFrom: text("confirmed_from"),
     /** The learning filter's score (0–1) and the tokens that weighed most (JSON), when its verdict made it spam. */
     spamScore: real("spam_score"),
     spamTokens: text("spam_tokens"),
@@ -123,6 +130,7 @@ export const submissions = sqliteTable(
     index("submissions_form_spam").on(t.formId, t.isSpam, t.createdAt, t.id),
     index("submissions_form_unread").on(t.formId, t.createdAt, t.id).where(sql`${t.isSpam} = 0 AND ${t.isRead} = 0`),
     index("submissions_form_starred").on(t.formId, t.createdAt, t.id).where(sql`${t.isSpam} = 0 AND ${t.isStarred} = 1`),
+    index("submissions_form_unconfirmed").on(t.formId, t.createdAt, t.id).where(sql`${t.unconfirmed} = 1`),
   ],
 );
 
@@ -162,8 +170,16 @@ export const notifications = sqliteTable(
     replyTo: text("reply_to"),
     /** Addresses the post's `_cc` asked to be copied, comma-separated, or null. */
     cc: text("cc"),
-    /** pending (to be sent) | sent | failed (gave up) | recorded (a test form's: never sent) */
+    /** pending (to be sent) | sent | failed (gave up) | recorded (a test form's: never sent) | refused (a confirmation not sent, see reason) */
     status: text("status").notNull(),
+    /** notification (to the owner) | confirmation (to the person who submitted, §16) */
+    kind: text("kind").notNull().default("notification"),
+    /** Why a confirmation was refused (spam, test_mode, invalid_address, per_address_limit, per_form_daily_limit). */
+    reason: text("reason"),
+    /** A confirmation's text, rendered when it was queued; null for notifications (built when sent). */
+    body: text("body"),
+    /** The sender name a confirmation goes out under; null: the server's own. */
+    fromName: text("from_name"),
     attempts: integer("attempts").notNull().default(0),
     /** Why the last attempt failed, as the mail server or the network said it; never credentials. */
     lastError: text("last_error"),
@@ -181,6 +197,8 @@ export const notifications = sqliteTable(
     index("notifications_submission").on(t.submissionId),
     // What the sender asks for: only pending rows, soonest first.
     index("notifications_due").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // The limits of confirmations: how many went to one address, and to anyone, lately.
+    index("notifications_confirmations").on(t.formId, t.to, t.createdAt).where(sql`${t.kind} = 'confirmation'`),
   ],
 );
 

@@ -51,6 +51,8 @@ export interface Form {
   fields: FieldRule[];
   /** What a post's undeclared fields become when the form declares fields: kept, dropped or refused. */
   otherFields: OtherFields;
+  /** The confirmation email to the person who submitted, and double opt-in (§16); null: none. */
+  confirmation: Confirmation | null;
   /** The form's spam rules (contract §15), or null: none. */
   spamRules: SpamRules | null;
   /** Whether the account's learning filter judges this form's posts, and the score over which one is spam. */
@@ -74,6 +76,21 @@ export interface FieldRule {
   max?: number;
   pattern?: string;
   options?: string[];
+}
+
+/** A form's confirmation email to the person who submitted (contract §16), every default filled in. */
+export interface Confirmation {
+  enabled: boolean;
+  /** The field whose value is the recipient. */
+  field: string;
+  subject: string;
+  text: string;
+  fromName: string | null;
+  replyTo: string | null;
+  doubleOptIn: boolean;
+  optInDays: number;
+  perAddressHours: number;
+  perFormDaily: number;
 }
 
 /** A form's spam rules, as the API shows and takes them (contract §15). */
@@ -112,6 +129,12 @@ export interface Submission {
   isSpam: boolean;
   /** Why it is spam (see SPAM_REASONS); null when it is not spam. */
   spamReason: SpamReason | null;
+  /**
+   * Only on a submission of double opt-in (§16): when the person who submitted opened their link, and from which
+   * client address; both null while it waits.
+   */
+  confirmedAt?: string | null;
+  confirmedFrom?: string | null;
   /** The learning filter's score (0–1): present only when the filter scored the submission. */
   spamScore?: number;
   /** The tokens that pulled the score most towards spam: present only when the filter scored the submission. */

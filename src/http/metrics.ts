@@ -27,6 +27,8 @@ export interface MetricsSource {
   openCircuits(): Promise<number>;
   /** The backup schedule's last result, or null without one. */
   backup?(): BackupStatus | null;
+  /** Confirmation emails in the delivery log, by status, and the refused ones by reason (`refused:<reason>`). */
+  confirmations?(): Promise<Record<string, number>>;
 }
 
 /** Counters of requests and submissions, and the text a scrape gets. */
@@ -106,9 +108,23 @@ export class Metrics {
         lines.push("# TYPE formsvc_backup_last_failed gauge");
         lines.push(`formsvc_backup_last_failed ${backup.lastError === null ? 0 : 1}`);
       }
+      if (this.source.confirmations) lines.push(...confirmationLines(await this.source.confirmations()));
     }
     return `${lines.join("\n")}\n`;
   }
+}
+
+/** The confirmation emails' gauges: every status, and the refusals by reason. */
+function confirmationLines(counts: Record<string, number>): string[] {
+  const lines = ["# HELP formsvc_confirmation_emails Confirmation emails in the delivery log, by status.", "# TYPE formsvc_confirmation_emails gauge"];
+  for (const status of ["pending", "sent", "failed", "recorded", "refused"])
+    lines.push(`formsvc_confirmation_emails{status="${status}"} ${counts[status] ?? 0}`);
+  lines.push("# HELP formsvc_confirmation_refusals Confirmation emails refused, by reason (spam, invalid_address, limits).");
+  lines.push("# TYPE formsvc_confirmation_refusals gauge");
+  for (const reason of ["spam", "invalid_address", "per_address_limit", "per_form_daily_limit"]) {
+    lines.push(`formsvc_confirmation_refusals{reason="${reason}"} ${counts[`refused:${reason}`] ?? 0}`);
+  }
+  return lines;
 }
 
 /** The answer to GET /metrics. */

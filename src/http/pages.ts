@@ -66,3 +66,8 @@ export function endpointPage(): string {
     "<h1>This is a form's submission address</h1>\n<p>It takes submissions posted by a form or a script (POST); there is nothing to see here.</p>",
   );
 }
+
+/** The page a double opt-in link opens: confirmed, already confirmed, expired or not valid. */
+export function confirmationPage(title: string, message: string): string {
+  return page(title, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>`);
+}

@@ -33,7 +33,7 @@ export function notificationReplyTo(requested: unknown): string | null {
 const fileText = (file: { name: string; type: string; size: number }) => `${headerSafe(file.name)} (file, ${file.type}, ${file.size} bytes)`;
 
 /** A submitted value as text: arrays joined with commas, files by name, objects as JSON, nothing for null. */
-function valueText(value: unknown): string {
+export function valueText(value: unknown): string {
   if (value === null || value === undefined) return "";
   if (typeof value === "string") return value;
   if (isFileRef(value)) return fileText(value);

@@ -19,6 +19,7 @@ const form = {
   spamRetentionDays: 30,
   fields: [],
   otherFields: "keep",
+  confirmation: null,
   spamRules: { blockedWords: ["crypto"], maxLinks: 3 },
   spamFilter: { enabled: true, threshold: 0.8 },
 };
@@ -134,6 +135,7 @@ export const EXAMPLES: {
       notifications: [
         {
           id: "ntf_01m84a7nendtya6pbf1z5f",
+          kind: "notification",
           submissionId: submission.id,
           to: "owner@example.com",
           subject: "New submission: Contact",
@@ -144,6 +146,7 @@ export const EXAMPLES: {
           createdAt: submission.createdAt,
           sentAt: "2026-11-22T12:05:00.040Z",
           nextAttemptAt: null,
+          reason: null,
         },
       ],
       pagination: { limit: 50, offset: 0, hasMore: false },

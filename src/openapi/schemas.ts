@@ -56,6 +56,21 @@ export function responseSchemas() {
       spamRetentionDays: z.int().min(1).max(3650).nullable().describe("Days spam is kept; null: for ever."),
       fields: fieldRules(z).describe("The fields the form declares, in their order; [] when it declares none (any field is taken as sent)."),
       otherFields: otherFields(z).describe("What a post's undeclared fields become when the form declares fields: keep, drop or refuse."),
+      confirmation: z
+        .object({
+          enabled: z.boolean(),
+          field: z.string().describe("The field whose value is the recipient."),
+          subject: z.string(),
+          text: z.string(),
+          fromName: z.string().nullable(),
+          replyTo: z.string().nullable(),
+          doubleOptIn: z.boolean(),
+          optInDays: z.int().min(1).max(30),
+          perAddressHours: z.int().min(1).max(720),
+          perFormDaily: z.int().min(1).max(10_000),
+        })
+        .nullable()
+        .describe("The confirmation email to the person who submitted, and double opt-in, every default filled in; null: none."),
       spamRules: z
         .object({
           blockedWords: z.array(z.string()).optional(),
@@ -87,6 +102,10 @@ export function responseSchemas() {
       isStarred: z.boolean(),
       isSpam: z.boolean(),
       spamReason: z.enum(SPAM_REASONS).nullable().describe("Why it is spam; null when it is not."),
+      confirmedAt: nullableTime()
+        .optional()
+        .describe("Only on a double opt-in form's submission: when its link was opened; null while it waits (filter=unconfirmed)."),
+      confirmedFrom: z.string().nullable().optional().describe("Only with confirmedAt: the client address the link was opened from."),
       spamScore: z.number().min(0).max(1).optional().describe("The learning filter's score (0 to 1); present only when the filter scored the submission."),
       spamTokens: z
         .array(z.string())
@@ -158,11 +177,14 @@ export function responseSchemas() {
 
   const Notification = z.object({
     id: id("ntf"),
+    kind: z.enum(["notification", "confirmation"]).describe("notification: to the owner; confirmation: to the person who submitted."),
     submissionId: id("sub"),
     to: z.string(),
     subject: z.string(),
     replyTo: z.string().nullable(),
-    status: z.enum(["pending", "sent", "failed", "recorded"]).describe("recorded: a test-mode form's email, kept instead of sent."),
+    status: z
+      .enum(["pending", "sent", "failed", "recorded", "refused"])
+      .describe("recorded: a test-mode form's email, kept instead of sent; refused: a confirmation not sent, see reason."),
     attempts: z.int().min(0),
     lastError: z
       .string()
@@ -173,6 +195,10 @@ export function responseSchemas() {
     createdAt: time(),
     sentAt: nullableTime(),
     nextAttemptAt: nullableTime(),
+    reason: z
+      .enum(["spam", "invalid_address", "per_address_limit", "per_form_daily_limit"])
+      .nullable()
+      .describe("Why a confirmation was refused; null otherwise."),
   });
   const NotificationPage = z.object({ notifications: z.array(Notification), pagination: offsetPage() });
   const Retried = z.object({ retried: z.int().min(0).describe("Notifications put back in the queue.") });

@@ -20,6 +20,7 @@ import { iso } from "../lib/time.ts";
 import { allowedDomains, email, formName, httpUrl, lazySchema, parseBody, retentionDays, slug, type Zod } from "../lib/validate.ts";
 import { fieldRules, otherFields } from "./submissions/fields.ts";
 import { recordActivity } from "./activity.ts";
+import { confirmationOf, confirmationSchema, storedConfirmation } from "./confirmations.ts";
 import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY } from "./spam/altcha.ts";
 import { DEFAULT_FILTER_THRESHOLD } from "./spam/filter.ts";
 import { rulesColumn, spamRulesSchema } from "./spam/rules.ts";
@@ -87,6 +88,7 @@ export const createSchema = lazySchema((z) =>
     captcha: captcha(z).nullish(),
     fields: fieldRules(z).nullish(),
     otherFields: otherFields(z).optional(),
+    confirmation: confirmationSchema(z).nullish(),
     spamRules: spamRulesSchema(z).nullish(),
     spamFilter: spamFilter(z).optional(),
   }),
@@ -190,6 +192,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     spamRetentionDays: row.spamRetentionDays,
     fields: rulesOf(row) ?? [],
     otherFields: row.otherFields as OtherFields,
+    confirmation: confirmationOf(row),
     spamRules: row.spamRules ? (JSON.parse(row.spamRules) as SpamRules) : null,
     spamFilter: { enabled: row.spamFilterEnabled, threshold: row.spamFilterThreshold ?? DEFAULT_FILTER_THRESHOLD },
   });
@@ -284,6 +287,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           ...captchaColumns(input.captcha ?? null),
           fieldRules: input.fields?.length ? JSON.stringify(input.fields) : null,
           otherFields: input.otherFields ?? "keep",
+          confirmation: storedConfirmation(input.confirmation) ?? null,
           spamRules: rulesColumn(input.spamRules),
           spamFilterEnabled: input.spamFilter?.enabled ?? true,
           spamFilterThreshold: input.spamFilter?.threshold ?? null,
@@ -315,6 +319,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           ...(input.captcha === undefined ? {} : captchaColumns(input.captcha)),
           fieldRules: input.fields === undefined ? undefined : input.fields?.length ? JSON.stringify(input.fields) : null,
           otherFields: input.otherFields,
+          confirmation: storedConfirmation(input.confirmation),
           spamRules: input.spamRules === undefined ? undefined : rulesColumn(input.spamRules),
           spamFilterEnabled: input.spamFilter?.enabled,
           spamFilterThreshold: input.spamFilter?.threshold,

@@ -5,6 +5,7 @@ import { filesService } from "./files.ts";
 import { formsService } from "./forms.ts";
 import { keysService } from "./keys.ts";
 import { notificationsService } from "./notifications.ts";
+import { optInService } from "./opt-in.ts";
 import { retentionService } from "./retention.ts";
 import { settingsService } from "./settings.ts";
 import { spamService } from "./spam/verdict.ts";
@@ -30,7 +31,8 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
   const files = filesService(store, forms);
   const webhooks = webhooksService(store, forms, urls, options.webhooks ?? defaultWebhookOptions);
   const spam = spamService(store);
-  const submissions = submissionsService(store, forms, notifications, files, webhooks, spam.filter);
+  const optIn = optInService(store, urls, { notifications, webhooks });
+  const submissions = submissionsService(store, forms, notifications, files, webhooks, spam.filter, optIn);
   return {
     store,
     urls,
@@ -38,6 +40,7 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
     forms,
     keys: keysService(store, forms),
     submissions,
+    optIn,
     intake: intakeService(forms, submissions, spam, urls),
     submissionBulk: submissionBulkService(store, forms, submissions),
     spam,

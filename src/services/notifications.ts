@@ -10,11 +10,13 @@ import { outboxLeases } from "./outbox-leases.ts";
 import { mailShare } from "./outbox-shares.ts";
 import type { Principal } from "../domain/types.ts";
 
-export type NotificationStatus = "pending" | "sent" | "failed" | "recorded";
+export type NotificationStatus = "pending" | "sent" | "failed" | "recorded" | "refused";
 
 /** A notification email as the API shows it. */
 export interface Notification {
   id: string;
+  /** notification: to the owner; confirmation: to the person who submitted (§16). */
+  kind: "notification" | "confirmation";
   submissionId: string;
   to: string;
   subject: string;
@@ -25,6 +27,8 @@ export interface Notification {
   createdAt: string;
   sentAt: string | null;
   nextAttemptAt: string | null;
+  /** Why a confirmation was refused (spam, invalid_address, per_address_limit, per_form_daily_limit); null otherwise. */
+  reason: string | null;
 }
 
 export interface NotificationPage {
@@ -43,6 +47,8 @@ export interface OutgoingNotification {
   replyTo: string | null;
   attempts: number;
   text: string;
+  /** The sender name the form's owner chose for a confirmation; null: the server's own. */
+  fromName: string | null;
 }
 
 /** Delays before the 2nd, 3rd, ... attempt, in units of the retry base (a minute by default): 1 min, 5 min, 30 min, 2 h, 6 h. */
@@ -52,6 +58,7 @@ const MAX_ERROR = 500;
 
 const toNotification = (row: NotificationRow): Notification => ({
   id: row.id,
+  kind: row.kind as Notification["kind"],
   submissionId: row.submissionId,
   to: row.to,
   subject: row.subject,
@@ -62,6 +69,7 @@ const toNotification = (row: NotificationRow): Notification => ({
   createdAt: iso(row.createdAt),
   sentAt: row.sentAt === null ? null : iso(row.sentAt),
   nextAttemptAt: row.nextAttemptAt === null ? null : iso(row.nextAttemptAt),
+  reason: row.reason,
 });
 
 // A literal (not a bound parameter), so that SQLite can match it to the partial index notifications_due.
@@ -100,6 +108,10 @@ export function notificationRowFor(form: NotifiedForm, submission: { id: string;
     nextAttemptAt: live ? submission.createdAt : null,
     claimedBy: null,
     claimedUntil: null,
+    kind: "notification",
+    reason: null,
+    body: null,
+    fromName: null,
   };
 }
 
@@ -169,6 +181,8 @@ export function notificationsService(store: Store, formsService: FormsService, d
           replyTo: notifications.replyTo,
           cc: notifications.cc,
           attempts: notifications.attempts,
+          body: notifications.body,
+          fromName: notifications.fromName,
           submissionId: submissions.id,
           data: submissions.data,
           createdAt: submissions.createdAt,
@@ -195,14 +209,18 @@ export function notificationsService(store: Store, formsService: FormsService, d
             replyTo: row.replyTo,
             cc: row.cc ? row.cc.split(", ") : [],
             attempts: row.attempts,
-            text: notificationText({
-              formName: row.formName,
-              formSlug: row.formSlug,
-              submissionId: row.submissionId,
-              receivedAt: iso(row.createdAt),
-              data: JSON.parse(row.data) as Record<string, unknown>,
-              link: base ? `${base}/dashboard/forms/${row.formId}/submissions/${row.submissionId}` : null,
-            }),
+            fromName: row.fromName,
+            // A confirmation's text was rendered when it was queued; a notification's is built now.
+            text:
+              row.body ??
+              notificationText({
+                formName: row.formName,
+                formSlug: row.formSlug,
+                submissionId: row.submissionId,
+                receivedAt: iso(row.createdAt),
+                data: JSON.parse(row.data) as Record<string, unknown>,
+                link: base ? `${base}/dashboard/forms/${row.formId}/submissions/${row.submissionId}` : null,
+              }),
           },
         ];
       });
@@ -285,6 +303,9 @@ export function notificationsService(store: Store, formsService: FormsService, d
           .where(and(eq(notifications.formId, form.id), eq(notifications.id, id)));
         if (!found) throw new ApiError("not_found", `No notification ${id} in this form.`);
         if (found.status === "recorded") throw new ApiError("invalid_parameter", "A test form's notifications are recorded, never sent.", { field: "id" });
+        // A refusal stands: sending it anyway is what the limits are there to prevent.
+        if (found.status === "refused")
+          throw new ApiError("invalid_parameter", `This confirmation was refused (${found.reason}) and is never sent.`, { field: "id" });
         const [updated] = await tx
           .update(notifications)
           .set({ status: "pending", attempts: 0, nextAttemptAt: now, ...leases.released })
@@ -304,6 +325,19 @@ export function notificationsService(store: Store, formsService: FormsService, d
         .where(sql`${notifications.status} IN ('pending', 'failed')`)
         .groupBy(notifications.status);
       return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
+    },
+
+    /** Confirmation emails by status, and the refused ones by reason as `refused:<reason>`, for /metrics. */
+    async confirmationCounts(): Promise<Record<string, number>> {
+      const rows: { status: string; reason: string | null; n: number }[] = await store.db.all(
+        sql`SELECT status, reason, count(*) AS n FROM ${notifications} WHERE kind = 'confirmation' GROUP BY status, reason`,
+      );
+      const counts: Record<string, number> = {};
+      for (const row of rows) {
+        counts[row.status] = (counts[row.status] ?? 0) + Number(row.n);
+        if (row.reason) counts[`refused:${row.reason}`] = Number(row.n);
+      }
+      return counts;
     },
 
     /** Counts a failed attempt by `worker`: tried again after the next step of the backoff, or `failed` after the last. */

@@ -43,9 +43,11 @@ export function holdsAddress(text: string | null, address: string): boolean {
 /** Every place, in the order an erasure looks. */
 export const PERSONAL_DATA: PersonalDataPlace[] = [
   { where: "submissions.data: every field's value", how: "scanned" },
+  { where: "submissions.confirmed_from: the client address a double opt-in link was opened from (§16)", how: "deleted with its submission" },
   { where: "files: name and content of uploaded files", how: "deleted with its submission" },
   {
-    where: "notifications: reply_to (`_replyto`), subject (`_subject`), to (`_cc` copies), the delivery log of mail",
+    where:
+      "notifications: reply_to (`_replyto`), subject (`_subject`), to (`_cc` copies), the delivery log of mail; a confirmation's to (the submitter's address), subject and body (the email as rendered from the post, §16)",
     how: "found, then deleted with its submission",
     async find(db, principal, address) {
       // A cheap first pass in SQL, when SQLite's lower() (ASCII only) can fold the address; the exact test on each candidate.
@@ -57,6 +59,7 @@ export const PERSONAL_DATA: PersonalDataPlace[] = [
           to: notifications.to,
           subject: notifications.subject,
           replyTo: notifications.replyTo,
+          kind: notifications.kind,
           owner: forms.notificationEmail,
         })
         .from(notifications)
@@ -69,12 +72,15 @@ export const PERSONAL_DATA: PersonalDataPlace[] = [
           ),
         );
       return rows
-        .filter(
-          (row) =>
-            holdsAddress(row.replyTo, address) ||
-            holdsAddress(row.subject, address) ||
-            // The form's own notification address is the owner's, not a submitter's: only the copies (`_cc`) count.
-            (holdsAddress(row.to, address) && row.owner?.trim().toLowerCase() !== address),
+        .filter((row) =>
+          // A confirmation's recipient is the submitter; its reply-to and the words of its subject are the owner's
+          // (what it repeats of the post is in the post's own fields, and goes with it).
+          row.kind === "confirmation"
+            ? holdsAddress(row.to, address)
+            : holdsAddress(row.replyTo, address) ||
+              holdsAddress(row.subject, address) ||
+              // The form's own notification address is the owner's, not a submitter's: only the copies (`_cc`) count.
+              (holdsAddress(row.to, address) && row.owner?.trim().toLowerCase() !== address),
         )
         .map((row) => row.submissionId);
     },

@@ -7,6 +7,7 @@ import { recordActivity } from "./activity.ts";
 import { PERSONAL_DATA } from "./personal-data.ts";
 import { removeShares } from "./submissions/counters.ts";
 import { rebuiltFields } from "./submissions/field-list.ts";
+import { confirmationOf } from "./confirmations.ts";
 
 /** Rows deleted in one transaction: small, so that submissions never wait long behind a purge or an erasure. */
 export const DELETE_BATCH = 500;
@@ -57,6 +58,7 @@ async function deleteSubmissions(tx: Db, ids: string[], still?: SQL): Promise<Co
       isRead: submissions.isRead,
       isStarred: submissions.isStarred,
       isSpam: submissions.isSpam,
+      unconfirmed: submissions.unconfirmed,
     });
   // The day counters that lists and counts with `since` read lose them too.
   return removeShares(tx, gone);
@@ -125,6 +127,22 @@ export function retentionService(store: Store) {
     return deleted;
   }
 
+  /** Deletes the submissions whose double opt-in link was never opened within their form's window (§16). */
+  async function purgeUnconfirmed(now: number, stopped: () => boolean): Promise<CountByForm> {
+    const confirming = await store.db.select({ id: forms.id, confirmation: forms.confirmation }).from(forms).where(isNotNull(forms.confirmation));
+    const counts: CountByForm = {};
+    for (const form of confirming) {
+      if (stopped()) break;
+      const days = confirmationOf(form)?.optInDays ?? 7;
+      const n = await purgeWhere(form.id, and(sql`${submissions.unconfirmed} = 1`, lt(submissions.createdAt, now - days * DAY_MS))!, stopped);
+      if (n > 0) {
+        counts[form.id] = n;
+        await rebuildFieldLists([form.id]);
+      }
+    }
+    return counts;
+  }
+
   return {
     /**
      * Deletes, on every form with a retention, the submissions older than its retentionDays and the spam
@@ -151,6 +169,7 @@ export function retentionService(store: Store) {
           await rebuildFieldLists([form.id]);
         }
       }
+      addCounts(counts, await purgeUnconfirmed(now, stopped));
       // The purged rows' bytes leave the WAL too (secure_delete has zeroed them in the pages).
       if (Object.keys(counts).length > 0) await store.checkpoint();
       return counts;

@@ -6,13 +6,15 @@ import { DAY_MS } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
 import { dayOf } from "./submissions/counters.ts";
 
-export const FILTERS = ["all", "unread", "starred", "spam"] as const;
+export const FILTERS = ["all", "unread", "starred", "spam", "unconfirmed"] as const;
 export type Filter = (typeof FILTERS)[number];
 export type Order = "asc" | "desc";
 
 type Counter = "submissionCount" | "spamCount" | "unreadCount" | "starredCount";
 
-export const COUNTER_OF: Record<Filter, Counter> = {
+// Unconfirmed submissions (double opt-in) have no counter: they are few, and counted when listed.
+type CountedFilter = Exclude<Filter, "unconfirmed">;
+export const COUNTER_OF: Record<CountedFilter, Counter> = {
   all: "submissionCount",
   unread: "unreadCount",
   starred: "starredCount",
@@ -21,10 +23,11 @@ export const COUNTER_OF: Record<Filter, Counter> = {
 
 // Literal conditions (not bound parameters) so that SQLite can match them to the partial indexes.
 export const FILTER_SQL: Record<Filter, SQL> = {
-  all: sql`${submissions.isSpam} = 0`,
-  unread: sql`${submissions.isSpam} = 0 AND ${submissions.isRead} = 0`,
-  starred: sql`${submissions.isSpam} = 0 AND ${submissions.isStarred} = 1`,
+  all: sql`${submissions.isSpam} = 0 AND ${submissions.unconfirmed} = 0`,
+  unread: sql`${submissions.isSpam} = 0 AND ${submissions.isRead} = 0 AND ${submissions.unconfirmed} = 0`,
+  starred: sql`${submissions.isSpam} = 0 AND ${submissions.isStarred} = 1 AND ${submissions.unconfirmed} = 0`,
   spam: sql`${submissions.isSpam} = 1`,
+  unconfirmed: sql`${submissions.unconfirmed} = 1 AND ${submissions.isSpam} = 0`,
 };
 
 const INDEX_OF: Record<Filter, string> = {
@@ -32,6 +35,7 @@ const INDEX_OF: Record<Filter, string> = {
   unread: "submissions_form_unread",
   starred: "submissions_form_starred",
   spam: "submissions_form_spam",
+  unconfirmed: "submissions_form_unconfirmed",
 };
 
 /**
@@ -162,7 +166,7 @@ const NO_BOUND = Number.MAX_SAFE_INTEGER;
  * the same counters and walks only inside that day.
  */
 export async function readPage(db: Db, form: FormRow, query: PageQuery): Promise<{ rows: SubmissionRow[]; total: number }> {
-  const counter = COUNTER_OF[query.filter];
+  const counter = COUNTER_OF[query.filter as CountedFilter];
   const since = query.since ?? -1;
   let days: { day: number; count: number }[] | null = null;
   const loadDays = async (firstDayPart: number | null) => {

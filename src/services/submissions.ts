@@ -16,6 +16,7 @@ import { asBound, submissionWriter, type ReceiveFlags, type ReceivingForm } from
 import type { WebhooksService } from "./webhooks.ts";
 import type { Mark, SpamFilterService } from "./spam/filter.ts";
 import { exportText } from "./submission-export.ts";
+import { awaitsOptIn, confirmationInsert, confirmationOf, confirmationValues, type OptInLinks } from "./confirmations.ts";
 import { COLUMNS, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
 
 export { FILTERS, type Filter, type Order };
@@ -52,6 +53,13 @@ export const toSubmission = (row: SubmissionRow): Submission => ({
   isSpam: row.isSpam,
   spamReason: row.isSpam ? ((row.spamReason as SpamReason | null) ?? null) : null,
   ...(row.spamScore === null ? {} : { spamScore: row.spamScore, spamTokens: JSON.parse(row.spamTokens ?? "[]") as string[] }),
+  ...(row.unconfirmed || row.confirmedAt !== null ? optInState(row) : {}),
+});
+
+/** A double opt-in submission's state: when and where its link was opened (null while it waits). */
+const optInState = (row: SubmissionRow) => ({
+  confirmedAt: row.confirmedAt === null ? null : iso(row.confirmedAt),
+  confirmedFrom: row.confirmedFrom,
 });
 
 /** The body of PATCH .../submissions/{sid} (the OpenAPI document is generated from it too). */
@@ -77,6 +85,7 @@ const formForWrite = preparedOn((db) =>
       mode: forms.mode,
       notificationEmail: forms.notificationEmail,
       lastSubmissionAt: forms.lastSubmissionAt,
+      confirmation: forms.confirmation,
     })
     .from(forms)
     .where(eq(forms.id, sql.placeholder("id")))
@@ -91,6 +100,7 @@ export function submissionsService(
   filesService: FilesService,
   webhooksService?: WebhooksService,
   spamFilter?: SpamFilterService,
+  optIn?: OptInLinks,
 ) {
   const where = (formId: string, query: SubmissionQuery) =>
     and(
@@ -129,6 +139,7 @@ export function submissionsService(
   const write = submissionWriter(
     store,
     webhooksService ? (form, row) => asBound(webhooksService.queueStatement(form, toSubmission(row), row.createdAt)) : null,
+    optIn ?? null,
   );
 
   async function findRow(formId: string, submissionId: string): Promise<SubmissionRow> {
@@ -147,7 +158,7 @@ export function submissionsService(
       // One row more than asked tells whether another page exists, whatever the total says under concurrent writes.
       let rows: SubmissionRow[];
       let total: number;
-      if (query.search) {
+      if (query.search || query.filter === "unconfirmed") {
         // A search reads the rows that match it: no counter knows how many hold a piece of text.
         rows = await store.db
           .select(COLUMNS)
@@ -238,6 +249,8 @@ export function submissionsService(
     async update(principal: Principal, formRef: string, submissionId: string, body: unknown): Promise<Submission> {
       const patch = parseBody(await patchSchema(), body);
       const form = await formsService.findRow(principal, formRef);
+      // A submission out of spam may get its double opt-in link: its key is read before the write.
+      if (patch.isSpam === false && confirmationOf(form)?.doubleOptIn) await optIn?.ready();
       const { submission, queued, events } = await store.write(async (tx) => {
         const [before] = await tx
           .select()
@@ -256,19 +269,26 @@ export function submissionsService(
         }
         const release = before.isSpam && patch.isSpam === false && before.held !== null;
         if (release) after.held = null;
+        // Released on a double opt-in form, it waits for its link as a post that arrived clean does.
+        if (release && awaitsOptIn(form, false)) after.unconfirmed = true;
         await tx
           .update(submissions)
-          .set({ ...patch, spamReason: after.spamReason, trained: after.trained, held: after.held })
+          .set({ ...patch, spamReason: after.spamReason, trained: after.trained, held: after.held, unconfirmed: after.unconfirmed })
           .where(eq(submissions.id, before.id));
         await moveShare(tx, before, after);
         const submission = toSubmission(after);
         if (!release) return { submission, queued: false, events: false };
-        // Out of spam: the notification and webhook events its verdict held back go now, once.
         const now = Date.now();
+        // The confirmation email its spam verdict refused goes now, by the same statement (and limits) as at intake.
+        const data = JSON.parse(before.data) as Record<string, unknown>;
+        const confirming = confirmationValues(form, { id: before.id, createdAt: now, isSpam: false }, data, optIn ? optIn.link : null);
+        if (confirming) await tx.run(confirmationInsert((name) => confirming[name]));
+        if (after.unconfirmed) return { submission, queued: confirming !== null, events: false };
+        // Out of spam: the notification and webhook events its verdict held back go now, once.
         const notification = notificationRowFor(form, { id: before.id, createdAt: now }, JSON.parse(before.held!) as NotificationRequest);
         if (notification) await tx.insert(notifications).values(notification);
         const events = webhooksService !== undefined && (await tx.all(webhooksService.queueStatement(form, submission, now))).length > 0;
-        return { submission, queued: notification?.status === "pending", events };
+        return { submission, queued: notification?.status === "pending" || confirming !== null, events };
       });
       if (queued) notificationsService.announce();
       if (events) webhooksService?.announce();
@@ -297,6 +317,8 @@ export function submissionsService(
     async receive(formRef: string | ReceivingForm, data: Record<string, unknown>, flags: ReceiveFlags): Promise<Submission> {
       const form = typeof formRef === "string" ? await formForWrite(store.db).get({ id: formRef }) : formRef;
       if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
+      // The opt-in link's key is read (made, the first time) before the write, and only for a form that needs it.
+      if (confirmationOf(form)?.doubleOptIn) await optIn?.ready();
       const written = await write({ form, data, flags });
       // Only now is the notification committed, so the sender cannot look for it too early.
       if (written.queued) notificationsService.announce();

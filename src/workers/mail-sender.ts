@@ -107,7 +107,7 @@ export function startSender(notifications: NotificationsService, options: Sender
       note = plan.note;
       const { from, to, cc, replyTo } = plan.addresses;
       await transport.sendMail({
-        from: { name: options.from.name, address: from },
+        from: { name: notification.fromName ?? options.from.name, address: from },
         to,
         subject: notification.subject,
         replyTo: replyTo ?? undefined,

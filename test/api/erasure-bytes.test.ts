@@ -61,3 +61,46 @@ test("after an erasure by address and a retention purge, none of their values is
   expect(bytes.includes(stays.note)).toBe(true);
   expect(existsSync(join(t.dir, "formsvc.db-wal")) ? readFileSync(join(t.dir, "formsvc.db-wal")).length : 0).toBe(0);
 });
+
+test("an erasure reaches the confirmation emails sent to the address, and an opt-in window's purge leaves none of its values", async () => {
+  t = await testApp();
+  const account = await t.account();
+  const key = await account.key();
+  const api = async (method: string, path: string, body?: unknown) => {
+    const answer = await t.request(method, path, { key, body });
+    expect(answer.status).toBeLessThan(300);
+    return (await answer.json()) as Record<string, unknown>;
+  };
+  const ownerReply = `${unique("desk")}@example.com`;
+  const confirmation = { enabled: true, subject: `Thanks from ${ownerReply}`, text: "Hello {{name}} ({{email}}), you wrote: {{note}}\n", replyTo: ownerReply };
+  const form = await api("POST", "/api/forms", { name: "Letters", confirmation });
+  const optIn = await api("POST", "/api/forms", { name: "List", confirmation: { ...confirmation, doubleOptIn: true, optInDays: 1 } });
+  const post = async (slug: unknown, body: Record<string, string>) => {
+    const answer = await t.request("POST", `/f/${slug}`, { body, headers: { accept: "application/json" } });
+    expect(answer.status).toBe(200);
+  };
+
+  const erased = { address: `${unique("ann")}@example.com`, name: unique("Ann-"), note: unique("note-") };
+  const unconfirmed = { address: `${unique("cyd")}@example.com`, name: unique("Cyd-"), note: unique("waits-") };
+  const stays = { address: `${unique("dee")}@example.com`, note: unique("stays-") };
+  await post(form.slug, { email: erased.address, name: erased.name, note: erased.note });
+  await post(optIn.slug, { email: unconfirmed.address, name: unconfirmed.name, note: unconfirmed.note });
+  await post(form.slug, { email: stays.address, name: "Dee", note: stays.note });
+  const log = (await api("GET", `/api/forms/${form.id}/notifications`)).notifications as { kind: string; to: string; status: string }[];
+  expect(log.map(({ kind, to, status }) => ({ kind, to, status })).toSorted((a, b) => a.to.localeCompare(b.to))).toEqual([
+    { kind: "confirmation", to: erased.address, status: "pending" },
+    { kind: "confirmation", to: stays.address, status: "pending" },
+  ]);
+
+  // The owner's own reply-to address is in every confirmation, and is nobody's personal data: it erases nothing.
+  expect(await api("POST", "/api/submissions/erase", { email: ownerReply, dryRun: true })).toEqual({ erased: 0, forms: {}, dryRun: true });
+  expect(await api("POST", "/api/submissions/erase", { email: erased.address })).toEqual({ erased: 1, forms: { [form.id as string]: 1 }, dryRun: false });
+  expect(await t.services.retention.purge(Date.now() + 2 * 86_400_000)).toEqual({ [optIn.id as string]: 1 });
+
+  const bytes = fileBytes(t.dir);
+  // The address as the confirmation's text would show it too (defanged), and the rendered values.
+  const defanged = (address: string) => address.replace("@", "[@]");
+  const gone = [erased, unconfirmed].flatMap(({ address, name, note }) => [address, defanged(address), name, note]);
+  expect(gone.filter((value) => bytes.includes(value) || bytes.includes(value.toLowerCase()))).toEqual([]);
+  expect(bytes.includes(stays.note) && bytes.includes(stays.address)).toBe(true);
+});

@@ -26,6 +26,7 @@ async function list(formId: string, query = "", key = fx.key) {
 
 const pending = (submissionId: string, subject: string, replyTo: string | null = null) => ({
   id: expect.stringMatching(/^ntf_/),
+  kind: "notification",
   submissionId,
   to: "owner@example.com",
   subject,
@@ -36,6 +37,7 @@ const pending = (submissionId: string, subject: string, replyTo: string | null =
   createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
   sentAt: null,
   nextAttemptAt: expect.stringMatching(/Z$/),
+  reason: null,
 });
 
 describe("which submissions are to be mailed", () => {

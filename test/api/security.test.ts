@@ -46,6 +46,7 @@ const PUBLIC_ROUTES: Record<string, string> = {
   "GET /f/:slug": "a page that says what the endpoint is",
   "GET /thanks": "the default thank-you page",
   "OPTIONS /thanks": "its CORS preflight (a page that holds nothing of any form)",
+  "GET /confirm/:token": "the double opt-in link of a confirmation email: the signed token is its own credential",
   "GET /f/:slug/altcha": "a form's ALTCHA challenge",
   "GET /api/f/:slug/altcha": "a form's ALTCHA challenge",
   "GET /altcha.js": "the ALTCHA widget's script",

@@ -82,6 +82,7 @@ export function formObject(overrides: Record<string, unknown> = {}) {
     spamRetentionDays: 30,
     fields: [],
     otherFields: "keep",
+    confirmation: null,
     spamRules: null,
     spamFilter: { enabled: true, threshold: 0.8 },
     ...overrides,

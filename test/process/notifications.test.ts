@@ -27,8 +27,8 @@ test("piped: tab-separated rows, newest first, the same in both modes", async ()
   expect(local).toEqual(remote);
   expect({ code: local.code, stderr: local.stderr }).toEqual({ code: 0, stderr: "" });
   expect(rowsOf(local.stdout)).toEqual([
-    [expect.stringMatching(/^ntf_/), ISO, "pending", "0", "owner@example.com", "Second [31m red", ids[1], "", ISO, ""],
-    [expect.stringMatching(/^ntf_/), ISO, "pending", "0", "owner@example.com", "First", ids[0], "", ISO, ""],
+    [expect.stringMatching(/^ntf_/), ISO, "notification", "pending", "0", "owner@example.com", "Second [31m red", ids[1], "", ISO, ""],
+    [expect.stringMatching(/^ntf_/), ISO, "notification", "pending", "0", "owner@example.com", "First", ids[0], "", ISO, ""],
   ]);
 });
 
@@ -38,6 +38,7 @@ test("--json prints the API's objects; --limit and --offset page them", async ()
   expect(JSON.parse(local.stdout)).toEqual([
     {
       id: expect.stringMatching(/^ntf_/),
+      kind: "notification",
       submissionId: ids[0],
       to: "owner@example.com",
       subject: "First",
@@ -48,6 +49,7 @@ test("--json prints the API's objects; --limit and --offset page them", async ()
       createdAt: ISO,
       sentAt: null,
       nextAttemptAt: ISO,
+      reason: null,
     },
   ]);
 });
@@ -55,7 +57,7 @@ test("--json prints the API's objects; --limit and --offset page them", async ()
 test("on a terminal: a table with a header, and a hint when there is more", async () => {
   const shown = await world.run("remote", ["notifications", "list", "contact", "--limit", "1"], { env: { FORMSVC_TTY: "1", NO_COLOR: "1" } });
   const lines = shown.stdout.trimEnd().split("\n");
-  expect(lines[0]).toMatch(/^ID +CREATED +STATUS +ATTEMPTS +TO +SUBJECT +SUBMISSION +SENT +NEXT TRY +ERROR$/);
+  expect(lines[0]).toMatch(/^ID +CREATED +KIND +STATUS +ATTEMPTS +TO +SUBJECT +SUBMISSION +SENT +NEXT TRY +ERROR$/);
   expect(lines.slice(1)).toEqual([expect.stringContaining("pending")]);
   expect(shown.stderr).toBe("More with --offset 1.\n");
 });

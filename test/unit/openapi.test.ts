@@ -30,7 +30,7 @@ test("the generated client types (test/generated/api-types.ts) were made from do
 });
 
 test("every route of the API is in the document; the rest are pages for people", async () => {
-  const pages = ["GET /", "GET /thanks", "OPTIONS /thanks", "GET /f/{slug}", "GET /docs", "GET /docs/{asset}"];
+  const pages = ["GET /", "GET /thanks", "OPTIONS /thanks", "GET /f/{slug}", "GET /docs", "GET /docs/{asset}", "GET /confirm/{token}"];
   const registered = (await registeredRoutes()).map((r) => r.replace(/:(\w+)/g, "{$1}")).filter((r) => !pages.includes(r));
   const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`));
   expect(registered.toSorted()).toEqual(documented.toSorted());
@@ -108,6 +108,7 @@ describe("an answer that drifts from the document fails the test that receives i
     spamRetentionDays: 30,
     fields: [],
     otherFields: "keep",
+    confirmation: null,
     spamRules: null,
     spamFilter: { enabled: true, threshold: 0.8 },
   };

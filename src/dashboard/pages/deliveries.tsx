@@ -19,6 +19,15 @@ const STATE_TEXT: Record<string, string> = {
   sent: "sent",
   failed: "failed",
   recorded: "recorded (test form, not sent)",
+  refused: "refused, not sent",
+};
+
+/** Why a confirmation email was not sent, in words. */
+const REASON_TEXT: Record<string, string> = {
+  spam: "spam",
+  invalid_address: "no valid address in the field",
+  per_address_limit: "this address already got one lately",
+  per_form_daily_limit: "the form's daily limit was reached",
 };
 
 /** The form's notification emails with their state, newest first, each with a retry. */
@@ -89,7 +98,9 @@ export function NotificationsSection({
                       <Time iso={n.createdAt} />
                     </a>
                   </td>
-                  <td>{n.to}</td>
+                  <td>
+                    {n.kind === "confirmation" ? <span class="tag">confirmation</span> : null} {n.to}
+                  </td>
                   <td class="clip">{n.subject}</td>
                   <td>
                     <span class={`state ${n.status}`}>{STATE_TEXT[n.status] ?? n.status}</span>
@@ -101,9 +112,9 @@ export function NotificationsSection({
                     ) : null}
                   </td>
                   <td class="num">{n.attempts}</td>
-                  <td class="clip">{n.lastError ?? ""}</td>
+                  <td class="clip">{n.lastError ?? (n.reason ? (REASON_TEXT[n.reason] ?? n.reason) : "")}</td>
                   <td>
-                    {n.status === "recorded" ? null : (
+                    {n.status === "recorded" || n.status === "refused" ? null : (
                       <form method="post" action={`${base}/emails/${n.id}/retry`}>
                         <Csrf session={session} />
                         <button type="submit" class="secondary small">

@@ -53,6 +53,7 @@ const FILTER_LABELS: [Filter, string][] = [
   ["unread", "Unread"],
   ["starred", "Starred"],
   ["spam", "Spam"],
+  ["unconfirmed", "Unconfirmed"],
 ];
 
 export interface InboxProps {

@@ -10,7 +10,7 @@ import { DAY_MS } from "../../domain/types.ts";
 type Counter = "submissionCount" | "spamCount" | "unreadCount" | "starredCount";
 /** What one submission (or several) adds to each counter. */
 export type CounterShare = Record<Counter, number>;
-type Flags = Pick<SubmissionRow, "isRead" | "isStarred" | "isSpam">;
+type Flags = Pick<SubmissionRow, "isRead" | "isStarred" | "isSpam" | "unconfirmed">;
 /** What the counters need to know of a submission. */
 export type Counted = Flags & Pick<SubmissionRow, "formId" | "createdAt">;
 
@@ -19,10 +19,11 @@ export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 
 /** How much one submission with these flags adds to each of the form's counters. */
 export function counterShare(flags: Flags): CounterShare {
-  const kept = flags.isSpam ? 0 : 1;
+  // A submission waiting for its double opt-in link counts nowhere until it is confirmed.
+  const kept = flags.isSpam || flags.unconfirmed ? 0 : 1;
   return {
     submissionCount: kept,
-    spamCount: 1 - kept,
+    spamCount: flags.isSpam ? 1 : 0,
     unreadCount: kept && !flags.isRead ? 1 : 0,
     starredCount: kept && flags.isStarred ? 1 : 0,
   };
@@ -118,7 +119,7 @@ export async function removeShares(tx: Db, gone: Counted[]): Promise<Record<stri
 /**
  * The counters' part of the public write (write.ts), as statements of a batch that count only when the
  * submission was written (see storedSubmission): the form's counters and newest time, and its day's counters. Placeholders:
- * submissionId, formId, createdAt, day, kept (1, or 0 for spam), spam (1 - kept).
+ * submissionId, formId, createdAt, day, kept (1, or 0 for spam and a submission awaiting its opt-in), spam (1 for spam).
  */
 export function countReceivedStatements(stored: SQL): SQL[] {
   return [

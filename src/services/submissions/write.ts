@@ -10,6 +10,7 @@ import { files, forms, notifications, submissions, webhooks, type FormRow, type 
 import { ApiError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { attachFiles } from "../files.ts";
+import { awaitsOptIn, confirmationInsert, confirmationValues, type OptInLinks } from "../confirmations.ts";
 import { notificationRowFor, type NotificationRequest } from "../notifications.ts";
 import { countReceivedStatements, dayOf, storedSubmission } from "./counters.ts";
 import { growFieldListStatement } from "./field-list.ts";
@@ -42,20 +43,23 @@ function insertIfStored(table: SQLiteTable, omit: string[] = []): Defined {
 const STATEMENTS = {
   /** The submission, only while its createdAt is later than the form's newest (another process may have stored one). */
   insert: define(sql`
-    INSERT INTO ${submissions} (id, form_id, data, created_at, is_read, is_starred, is_spam, spam_reason, spam_score, spam_tokens, data_hash, held)
+    INSERT INTO ${submissions} (id, form_id, data, created_at, is_read, is_starred, is_spam, spam_reason, spam_score, spam_tokens, data_hash, held,
+      unconfirmed)
     SELECT ${sql.placeholder("id")}, ${sql.placeholder("formId")}, ${sql.placeholder("data")}, ${sql.placeholder("createdAt")}, 0, 0,
       ${sql.placeholder("isSpam")}, ${sql.placeholder("spamReason")}, ${sql.placeholder("spamScore")}, ${sql.placeholder("spamTokens")},
-      ${sql.placeholder("dataHash")}, ${sql.placeholder("held")}
+      ${sql.placeholder("dataHash")}, ${sql.placeholder("held")}, ${sql.placeholder("unconfirmed")}
     FROM ${forms} WHERE id = ${sql.placeholder("formId")} AND last_submission_at < ${sql.placeholder("createdAt")}
     RETURNING id`),
   counters: countReceivedStatements(storedSubmission).map(define),
   fields: define(growFieldListStatement(storedSubmission)),
   file: insertIfStored(files),
   notification: insertIfStored(notifications),
+  /** The confirmation email to the person who submitted, its limits counted in the same write (contract §16). */
+  confirmation: define(confirmationInsert((name) => sql.placeholder(name))),
 };
 
 /** What the write needs of its form: the route's own look-up, read before the write. */
-export type ReceivingForm = Pick<FormRow, "id" | "name" | "slug" | "mode" | "notificationEmail"> & { lastSubmissionAt?: number };
+export type ReceivingForm = Pick<FormRow, "id" | "name" | "slug" | "mode" | "notificationEmail" | "confirmation"> & { lastSubmissionAt?: number };
 
 /** How a post is to be stored: spam or not and why, the filter's score, what its notification asked for. */
 export interface ReceiveFlags {
@@ -95,17 +99,18 @@ function spamColumns(data: Record<string, unknown>, flags: ReceiveFlags) {
 export interface SubmissionWrite {
   row: SubmissionRow;
   statements: Bound[];
-  /** Whether a notification to send was written, once the submission was. */
+  /** Whether a notification or a confirmation to send may have been written, once the submission was. */
   queued: boolean;
-  /** The statement of its webhook deliveries, made only when the form may have endpoints; null for spam. */
+  /** The statement of its webhook deliveries; null for spam and a submission awaiting its double opt-in. */
   events: (() => Bound) | null;
 }
 
 /**
  * The statements of one submission's write: the submission, its files, the counters, the field list, its
- * notification, and apart (from `events`, when not spam) its webhook deliveries, which come last.
+ * notification, its confirmation, and apart (from `events`, when kept) its webhook deliveries, which come last.
+ * `optIn` makes the double opt-in links (its key loaded before).
  */
-export function submissionWrite(input: Received, events: ((row: SubmissionRow) => Bound) | null): SubmissionWrite {
+export function submissionWrite(input: Received, events: ((row: SubmissionRow) => Bound) | null, optIn: OptInLinks | null = null): SubmissionWrite {
   const { form, createdAt } = input;
   const attached = attachFiles(input.data, createdAt);
   const { isSpam } = input.flags;
@@ -118,26 +123,35 @@ export function submissionWrite(input: Received, events: ((row: SubmissionRow) =
     isStarred: false,
     isSpam,
     ...spamColumns(input.data, input.flags),
+    unconfirmed: awaitsOptIn(form, isSpam),
+    confirmedAt: null,
+    confirmedFrom: null,
   };
-  const kept = isSpam ? 0 : 1;
+  // Spam, and a submission awaiting its double opt-in, count nowhere and tell nobody (see counterShare).
+  const kept = isSpam || row.unconfirmed ? 0 : 1;
   const values = {
     ...row,
     submissionId: row.id,
-    isSpam: 1 - kept,
+    isSpam: isSpam ? 1 : 0,
+    unconfirmed: row.unconfirmed ? 1 : 0,
     kept,
-    spam: 1 - kept,
+    spam: isSpam ? 1 : 0,
     day: dayOf(createdAt),
     names: JSON.stringify(Object.keys(input.data)),
   };
-  const notification = isSpam ? null : notificationRowFor(form, row, input.flags.notification ?? {});
+  const notification = kept ? notificationRowFor(form, row, input.flags.notification ?? {}) : null;
+  const confirmation = confirmationValues(form, row, input.data, optIn ? optIn.link : null);
   const statements = [
     bind(STATEMENTS.insert, values),
     ...attached.files.map((file) => bind(STATEMENTS.file, { ...file, submissionId: row.id, formId: form.id })),
     ...STATEMENTS.counters.map((statement) => bind(statement, values)),
     bind(STATEMENTS.fields, values),
     ...(notification ? [bind(STATEMENTS.notification, notification)] : []),
+    ...(confirmation ? [bind(STATEMENTS.confirmation, { ...confirmation })] : []),
   ];
-  return { row, statements, queued: notification?.status === "pending", events: events && !isSpam ? () => events(row) : null };
+  // A confirmation may wait in the outbox too: waking the sender for nothing costs one look.
+  const queued = notification?.status === "pending" || confirmation !== null;
+  return { row, statements, queued, events: events && kept ? () => events(row) : null };
 }
 
 // Statements of the write prepared once per SQLite connection, by their text (the webhook deliveries' text,
@@ -207,7 +221,7 @@ export interface Written {
  * saw> never misses one stored later in the same millisecond. A write that lost to another process's (which
  * stored a submission of the form at that time or later) is tried again past it.
  */
-export function submissionWriter(store: Store, events: ((form: ReceivingForm, row: SubmissionRow) => Bound) | null) {
+export function submissionWriter(store: Store, events: ((form: ReceivingForm, row: SubmissionRow) => Bound) | null, optIn: OptInLinks | null = null) {
   // The newest createdAt this process gave each form, so that its own submissions never wait on each other.
   const lastCreated = new Map<string, number>();
   return async (input: Omit<Received, "createdAt">): Promise<Written> => {
@@ -220,7 +234,7 @@ export function submissionWriter(store: Store, events: ((form: ReceivingForm, ro
       // same batch would take each other's times and all lose.
       const createdAt = Math.max(Date.now(), last + 1, (lastCreated.get(form.id) ?? 0) + 1);
       lastCreated.set(form.id, createdAt);
-      const write = submissionWrite({ ...input, createdAt }, queueEvents);
+      const write = submissionWrite({ ...input, createdAt }, queueEvents, optIn);
       const outcome = await runWrite(store, write, form.id);
       if (outcome.stored) return { row: write.row, queued: write.queued, events: outcome.events };
       const newest = await newestOf(store.db, form.id);

@@ -1,0 +1,105 @@
+// The confirmation email to the person who submitted (contract §16): the owner's subject and text with the
+// submitted values filled in as plain text, cut, and defanged, so that a visitor who chooses the recipient
+// cannot also choose a link, a header or a recipient of their own.
+import { headerSafe, MAX_SUBJECT, valueText } from "./mail.ts";
+import { isEmail } from "./validate.ts";
+
+/** The longest a submitted value is once inserted (in characters, before defanging). */
+export const MAX_INSERTED = 500;
+
+/** `{{name}}`, spaces allowed inside the braces; the name is a field of the form, or `form`, `date`, `link`. */
+const PLACEHOLDER = /\{\{\s*([^{}]+?)\s*\}\}/g;
+
+// An address (`ann@example.com`), a URL with a scheme (`https://…`, `ftp://…`), `mailto:`, or a bare host name
+// (`www.example.com`, `evil.example`) that a mail client would make a link of. Full-width and ideographic dots
+// and at signs count too: some clients read them as their ASCII twins.
+const AT = "@\uff20\ufe6b";
+const DOT = ".\u3002\uff0e\uff61";
+const LINKISH = new RegExp(
+  `\\b([a-z][a-z0-9+.-]*)://([^\\s/?#]*)` +
+    `|\\b(mailto|javascript|data|file|tel|sms|callto|sip|xmpp|irc|news):` +
+    `|([^\\s${AT}<>()"',;]+)[${AT}]([^\\s${AT}<>()"',;]+)` +
+    `|((?:[\\p{L}\\p{N}_-]+[${DOT}])+\\p{L}[\\p{L}\\p{N}-]*)`,
+  "giu",
+);
+
+const defangHost = (host: string) => host.replace(new RegExp(`[${DOT}]`, "gu"), "[.]");
+
+/**
+ * A value made inert for a mail client: `https://example.com` becomes `hxxps://example[.]com`, `ann@example.com`
+ * becomes `ann[@]example.com`, `mailto:` becomes `mailto[:]`, a bare `www.example.com` becomes `www[.]example[.]com`.
+ */
+export function defang(text: string): string {
+  return text.replace(LINKISH, (match, scheme?: string, host?: string, bareScheme?: string, local?: string, domain?: string) => {
+    if (scheme !== undefined) {
+      const safe = scheme.replace(/^http/i, (h) => (h[0] === "H" ? "HXXP" : "hxxp"));
+      return `${safe === scheme ? `${scheme}[:]` : `${safe}:`}//${defangHost(host ?? "")}`;
+    }
+    if (bareScheme !== undefined) return `${bareScheme}[:]`;
+    if (local !== undefined && domain !== undefined) return `${local}[@]${domain}`;
+    return defangHost(match);
+  });
+}
+
+/** Cuts by code points, so that a character outside the BMP is never split in half. */
+function cut(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length > max ? chars.slice(0, max).join("") : text;
+}
+
+// What a text body may not carry: controls but tab and line feed (a CR is dropped, CRLF becomes LF).
+const BODY_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/** What the placeholders are filled from. */
+export interface TemplateValues {
+  formName: string;
+  /** ISO 8601 date-time of the submission. */
+  date: string;
+  data: Record<string, unknown>;
+  /** The double opt-in link (the owner's text may place it with `{{link}}`), or null. */
+  link: string | null;
+}
+
+/** A submitted value as it is inserted: plain text, cut to MAX_INSERTED, defanged; one line in a header. */
+function inserted(value: unknown, header: boolean): string {
+  const text = cut(valueText(value).replace(/\r\n?/g, "\n"), MAX_INSERTED);
+  const clean = header ? headerSafe(text) : text.replace(BODY_UNSAFE, "");
+  return defang(clean);
+}
+
+/** Fills the placeholders of one template; unknown names become nothing. */
+function fill(template: string, values: TemplateValues, header: boolean): string {
+  return template.replace(PLACEHOLDER, (_all, name: string) => {
+    if (name === "form") return header ? headerSafe(values.formName) : values.formName;
+    if (name === "date") return values.date.slice(0, 10);
+    if (name === "link") return header ? "" : (values.link ?? "");
+    return Object.hasOwn(values.data, name) ? inserted(values.data[name], header) : "";
+  });
+}
+
+/** The owner's template as the person who submitted receives it. */
+export interface RenderedConfirmation {
+  subject: string;
+  text: string;
+}
+
+/**
+ * The subject (one line, at most 200 characters) and the text, filled in. A double opt-in link is added under
+ * the text when the owner did not place it with `{{link}}`.
+ */
+export function renderConfirmation(template: { subject: string; text: string }, values: TemplateValues): RenderedConfirmation {
+  const subject = cut(headerSafe(fill(template.subject, values, true)), MAX_SUBJECT).trimEnd();
+  let text = fill(template.text.replace(/\r\n?/g, "\n"), values, false);
+  if (values.link !== null && !/\{\{\s*link\s*\}\}/.test(template.text)) {
+    text = `${text.trimEnd()}\n\nConfirm your address by opening this link:\n${values.link}\n`;
+  }
+  return { subject: subject || headerSafe(values.formName), text: text.endsWith("\n") ? text : `${text}\n` };
+}
+
+/** The recipient: the named field's value when it is one valid address (trimmed, lowercased), else null. */
+export function recipientOf(value: unknown): string | null {
+  const one = Array.isArray(value) && value.length === 1 ? value[0] : value;
+  if (typeof one !== "string") return null;
+  const address = one.trim().toLowerCase();
+  return address.length <= 254 && isEmail(address) ? address : null;
+}

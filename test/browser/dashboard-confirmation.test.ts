@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import { rmSync } from "node:fs";
+import type { BrowserContext, Page } from "playwright-core";
+import { launchBrowser } from "../helpers/browser.ts";
+import { runCli } from "../helpers/cli.ts";
+import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
+import { expectAccessible, setupLink, setUp, WAIT, watchCsp } from "./dashboard-support.ts";
+
+// The confirmation email in the dashboard's form settings, in a real Chromium: set, previewed from a sample
+// submission, saved; then its entries on the deliveries page and the unconfirmed filter of the inbox.
+
+setDefaultTimeout(90_000);
+
+let server: ServerProcess;
+let browser: BrowserContext;
+let page: Page;
+let csp: string[];
+
+beforeAll(async () => {
+  server = await startServerProcess({ args: ["--rate-limit", "0"] });
+  browser = await launchBrowser();
+  csp = await watchCsp(browser);
+  page = await browser.newPage();
+  await setUp(page, await setupLink(server));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (server?.dir) rmSync(server.dir, { recursive: true, force: true });
+});
+
+test("the owner writes the email, previews it filled from a sample submission, saves it; refusals and unconfirmed ones show", async () => {
+  const made = await runCli(["forms", "create", "--name", "Letters", "--slug", "letters", "--db", server.db, "--json"]);
+  const formId = JSON.parse(made.stdout).id as string;
+  await page.goto(`${server.url}/dashboard/forms/${formId}/settings`);
+  const section = page.locator("section#confirmation");
+  await section.getByLabel("Send a confirmation email").check();
+  await section.getByLabel("Subject").fill("Welcome to {{form}}, {{name}}");
+  await section.getByLabel("Text", { exact: true }).fill("Hello {{name}},\nwe got: {{message}}\n");
+  await section.getByLabel("From", { exact: true }).fill("Letters desk");
+  await section.getByLabel(/Double opt-in/).check();
+  await Promise.all([page.waitForURL(/\/confirmation$/, WAIT), section.getByRole("button", { name: "Preview" }).click()]);
+  expect(await page.locator("#confirmation-preview-subject").textContent()).toBe("Welcome to Letters, Ada Lovelace");
+  const previewed = (await page.locator("#confirmation-preview-text").textContent())!;
+  expect(previewed).toStartWith("Hello Ada Lovelace,\nwe got: A question for Letters.\n\nConfirm your address by opening this link:\nhttp://");
+  expect(await page.locator(".notice").first().textContent()).toContain("nothing was saved");
+  expect(JSON.parse((await runCli(["forms", "get", "letters", "--db", server.db, "--json"])).stdout).confirmation).toBeNull();
+
+  // A bad value is shown beside its field, the posted values kept.
+  await page.locator("section#confirmation").getByLabel("Link valid for (days)").fill("45");
+  await page.locator("section#confirmation").getByRole("button", { name: "Save confirmation email" }).click();
+  expect(await page.locator("#f-optInDays-error").textContent()).toBe("confirmation.optInDays must be from 1 to 30.");
+  expect(await page.locator("section#confirmation").getByLabel("Subject").inputValue()).toBe("Welcome to {{form}}, {{name}}");
+  await page.locator("section#confirmation").getByLabel("Link valid for (days)").fill("3");
+  await Promise.all([
+    page.waitForURL(/\/settings\?notice=saved/, WAIT),
+    page.locator("section#confirmation").getByRole("button", { name: "Save confirmation email" }).click(),
+  ]);
+  await expectAccessible(page);
+  const saved = JSON.parse((await runCli(["forms", "get", "letters", "--db", server.db, "--json"])).stdout).confirmation;
+  expect(saved).toMatchObject({ enabled: true, subject: "Welcome to {{form}}, {{name}}", fromName: "Letters desk", doubleOptIn: true, optInDays: 3 });
+
+  for (const email of ["ann@example.com", "not an address"]) {
+    const answer = await fetch(`${server.url}/f/letters`, {
+      method: "POST",
+      body: new URLSearchParams({ name: "Ann", email }),
+      headers: { accept: "application/json" },
+    });
+    expect(answer.status).toBe(200);
+  }
+  await page.goto(`${server.url}/dashboard/forms/${formId}/submissions?filter=unconfirmed`);
+  expect(await page.locator("ul.inbox li").count()).toBe(2);
+  await page.goto(`${server.url}/dashboard/forms/${formId}/submissions`);
+  expect(await page.locator("ul.inbox li").count()).toBe(0);
+  await page.goto(`${server.url}/dashboard/forms/${formId}/deliveries`);
+  const rows = await page.locator("table tbody tr").allTextContents();
+  expect(rows.some((row) => row.includes("confirmation") && row.includes("ann@example.com"))).toBe(true);
+  expect(rows.some((row) => row.includes("refused") && row.includes("no valid address in the field"))).toBe(true);
+  expect(csp).toEqual([]);
+});
