@@ -121,7 +121,7 @@ test("without SMTPUTF8, a notification address with no ASCII form is refused at 
   const listed = await runCli(["notifications", "list", refusedForm.slug, "--db", server.db]);
   expect({ code: listed.code, stderr: listed.stderr }).toEqual({ code: 0, stderr: "" });
   const [row] = listed.stdout.trim().split("\n");
-  expect(row!.split("\t").slice(2, 5)).toEqual(["failed", "1", "josé@example.com"]);
+  expect(row!.split("\t").slice(3, 6)).toEqual(["failed", "1", "josé@example.com"]);
   expect(row!.split("\t").at(-1)).toBe(reason);
   expect(smtp.messages()).toHaveLength(1);
 });
