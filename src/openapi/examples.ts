@@ -20,7 +20,7 @@ const form = {
   fields: [],
   otherFields: "keep",
   spamRules: { blockedWords: ["crypto"], maxLinks: 3 },
-  spamFilter: { enabled: true, threshold: 0.8 },
+  spamFilter: { enabled: true, threshold: 0.6 },
 };
 
 const submission = {

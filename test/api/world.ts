@@ -83,7 +83,7 @@ export function formObject(overrides: Record<string, unknown> = {}) {
     fields: [],
     otherFields: "keep",
     spamRules: null,
-    spamFilter: { enabled: true, threshold: 0.8 },
+    spamFilter: { enabled: true, threshold: 0.6 },
     ...overrides,
   };
 }
