@@ -32,10 +32,11 @@ export const publicOperations: Operation[] = ["/api/f/{slug}", "/f/{slug}"].flat
     operationId: i === 0 ? "altchaChallenge" : "altchaChallengeShort",
     summary: "A new ALTCHA challenge for the form",
     description:
-      'For a form with captcha {provider: "altcha"}: a new challenge each time, expiring in 20 minutes, with the CORS headers the form\'s origins allow. The widget (/altcha.js) fetches it, solves it and puts the solution in the altcha field; each solution is accepted once. 404 for a form without the ALTCHA captcha.',
+      'For a form with captcha {provider: "altcha"}: a new challenge each time, expiring in 20 minutes, with the CORS headers the form\'s origins allow. The widget (/altcha.js) fetches it, solves it and puts the solution in the altcha field; each solution is accepted once. 404 for a form without the ALTCHA captcha; 429 past --rate-limit challenges a minute from one address (a bucket apart from that of the posts).',
     tag: "Public submission",
     scope: "public",
     ok: { status: 200, description: "The challenge (Cache-Control: no-store).", schema: "AltchaChallenge" },
+    errors: [429],
     handler: altchaChallenge,
   }),
 ]);

@@ -15,6 +15,14 @@ export async function altchaChallenge(ctx: RequestContext): Promise<Response> {
   if (form.captchaProvider !== "altcha") {
     throw new ApiError("not_found", 'This form does not use the ALTCHA captcha; set captcha {provider: "altcha"} on it first.', { headers });
   }
+  // A bucket of its own beside the posts' (a visitor asks for about one challenge a post), so that a script
+  // cannot make the server sign challenges without end.
+  const retryAfter = ctx.options.rateLimiter.take(`altcha|${form.id}|${ctx.ip}`);
+  if (retryAfter > 0) {
+    throw new ApiError("rate_limited", `Too many challenges from your address; try again in ${retryAfter} seconds.`, {
+      headers: { ...headers, "Retry-After": String(retryAfter) },
+    });
+  }
   return json(200, await ctx.services.spam.altcha.challenge(form), { ...headers, "Cache-Control": "no-store" });
 }
 

@@ -96,3 +96,20 @@ test("altcha: the widget's script is served from inside formsvc, to any site", a
   expect(script.length).toBeGreaterThan(50_000);
   expect(script).toContain("altcha-widget");
 });
+
+test("altcha: challenges have a rate limit of their own per address, apart from the posts'", async () => {
+  f = await publicFixture({ rateLimit: 6, rateBurst: 2 });
+  const form = await f.form({ captcha: CAPTCHA });
+  const ask = (ip: string) => f.t.app.fetch(new Request(`${BASE}/f/${form.slug}/altcha`, { headers: { origin: "https://site.test" } }), { ip });
+  expect((await ask("192.0.2.1")).status).toBe(200);
+  expect((await ask("192.0.2.1")).status).toBe(200);
+  const refused = await ask("192.0.2.1");
+  await expectJsonError(refused, 429, "rate_limited");
+  expect(refused.headers.get("retry-after")).toBe("10");
+  expect(refused.headers.get("access-control-allow-origin")).toBe("https://site.test");
+  // Another address has its own bucket, and the posts of the same address theirs.
+  expect((await ask("192.0.2.2")).status).toBe(200);
+  const { challenge } = await challengeFor(form.slug);
+  const posted = await f.post(form.slug, { ip: "192.0.2.1", headers: json, body: { message: "hi", altcha: await solved(challenge) } });
+  expect(posted.status).toBe(200);
+});

@@ -3,7 +3,7 @@ import { rmSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
 import { launchBrowser } from "../helpers/browser.ts";
 import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
-import { expectAccessible, setupLink, setUp, WAIT } from "./dashboard-support.ts";
+import { checkBothWidths, expectAccessible, setupLink, setUp, WAIT } from "./dashboard-support.ts";
 
 // The owner turns on the spam defence in the dashboard; a visitor's browser posts through the pasted snippet.
 setDefaultTimeout(60_000);
@@ -73,7 +73,8 @@ test("the owner sets the ALTCHA captcha and a blocked word in the settings; erro
   expect(snippet).toContain(`<script async defer src="${server.url}/altcha.js" type="module"></script>`);
   expect(snippet).toContain(`<altcha-widget challenge="${server.url}/f/contact/altcha"></altcha-widget>`);
   expect(await page.locator("#snippet-fetch").textContent()).toContain('altcha: document.querySelector("input[name=altcha]").value');
-  await expectAccessible(page);
+  await page.locator("#spam").scrollIntoViewIfNeeded();
+  await checkBothWidths(page, "settings-spam");
 });
 
 test("posts through the snippet pass the captcha; one with a blocked word is in the spam list with its reason, and Not spam moves it back", async () => {
@@ -83,6 +84,7 @@ test("posts through the snippet pass the captcha; one with a blocked word is in 
   expect(await page.locator("ul.inbox li .preview").allTextContents()).toEqual(["ann@example.com · Hello from the site"]);
   await page.goto(`${server.url}${formPath}/submissions?filter=spam`);
   expect(await page.locator("ul.inbox li .reason").allTextContents()).toEqual([" (spam: blocked word)"]);
+  await checkBothWidths(page, "inbox-spam");
   await page.locator("ul.inbox li a").first().click();
   expect(await page.locator("article p.muted").first().textContent()).toContain("spam: blocked word");
   await expectAccessible(page);
