@@ -280,7 +280,7 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--captcha-complexity <n>", "with --captcha altcha: the largest number a challenge asks for, 100 to 1000000 (default 20000)")
     .option("--spam-rules-file <file>", "spam rules as JSON: {blockedWords, blockedEmails, blockDisposableEmails, maxLinks, duplicateWindowHours}; '' to clear")
     .option("--spam-filter <bool>", "true to let the account's learning filter judge posts (default), false to turn it off")
-    .option("--spam-threshold <score>", "the filter's score, 0 to 1, over which a post is spam (default 0.8)")
+    .option("--spam-threshold <score>", "the filter's score, 0 to 1, over which a post is spam (default 0.6)")
     .addHelpText(
       "after",
       "\nExamples:\n  formsvc forms create --name Contact --email you@example.com --domains example.com,www.example.com\n  formsvc forms create --name Newsletter --slug newsletter --json | jq -r .submitUrl\n  formsvc forms create --name Staging --test\n" +
@@ -332,7 +332,7 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--captcha-complexity <n>", "with --captcha altcha: the largest number a challenge asks for, 100 to 1000000 (default 20000)")
     .option("--spam-rules-file <file>", "spam rules as JSON: {blockedWords, blockedEmails, blockDisposableEmails, maxLinks, duplicateWindowHours}; '' to clear")
     .option("--spam-filter <bool>", "true to let the account's learning filter judge posts (default), false to turn it off")
-    .option("--spam-threshold <score>", "the filter's score, 0 to 1, over which a post is spam (default 0.8)")
+    .option("--spam-threshold <score>", "the filter's score, 0 to 1, over which a post is spam (default 0.6)")
     .addHelpText(
       "after",
       "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update newsletter --confirmation-file confirmation.json\n  formsvc forms update contact --captcha hcaptcha --captcha-secret-stdin < hcaptcha-secret.txt\n  formsvc forms update contact --captcha none\n",

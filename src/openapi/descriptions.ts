@@ -24,7 +24,7 @@ const formFields: Record<string, string> = {
     'The captcha verified before a submission is stored: {provider: "recaptcha" | "hcaptcha" | "turnstile", secret} (the secret is write-only), or {provider: "altcha", complexity?} (formsvc serves the challenge at /f/{slug}/altcha and the widget at /altcha.js; complexity 100 to 1000000, default 20000). null removes it.',
   spamRules:
     "blockedWords (at most 500 words or phrases of at most 100 characters, matched whole-word, ignoring case, literally), blockedEmails (at most 500 addresses or @domains, subdomains included), blockDisposableEmails, maxLinks (0 to 1000), duplicateWindowHours (1 to 720). null removes them.",
-  spamFilter: "enabled (default true) and threshold (0 to 1, default 0.8). The filter acts once the account has marked 20 submissions spam and 20 not spam.",
+  spamFilter: "enabled (default true) and threshold (0 to 1, default 0.6). The filter acts once the account has marked 20 submissions spam and 20 not spam.",
   confirmation:
     "The confirmation email to the person who submitted (docs/api.md, Confirmation email): {enabled, field (default email), subject, text, fromName?, replyTo?, doubleOptIn? (false), optInDays? 1-30 (7), perAddressHours? (24), perFormDaily? (200)}. subject and text take {{field}}, {{form}}, {{date}} and, with doubleOptIn, {{link}}. Given whole on update; null removes it.",
 };

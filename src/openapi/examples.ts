@@ -21,7 +21,7 @@ const form = {
   otherFields: "keep",
   confirmation: null,
   spamRules: { blockedWords: ["crypto"], maxLinks: 3 },
-  spamFilter: { enabled: true, threshold: 0.8 },
+  spamFilter: { enabled: true, threshold: 0.6 },
 };
 
 const submission = {

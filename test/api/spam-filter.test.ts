@@ -40,7 +40,7 @@ test("filter: it acts once the account has 20 marks of each kind, then holds wha
   await mark(form.id, await post(form.slug, hamText(19)), false);
   const caught = await get(form.id, await post(form.slug, spamText(101)));
   expect({ isSpam: caught.isSpam, spamReason: caught.spamReason }).toEqual({ isSpam: true, spamReason: "filter" });
-  expect(caught.spamScore!).toBeGreaterThan(0.8);
+  expect(caught.spamScore!).toBeGreaterThan(0.6);
   expect(caught.spamTokens!.length).toBeGreaterThan(0);
   expect(caught.spamTokens!.length).toBeLessThanOrEqual(5);
   expect(caught.spamTokens!.some((token) => ["casino", "pills", "crypto", "bonus", "profits", "cheap"].includes(token))).toBe(true);

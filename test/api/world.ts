@@ -84,7 +84,7 @@ export function formObject(overrides: Record<string, unknown> = {}) {
     otherFields: "keep",
     confirmation: null,
     spamRules: null,
-    spamFilter: { enabled: true, threshold: 0.8 },
+    spamFilter: { enabled: true, threshold: 0.6 },
     ...overrides,
   };
 }

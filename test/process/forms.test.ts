@@ -54,7 +54,7 @@ for (const mode of MODES) {
         fields: "",
         otherFields: "keep",
         spamRules: "",
-        spamFilter: "on, threshold 0.8",
+        spamFilter: "on, threshold 0.6",
         confirmation: "",
       });
       expect(result.stderr).toBe(`Made form Contact (${lines.id}). It takes submissions at ${world.server.url}/f/contact-${mode}\n`);

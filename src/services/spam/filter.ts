@@ -8,7 +8,7 @@ import { valuesOf } from "./rules.ts";
 /** The filter acts once the account has marked at least this many submissions of each kind (contract §15). */
 export const FILTER_MIN_MARKS = 20;
 /** The score over which a submission is spam when the form does not say. */
-export const DEFAULT_FILTER_THRESHOLD = 0.8;
+export const DEFAULT_FILTER_THRESHOLD = 0.6;
 
 /** What an owner's mark teaches: this submission is spam, or it is not. */
 export type Mark = "spam" | "ham";
