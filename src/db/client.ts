@@ -112,6 +112,7 @@ async function truncateWal(path: string): Promise<boolean> {
 
 interface WriteTask {
   work: (tx: Db) => Promise<unknown>;
+  small: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -165,12 +166,28 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db, lock: ReturnType<typeo
     writer.prepare(text),
   ) as [Statement, Statement, Statement, Statement];
 
+  // Each write runs in a savepoint, whose undo record (the pages it changes, as they were) SQLite keeps in a
+  // temporary file once it outgrows a small buffer: for a batch of submissions, that file's writes cost more
+  // than their inserts. SQLite decides where the transaction's undo records go at BEGIN, and where a sort spills
+  // when the sort starts; so a batch of small writes begins with temporary storage in memory and sets it back at
+  // once, which keeps the records of those few pages in memory and leaves every sort (a field list rebuilt from
+  // a big form) spilling to disk as before. A batch with any other write keeps them on disk.
+  async function begin(small: boolean): Promise<void> {
+    if (!small) return lock.begin();
+    writer.exec("PRAGMA temp_store = MEMORY");
+    try {
+      await lock.begin();
+    } finally {
+      writer.exec("PRAGMA temp_store = DEFAULT");
+    }
+  }
+
   async function drain(): Promise<void> {
     while (pending.length > 0) {
       const batch = pending.splice(0, MAX_BATCH);
       const outcomes: { ok: boolean; value: unknown }[] = [];
       try {
-        await lock.begin();
+        await begin(batch.every((task) => task.small));
         for (const task of batch) {
           savepoint.run();
           try {
@@ -202,9 +219,9 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db, lock: ReturnType<typeo
     draining = false;
   }
 
-  return <T>(work: (tx: Db) => Promise<T>) =>
+  return <T>(work: (tx: Db) => Promise<T>, options?: { small?: boolean }) =>
     new Promise<T>((resolve, reject) => {
-      pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      pending.push({ work, small: options?.small === true, resolve: resolve as (value: unknown) => void, reject });
       // The batch starts after the requests already read in this turn of the event loop have queued their
       // writes: under load a batch takes all of them, and one fsync makes them durable together.
       if (!draining) {
