@@ -45,7 +45,12 @@ function openSqlite(path: string, migrate: boolean): Store {
   const db = drizzleSqlite({ client: reader, schema }) as unknown as Db;
   const writeDb = drizzleSqlite({ client: writer, schema }) as unknown as Db;
   const beginWrite = lockWaiter(writer.prepare("BEGIN IMMEDIATE"));
-  const write = groupCommit(writer, writeDb, beginWrite);
+  // The version is asked once per turn of the event loop: the posts read in one turn (a burst of them) share one
+  // answer. Another process's commit is seen from the next turn on; this process's own, at once.
+  let version: number | undefined;
+  const write = groupCommit(writer, writeDb, beginWrite, () => {
+    version = undefined;
+  });
   return {
     driver: "sqlite",
     db,
@@ -56,7 +61,15 @@ function openSqlite(path: string, migrate: boolean): Store {
         for (const statement of build(tx)) results.push(await statement);
         return results;
       }),
-    dataVersion: () => (dataVersion.get() as { data_version: number }).data_version,
+    dataVersion: () => {
+      if (version === undefined) {
+        version = (dataVersion.get() as { data_version: number }).data_version;
+        setImmediate(() => {
+          version = undefined;
+        });
+      }
+      return version;
+    },
     openReader: () => {
       const own = new SqliteDatabase(path, { readonly: true, strict: true });
       own.exec("PRAGMA busy_timeout = 5000");
@@ -157,7 +170,7 @@ function lockWaiter(begin: Statement) {
  * promise settles only after its COMMIT; a write that throws rolls back to its savepoint and leaves the
  * others of its batch alone.
  */
-function groupCommit(writer: SqliteDatabase, writeDb: Db, lock: ReturnType<typeof lockWaiter>): Store["write"] {
+function groupCommit(writer: SqliteDatabase, writeDb: Db, lock: ReturnType<typeof lockWaiter>, committed: () => void): Store["write"] {
   const pending: WriteTask[] = [];
   let draining = false;
 
@@ -201,6 +214,7 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db, lock: ReturnType<typeo
           }
         }
         commit.run();
+        committed();
       } catch (error) {
         if (writer.inTransaction) writer.exec("ROLLBACK");
         for (const task of batch) task.reject(error);

@@ -32,7 +32,8 @@ export interface Store {
   readonly openReader?: () => SqliteDatabase;
   /**
    * A number that changes whenever a change to the database is committed, by this process or another
-   * (SQLite's data_version, read on the reader): what a cache of rows checks to know it is still true.
+   * (SQLite's data_version, read on the reader): what a cache of rows checks to know it is still true. Read
+   * once per turn of the event loop: another process's commit shows from the next turn, this process's at once.
    * Absent for libSQL.
    */
   readonly dataVersion?: () => number;
