@@ -11,14 +11,13 @@ export interface Seeded {
 }
 
 /**
- * `count` submissions of three fields, one every `stepMs` (ending a minute ago), with a realistic mix of
- * flags: every 20th is spam, every 50th of the kept starred, half of the kept read.
+ * `count` submissions of three fields, one every `stepMs`, the last at `last` (default: a minute ago), with a
+ * realistic mix of flags: every 20th is spam, every 50th of the kept starred, half of the kept read.
  */
-export function seedForm(dbPath: string, formId: string, count: number, stepMs = 30_000): Seeded {
+export function seedForm(dbPath: string, formId: string, count: number, stepMs = 30_000, last = Date.now() - 60_000): Seeded {
   const db = new Database(dbPath);
   db.exec("PRAGMA busy_timeout = 5000");
   const insert = db.prepare("INSERT INTO submissions (id, form_id, data, created_at, is_read, is_starred, is_spam) VALUES (?, ?, ?, ?, ?, ?, ?)");
-  const last = Date.now() - 60_000;
   const first = last - (count - 1) * stepMs;
   const counts = { all: 0, unread: 0, starred: 0, spam: 0 };
   db.transaction(() => {

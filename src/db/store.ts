@@ -13,8 +13,11 @@ export interface Store {
   /** bun:sqlite on a file, or the libSQL client (a server, or a file: URL); each request of the latter may cross a network. */
   readonly driver: "sqlite" | "libsql";
   readonly db: Db;
-  /** Runs `work` in one write transaction (BEGIN IMMEDIATE); writes queue behind each other, never interleave. */
-  write<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in one write transaction (BEGIN IMMEDIATE); writes queue behind each other, never interleave.
+   * `small`: the work changes a few pages (one submission), so that its undo record may be kept in memory.
+   */
+  write<T>(work: (tx: Db) => Promise<T>, options?: { small?: boolean }): Promise<T>;
   /**
    * Runs statements known before any of them runs (none reads what another returns) as one write
    * transaction, and gives each one's result. On a SQLite file it is a write like any other; on libSQL the
@@ -29,7 +32,8 @@ export interface Store {
   readonly openReader?: () => SqliteDatabase;
   /**
    * A number that changes whenever a change to the database is committed, by this process or another
-   * (SQLite's data_version, read on the reader): what a cache of rows checks to know it is still true.
+   * (SQLite's data_version, read on the reader): what a cache of rows checks to know it is still true. Read
+   * once per turn of the event loop: another process's commit shows from the next turn, this process's at once.
    * Absent for libSQL.
    */
   readonly dataVersion?: () => number;

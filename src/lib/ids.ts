@@ -20,23 +20,23 @@ const TIME_CHARS = 10; // 50 bits of milliseconds: good until the year 37648
 const RANDOM_CHARS = 12; // 60 bits
 
 let lastTime = -1;
-let lastRandom = 0n;
+// The 60 random bits as two numbers of 30 bits (high, low): plain numbers, no BigInt, on the path of every post.
+let randomHigh = 0;
+let randomLow = 0;
+const BITS_30 = 2 ** 30;
+// Random words drawn 512 at a time: one call to the system's generator per 256 ids that need fresh bits.
+const pool = new Uint32Array(512);
+let pooled = 0;
 
-function encode(value: bigint, width: number): string {
+/** `value` (a whole number below 2^53) as `width` base-32 characters, most significant first. */
+function encode(value: number, width: number): string {
   let out = "";
   let rest = value;
   for (let i = 0; i < width; i++) {
-    out = BASE32[Number(rest & 31n)] + out;
-    rest >>= 5n;
+    out = BASE32[rest % 32] + out;
+    rest = Math.floor(rest / 32);
   }
   return out;
-}
-
-function randomBits60(): bigint {
-  const bytes = crypto.getRandomValues(new Uint8Array(8));
-  let value = 0n;
-  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
-  return value & ((1n << 60n) - 1n);
 }
 
 /**
@@ -45,10 +45,20 @@ function randomBits60(): bigint {
  */
 export function newId(kind: IdKind, now = Date.now()): string {
   if (now <= lastTime) {
-    lastRandom += 1n;
+    // The next number after the last one, wrapping at 2^60 as the 12 characters do.
+    randomLow += 1;
+    if (randomLow === BITS_30) {
+      randomLow = 0;
+      randomHigh = (randomHigh + 1) % BITS_30;
+    }
   } else {
     lastTime = now;
-    lastRandom = randomBits60();
+    if (pooled === 0) {
+      crypto.getRandomValues(pool);
+      pooled = pool.length;
+    }
+    randomHigh = pool[--pooled]! % BITS_30;
+    randomLow = pool[--pooled]! % BITS_30;
   }
-  return `${PREFIXES[kind]}_${encode(BigInt(lastTime), TIME_CHARS)}${encode(lastRandom, RANDOM_CHARS)}`;
+  return `${PREFIXES[kind]}_${encode(lastTime, TIME_CHARS)}${encode(randomHigh, RANDOM_CHARS / 2)}${encode(randomLow, RANDOM_CHARS / 2)}`;
 }

@@ -90,6 +90,17 @@ const daysAfter = perKey((counter) =>
   ),
 );
 
+/** One counter of one of a form's days. */
+const dayCount = perKey((counter) =>
+  preparedOn((db) =>
+    db
+      .select({ n: sql<number>`coalesce(sum(${submissionDays[counter as Counter]}), 0)` })
+      .from(submissionDays)
+      .where(and(eq(submissionDays.formId, sql.placeholder("formId")), eq(submissionDays.day, sql.placeholder("day"))))
+      .prepare(),
+  ),
+);
+
 /** Rows of one filter in a window of createdAt: the part of a day after `since`, counted through the filter's index. */
 const countWindow = perKey((filter) =>
   preparedOn((db) =>
@@ -160,6 +171,23 @@ export interface PageQuery {
 const NO_BOUND = Number.MAX_SAFE_INTEGER;
 
 /**
+ * The rows of a filter after `since` inside `since`'s own day, counted through the filter's index from the end
+ * of the day nearer to `since`: a day that took a flood holds up to a million rows, and a `since` early in it
+ * (the start of the day, most often) counts the few before it and takes them from the day's counter.
+ */
+async function sinceDayPart(db: Db, formId: string, filter: Filter, since: number): Promise<number> {
+  const day = dayOf(since);
+  const start = day * DAY_MS;
+  if (since - start >= DAY_MS / 2) {
+    const tail: { n: number } | undefined = await countWindow(filter)(db).get({ formId, after: since, before: start + DAY_MS });
+    return tail?.n ?? 0;
+  }
+  const whole: { n: number } | undefined = await dayCount(COUNTER_OF[filter])(db).get({ formId, day });
+  const head: { n: number } | undefined = await countWindow(filter)(db).get({ formId, after: start - 1, before: since + 1 });
+  return Math.max(0, (whole?.n ?? 0) - (head?.n ?? 0));
+}
+
+/**
  * One page of a form's submissions and the exact count of all that match. Nothing walks the form's rows:
  * without `since` the count is the form's counter; with it, the rows after `since` in its own day (through
  * the filter's index) plus the day counters of the later days. A deep offset finds the day it falls in from
@@ -181,11 +209,7 @@ export async function readPage(db: Db, form: FormRow, query: PageQuery): Promise
 
   let total = form[counter];
   if (query.since !== null) {
-    const part: { n: number } | undefined = await countWindow(query.filter)(db).get({
-      formId: form.id,
-      after: query.since,
-      before: (dayOf(query.since) + 1) * DAY_MS,
-    });
+    const part = { n: await sinceDayPart(db, form.id, query.filter, query.since) };
     if (query.offset > 0 && query.after === null) {
       days = await loadDays(part?.n ?? 0);
       total = days.reduce((sum, d) => sum + d.count, 0);

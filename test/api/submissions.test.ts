@@ -221,6 +221,21 @@ runScenarios<Timed>("GET /api/forms/{id}/submissions?since", timedWorld, [
   since("1h", ["s3"], "2026-03-02T13:00:00.000Z"),
   since("3d", ["s0", "s1", "s2", "s3"], "2026-03-02T13:00:00.000Z"),
   since("90m", [], "2026-03-02T13:30:00.002Z"),
+  // Early in a day the rows after since are counted as the day's counter less the few before it (a flooded day).
+  since("2026-03-02T06:00:00Z", ["s2", "s3"]),
+  since("2026-03-01T00:00:00.000Z", ["s0", "s1", "s2", "s3"]),
+  {
+    name: "since early in a day with an offset: the rows after it in that day, then the later days",
+    method: "GET",
+    url: (w) => `/api/forms/${w.timed.id}/submissions?order=asc&since=2026-03-01T09:00:00Z&offset=1&limit=2`,
+    key: (w) => w.admin,
+    expectedStatus: 200,
+    expectedBody: (w) => ({
+      submissions: [submissionObject(w.at.s1!, { n: 1 }), submissionObject(w.at.s2!, { n: 2 })],
+      fields: ["n"],
+      pagination: { limit: 2, offset: 1, total: 4, hasMore: true, nextCursor: w.at.s2! },
+    }),
+  },
   {
     name: "two stored in the same clock millisecond come out one after the other, newest first by default",
     method: "GET",

@@ -191,13 +191,16 @@ async function runWrite(store: Store, write: SubmissionWrite, formId: string): P
     const results = (await store.batch(() => statements.map(batchItem))) as unknown[][];
     return { stored: results[0]!.length > 0, events: write.events !== null && results[results.length - 1]!.length > 0 };
   }
-  return store.write(async (tx) => {
-    const client = (tx as unknown as { $client: Database }).$client;
-    const run = (statement: Bound) => prepared(client, statement.sql).all(...(statement.args as never[])) as unknown[];
-    const stored = write.statements.map(run)[0]!.length > 0;
-    const events = stored && write.events !== null && run(bind(HAS_ENDPOINTS, { formId })).length > 0 && run(write.events()).length > 0;
-    return { stored, events };
-  });
+  return store.write(
+    async (tx) => {
+      const client = (tx as unknown as { $client: Database }).$client;
+      const run = (statement: Bound) => prepared(client, statement.sql).all(...(statement.args as never[])) as unknown[];
+      const stored = write.statements.map(run)[0]!.length > 0;
+      const events = stored && write.events !== null && run(bind(HAS_ENDPOINTS, { formId })).length > 0 && run(write.events()).length > 0;
+      return { stored, events };
+    },
+    { small: true },
+  );
 }
 
 /** The form's newest createdAt as committed (the reader's view), or null when the form is gone. */
