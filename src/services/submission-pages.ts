@@ -175,7 +175,7 @@ const NO_BOUND = Number.MAX_SAFE_INTEGER;
  * of the day nearer to `since`: a day that took a flood holds up to a million rows, and a `since` early in it
  * (the start of the day, most often) counts the few before it and takes them from the day's counter.
  */
-async function sinceDayPart(db: Db, formId: string, filter: Filter, since: number): Promise<number> {
+async function sinceDayPart(db: Db, formId: string, filter: CountedFilter, since: number): Promise<number> {
   const day = dayOf(since);
   const start = day * DAY_MS;
   if (since - start >= DAY_MS / 2) {
@@ -194,7 +194,9 @@ async function sinceDayPart(db: Db, formId: string, filter: Filter, since: numbe
  * the same counters and walks only inside that day.
  */
 export async function readPage(db: Db, form: FormRow, query: PageQuery): Promise<{ rows: SubmissionRow[]; total: number }> {
-  const counter = COUNTER_OF[query.filter as CountedFilter];
+  // Unconfirmed submissions have no counter: their lists are read by the search path.
+  const filter = query.filter as CountedFilter;
+  const counter = COUNTER_OF[filter];
   const since = query.since ?? -1;
   let days: { day: number; count: number }[] | null = null;
   const loadDays = async (firstDayPart: number | null) => {
@@ -209,7 +211,7 @@ export async function readPage(db: Db, form: FormRow, query: PageQuery): Promise
 
   let total = form[counter];
   if (query.since !== null) {
-    const part = { n: await sinceDayPart(db, form.id, query.filter, query.since) };
+    const part = { n: await sinceDayPart(db, form.id, filter, query.since) };
     if (query.offset > 0 && query.after === null) {
       days = await loadDays(part?.n ?? 0);
       total = days.reduce((sum, d) => sum + d.count, 0);
