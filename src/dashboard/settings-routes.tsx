@@ -5,6 +5,7 @@ import type { Router } from "../http/router.ts";
 import type { Session } from "../services/users.ts";
 import { action, fieldErrors } from "./guard.tsx";
 import { flashCookie, ownForm, page, redirect, takeFlash } from "./http.ts";
+import { type FieldsInput, fieldsSection } from "./pages/fields-section.tsx";
 import { captchaSection, filesSection, notificationsSection, retentionSection } from "./pages/form-sections.tsx";
 import { SettingsPage, settingsInput, type SettingsInput } from "./pages/settings.tsx";
 import { type ShownSecret, webhooksSection } from "./pages/webhooks.tsx";
@@ -33,7 +34,7 @@ export async function settingsResponse(
   ctx: RequestContext,
   session: Session,
   row: FormRow,
-  options: { status?: number; input?: SettingsInput; errors?: Record<string, string>; notice?: string } = {},
+  options: { status?: number; input?: SettingsInput; errors?: Record<string, string>; notice?: string; fields?: FieldsInput } = {},
 ): Promise<Response> {
   const form = ctx.services.forms.toForm(row);
   const { principal } = await ownForm(ctx, session, row.id);
@@ -49,6 +50,7 @@ export async function settingsResponse(
   };
   const webhooks = await ctx.services.webhooks.list(principal, row.id);
   const extra = [
+    fieldsSection({ session, form, errors, input: options.fields }),
     captchaSection(context),
     filesSection(context),
     webhooksSection({ session, form, webhooks, secret, errors }),
