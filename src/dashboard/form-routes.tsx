@@ -171,7 +171,7 @@ export function formPageRoutes(router: Router<Handler>): void {
       let submission = await ctx.services.submissions.get(principal, row.id, ctx.params.submissionId!);
       // Opening a submission is reading it (for those who may change it: a viewer leaves it as it was).
       if (!submission.isRead && can(session.user.role, "edit"))
-        submission = await ctx.services.submissions.update(principal, row.id, submission.id, { isRead: true });
+        submission = await ctx.services.submissions.update(principal, row.id, submission.id, { isRead: true }, { record: false });
       const back = localPath(ctx.request.headers.get("referer")?.replace(/^https?:\/\/[^/]+/, "") ?? null, `/dashboard/forms/${row.id}/submissions`);
       const inbox = back.includes("/submissions/") ? `/dashboard/forms/${row.id}/submissions` : back;
       const neighbours = await neighboursOf(ctx, principal, row.id, submission);

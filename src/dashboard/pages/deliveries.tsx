@@ -2,6 +2,7 @@
 import type { Child } from "hono/jsx";
 import type { Form } from "../../domain/types.ts";
 import type { Notification } from "../../services/notifications.ts";
+import { can } from "../../services/roles.ts";
 import { CIRCUIT_AFTER, type EndpointCircuit } from "../../services/outbox-shares.ts";
 import type { Session } from "../../services/users.ts";
 import { MailOff } from "./mail.tsx";
@@ -39,12 +40,18 @@ export function NotificationsSection({
   mailServer: string | null;
 }): DeliverySection {
   const base = `/dashboard/forms/${form.id}/deliveries`;
+  // A viewer reads the log: no test email, no retry (the server refuses them all the same).
+  const editable = can(session.user.role, "edit");
   return {
     id: "emails",
     title: "Notification emails",
     body: (
       <div>
-        {mailServer ? (
+        {mailServer && !editable ? (
+          <p>
+            Mail goes out through <code>{mailServer}</code>.
+          </p>
+        ) : mailServer ? (
           <form method="post" action={`${base}/test-email`} class="inline-actions">
             <Csrf session={session} />
             Mail goes out through <code>{mailServer}</code>.{" "}
@@ -76,9 +83,11 @@ export function NotificationsSection({
                   Attempts
                 </th>
                 <th scope="col">Last error</th>
-                <th scope="col">
-                  <span class="sr-only">Retry</span>
-                </th>
+                {editable ? (
+                  <th scope="col">
+                    <span class="sr-only">Retry</span>
+                  </th>
+                ) : null}
               </tr>
             </thead>
             <tbody>
@@ -102,16 +111,18 @@ export function NotificationsSection({
                   </td>
                   <td class="num">{n.attempts}</td>
                   <td class="clip">{n.lastError ?? ""}</td>
-                  <td>
-                    {n.status === "recorded" ? null : (
-                      <form method="post" action={`${base}/emails/${n.id}/retry`}>
-                        <Csrf session={session} />
-                        <button type="submit" class="secondary small">
-                          {n.status === "pending" ? "Send now" : "Retry"}
-                        </button>
-                      </form>
-                    )}
-                  </td>
+                  {editable ? (
+                    <td>
+                      {n.status === "recorded" ? null : (
+                        <form method="post" action={`${base}/emails/${n.id}/retry`}>
+                          <Csrf session={session} />
+                          <button type="submit" class="secondary small">
+                            {n.status === "pending" ? "Send now" : "Retry"}
+                          </button>
+                        </form>
+                      )}
+                    </td>
+                  ) : null}
                 </tr>
               ))}
             </tbody>

@@ -242,11 +242,12 @@ export function fieldsSection({ session, form, errors, input }: { session: Sessi
         </div>
       </form>
     ),
+    view: <FieldsTable form={form} />,
   };
 }
 
 /** The fields as a table, for a reader who may not change them. */
-export function FieldsTable({ form }: { form: Form }) {
+function FieldsTable({ form }: { form: Form }) {
   if (form.fields.length === 0) return <p>No fields declared: every post is stored as sent.</p>;
   const rules = (rule: FieldRule) =>
     [
