@@ -5,6 +5,7 @@ import type { Router } from "../http/router.ts";
 import { CONTENT_TYPES, exportStream } from "../services/submissions/export.ts";
 import { iso, parseWhen } from "../lib/time.ts";
 import { attachmentHeader } from "../lib/files.ts";
+import { imageTypeOf } from "../lib/image-type.ts";
 import type { Principal, Submission } from "../domain/types.ts";
 import { FILTERS, type Filter, type SubmissionQuery } from "../services/submissions.ts";
 import type { Session } from "../services/users.ts";
@@ -196,6 +197,31 @@ export function formPageRoutes(router: Router<Handler>): void {
           "content-disposition": attachmentHeader(file.name),
           "x-content-type-options": "nosniff",
           "content-security-policy": "sandbox",
+          "cache-control": "private, no-store",
+          "referrer-policy": "same-origin",
+        },
+      });
+    }),
+  );
+
+  router.on(
+    "GET",
+    "/dashboard/forms/:id/submissions/:submissionId/files/:fileId/preview",
+    signedIn(async (ctx, session) => {
+      const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
+      const file = await ctx.services.files.get(principal, row.id, ctx.params.submissionId!, ctx.params.fileId!);
+      // Shown inline only when its bytes are a raster image, as the type they really are; anything else
+      // (an SVG, a text that claims to be a PNG) has no preview, only the download.
+      const type = imageTypeOf(file.content);
+      if (!type) throw new ApiError("not_found", "This file is not an image that can be previewed: download it instead.");
+      return new Response(file.content as Uint8Array<ArrayBuffer>, {
+        headers: {
+          "content-type": type,
+          "content-length": String(file.size),
+          "content-disposition": attachmentHeader(file.name).replace(/^attachment/, "inline"),
+          "x-content-type-options": "nosniff",
+          "content-security-policy": "default-src 'none'; sandbox",
+          "cross-origin-resource-policy": "same-origin",
           "cache-control": "private, no-store",
           "referrer-policy": "same-origin",
         },

@@ -5,6 +5,7 @@ import { can } from "../../services/roles.ts";
 import type { Filter } from "../../services/submissions.ts";
 import type { Session } from "../../services/users.ts";
 import { isFileRef } from "../../lib/files.ts";
+import { PREVIEW_TYPES } from "../../lib/image-type.ts";
 import { isEmail } from "../../lib/validate.ts";
 import { Csrf, FormHeader, Notice, Layout, Time } from "./layout.tsx";
 
@@ -235,14 +236,18 @@ function DataValue({ form, submission, value }: { form: Form; submission: Submis
   return (
     <dd>
       <ul class="files">
-        {files.map((file) => (
-          <li>
-            <a href={`/dashboard/forms/${form.id}/submissions/${submission.id}/files/${file.file}`} download={file.name}>
-              {file.name}
-            </a>{" "}
-            <span class="muted">{`${file.type} · ${sizeText(file.size)}`}</span>
-          </li>
-        ))}
+        {files.map((file) => {
+          const href = `/dashboard/forms/${form.id}/submissions/${submission.id}/files/${file.file}`;
+          return (
+            <li>
+              <a href={href} download={file.name}>
+                {file.name}
+              </a>{" "}
+              <span class="muted">{`${file.type} · ${sizeText(file.size)}`}</span>
+              {PREVIEW_TYPES.includes(file.type) ? <img class="preview-image" src={`${href}/preview`} alt={`Preview of ${file.name}`} /> : null}
+            </li>
+          );
+        })}
       </ul>
     </dd>
   );

@@ -6,7 +6,8 @@ import type { Session } from "../../services/users.ts";
 import type { WebhookDelivery } from "../../services/webhook-outbox.ts";
 import type { Webhook } from "../../services/webhooks.ts";
 import type { DeliverySection } from "./deliveries.tsx";
-import { CopyButton, Csrf, Field, Notice, ScrollTable, Time } from "./layout.tsx";
+import { CopyButton, Csrf, Field, Notice, Time } from "./layout.tsx";
+import { DataTable } from "./table.tsx";
 import type { SettingsSection } from "./settings.tsx";
 
 /** A webhook's secret just made or rotated: shown once, after the redirect that followed the POST. */
@@ -51,59 +52,50 @@ export function webhooksSection({
       {webhooks.length === 0 ? (
         <p class="empty">No webhooks yet.</p>
       ) : (
-        <ScrollTable label="Webhooks">
-          <thead>
-            <tr>
-              <th scope="col">Address</th>
-              <th scope="col" class="wide-only">
-                Format
-              </th>
-              <th scope="col" class="wide-only">
-                Secret
-              </th>
-              {editable ? (
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              ) : null}
-            </tr>
-          </thead>
-          <tbody>
-            {webhooks.map((webhook) => (
-              <tr>
-                <td class="clip">
+        <DataTable
+          label="Webhooks"
+          rows={webhooks}
+          columns={[
+            {
+              title: "Address",
+              cellClass: "clip",
+              cell: (webhook) => (
+                <>
                   {webhook.url}
                   {webhook.description ? <span class="muted"> · {webhook.description}</span> : null}
-                </td>
-                <td class="wide-only">{webhook.format}</td>
-                <td class="wide-only">
-                  <code>{webhook.secretPrefix}</code>
-                </td>
-                {editable ? (
-                  <td class="row-actions">
-                    <form method="post" action={`${base}/${webhook.id}/rotate`}>
-                      <Csrf session={session} />
-                      <button
-                        type="submit"
-                        class="secondary small"
-                        aria-label={`Rotate secret of ${webhook.url}`}
-                        data-confirm="Make a new signing secret? The receiver must use the new one."
-                      >
-                        Rotate secret
-                      </button>
-                    </form>
-                    <form method="post" action={`${base}/${webhook.id}/delete`}>
-                      <Csrf session={session} />
-                      <button type="submit" class="danger small" aria-label={`Delete ${webhook.url}`} data-confirm="Delete this webhook?">
-                        Delete
-                      </button>
-                    </form>
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </ScrollTable>
+                </>
+              ),
+            },
+            { title: "Format", wide: true, cell: (webhook) => webhook.format },
+            { title: "Secret", wide: true, cell: (webhook) => <code>{webhook.secretPrefix}</code> },
+            editable && {
+              title: "Actions",
+              hideTitle: true,
+              cellClass: "row-actions",
+              cell: (webhook) => (
+                <>
+                  <form method="post" action={`${base}/${webhook.id}/rotate`}>
+                    <Csrf session={session} />
+                    <button
+                      type="submit"
+                      class="secondary small"
+                      aria-label={`Rotate secret of ${webhook.url}`}
+                      data-confirm="Make a new signing secret? The receiver must use the new one."
+                    >
+                      Rotate secret
+                    </button>
+                  </form>
+                  <form method="post" action={`${base}/${webhook.id}/delete`}>
+                    <Csrf session={session} />
+                    <button type="submit" class="danger small" aria-label={`Delete ${webhook.url}`} data-confirm="Delete this webhook?">
+                      Delete
+                    </button>
+                  </form>
+                </>
+              ),
+            },
+          ]}
+        />
       )}
       {webhooks.length > 0 && !editable ? (
         <p>
@@ -171,54 +163,48 @@ export function webhookDeliveriesSection({
           No webhook deliveries yet. <a href={`/dashboard/forms/${form.id}/settings#webhooks`}>Add a webhook in Settings</a>.
         </p>
       ) : (
-        <ScrollTable label="Webhook deliveries">
-          <thead>
-            <tr>
-              <th scope="col">Created</th>
-              <th scope="col" class="wide-only">
-                Address
-              </th>
-              <th scope="col">State</th>
-              <th scope="col" class="wide-only">
-                Answer
-              </th>
-              {editable ? (
-                <th scope="col">
-                  <span class="sr-only">Retry</span>
-                </th>
-              ) : null}
-            </tr>
-          </thead>
-          <tbody>
-            {deliveries.map((d) => (
-              <tr>
-                <td>
-                  <a href={`/dashboard/forms/${form.id}/submissions/${d.submissionId}`}>
-                    <Time iso={d.createdAt} />
-                  </a>
-                </td>
-                <td class="clip wide-only">{address(d.webhookId)}</td>
-                <td>
+        <DataTable
+          label="Webhook deliveries"
+          rows={deliveries}
+          columns={[
+            {
+              title: "Created",
+              cell: (d) => (
+                <a href={`/dashboard/forms/${form.id}/submissions/${d.submissionId}`}>
+                  <Time iso={d.createdAt} />
+                </a>
+              ),
+            },
+            { title: "Address", wide: true, cellClass: "clip", cell: (d) => address(d.webhookId) },
+            {
+              title: "State",
+              cell: (d) => (
+                <>
                   <span class={`state ${d.status}`}>{STATE[d.status] ?? d.status}</span>
                   <span class="muted">{` · ${d.attempts} attempt${d.attempts === 1 ? "" : "s"}`}</span>
-                </td>
-                <td class="clip wide-only">
-                  {d.responseStatus === null ? (d.error ?? "") : `${d.responseStatus}${d.durationMs === null ? "" : ` in ${d.durationMs} ms`}`}
-                </td>
-                {editable ? (
-                  <td>
-                    <form method="post" action={`/dashboard/forms/${form.id}/deliveries/webhooks/${d.id}/retry`}>
-                      <Csrf session={session} />
-                      <button type="submit" class="secondary small" aria-label={`Send again the delivery of ${d.createdAt}`}>
-                        Send again
-                      </button>
-                    </form>
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </ScrollTable>
+                </>
+              ),
+            },
+            {
+              title: "Answer",
+              wide: true,
+              cellClass: "clip",
+              cell: (d) => (d.responseStatus === null ? (d.error ?? "") : `${d.responseStatus}${d.durationMs === null ? "" : ` in ${d.durationMs} ms`}`),
+            },
+            editable && {
+              title: "Retry",
+              hideTitle: true,
+              cell: (d) => (
+                <form method="post" action={`/dashboard/forms/${form.id}/deliveries/webhooks/${d.id}/retry`}>
+                  <Csrf session={session} />
+                  <button type="submit" class="secondary small" aria-label={`Send again the delivery of ${d.createdAt}`}>
+                    Send again
+                  </button>
+                </form>
+              ),
+            },
+          ]}
+        />
       ),
   };
 }
