@@ -134,7 +134,7 @@ describe("a viewer", () => {
     expect(delivery).toBe(submissionPath);
     const submissionId = submissionPath.split("/").pop()!;
     const forged = {
-      fields: await forge(`${formPath}/settings/fields`, { rows: "1", "fields.0.name": "taken", "fields.0.type": "text" }),
+      fields: await forge(`${formPath}/settings/fields`, { "fields.0.name": "taken", "fields.0.type": "text" }),
       files: await forge(`${formPath}/settings/files`, { fileUploads: "true" }),
       star: await forge(`${formPath}/submissions/actions`, { ids: submissionId, action: "star" }),
       delete: await forge(`${formPath}/submissions/actions`, { ids: submissionId, action: "delete" }),

@@ -73,9 +73,13 @@ export function fieldsInput(form: Form): FieldsInput {
   return { rows: [...rows, blank()], otherFields: form.otherFields };
 }
 
-/** The editor's state from its post (`fields.N.name` …, `rows` the number of rows); `add` appends a blank row. */
+/** The editor's state from its post (`fields.N.name` …; every row posts its type); `add` appends a blank row. */
 export function fieldsFromPost(body: URLSearchParams): FieldsInput {
-  const count = Math.min(MAX_ROWS, Math.max(0, Number.parseInt(body.get("rows") ?? "0", 10) || 0));
+  let count = 0;
+  for (const key of body.keys()) {
+    const row = /^fields\.(\d{1,3})\.type$/.exec(key);
+    if (row) count = Math.max(count, Math.min(MAX_ROWS, Number(row[1]) + 1));
+  }
   const rows = Array.from({ length: count }, (_, i): FieldRow => {
     const row = blank();
     for (const key of KEYS) row[key] = body.get(`fields.${i}.${key}`) ?? "";
@@ -210,7 +214,6 @@ export function fieldsSection({ session, form, errors, input }: { session: Sessi
     body: (
       <form method="post" action={`/dashboard/forms/${form.id}/settings/fields#fields`} class="grid">
         <Csrf session={session} />
-        <input type="hidden" name="rows" value={String(state.rows.length)} />
         <p class="hint">
           With fields declared, a post that breaks their rules stores nothing and is answered with every field at fault. Without any, every post is stored as
           sent. Leave the new field's name empty to add none.
