@@ -7,6 +7,7 @@ import { keysService } from "./keys.ts";
 import { notificationsService } from "./notifications.ts";
 import { retentionService } from "./retention.ts";
 import { settingsService } from "./settings.ts";
+import { spamService } from "./spam/verdict.ts";
 import { submissionBulkService } from "./submission-bulk.ts";
 import { submissionsService } from "./submissions.ts";
 import { intakeService } from "./submissions/intake.ts";
@@ -28,7 +29,8 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
   const notifications = notificationsService(store, forms, () => ((urls.known?.() ?? true) ? urls.baseUrl() : null));
   const files = filesService(store, forms);
   const webhooks = webhooksService(store, forms, urls, options.webhooks ?? defaultWebhookOptions);
-  const submissions = submissionsService(store, forms, notifications, files, webhooks);
+  const spam = spamService(store);
+  const submissions = submissionsService(store, forms, notifications, files, webhooks, spam.filter);
   return {
     store,
     urls,
@@ -36,8 +38,9 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
     forms,
     keys: keysService(store, forms),
     submissions,
-    intake: intakeService(forms, submissions, urls),
+    intake: intakeService(forms, submissions, spam, urls),
     submissionBulk: submissionBulkService(store, forms, submissions),
+    spam,
     files,
     notifications,
     webhooks,

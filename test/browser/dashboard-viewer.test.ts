@@ -115,7 +115,8 @@ describe("a viewer", () => {
     expect(await page.locator("section h2").allTextContents()).toEqual([
       "General",
       "Fields",
-      "Spam: captcha",
+      "Captcha of a third party",
+      "Spam",
       "Files",
       "Webhooks and channels",
       "Notifications",

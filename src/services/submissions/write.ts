@@ -13,6 +13,8 @@ import { attachFiles } from "../files.ts";
 import { notificationRowFor, type NotificationRequest } from "../notifications.ts";
 import { countReceivedStatements, dayOf, storedSubmission } from "./counters.ts";
 import { growFieldListStatement } from "./field-list.ts";
+import { dataHash } from "../spam/verdict.ts";
+import type { SpamReason } from "../../domain/types.ts";
 
 /** SQL text and its parameters, placeholders among them: made once. */
 type Defined = { sql: string; params: unknown[] };
@@ -40,9 +42,10 @@ function insertIfStored(table: SQLiteTable, omit: string[] = []): Defined {
 const STATEMENTS = {
   /** The submission, only while its createdAt is later than the form's newest (another process may have stored one). */
   insert: define(sql`
-    INSERT INTO ${submissions} (id, form_id, data, created_at, is_read, is_starred, is_spam, spam_reason)
+    INSERT INTO ${submissions} (id, form_id, data, created_at, is_read, is_starred, is_spam, spam_reason, spam_score, spam_tokens, data_hash, held)
     SELECT ${sql.placeholder("id")}, ${sql.placeholder("formId")}, ${sql.placeholder("data")}, ${sql.placeholder("createdAt")}, 0, 0,
-      ${sql.placeholder("isSpam")}, ${sql.placeholder("spamReason")}
+      ${sql.placeholder("isSpam")}, ${sql.placeholder("spamReason")}, ${sql.placeholder("spamScore")}, ${sql.placeholder("spamTokens")},
+      ${sql.placeholder("dataHash")}, ${sql.placeholder("held")}
     FROM ${forms} WHERE id = ${sql.placeholder("formId")} AND last_submission_at < ${sql.placeholder("createdAt")}
     RETURNING id`),
   counters: countReceivedStatements(storedSubmission).map(define),
@@ -54,14 +57,38 @@ const STATEMENTS = {
 /** What the write needs of its form: the route's own look-up, read before the write. */
 export type ReceivingForm = Pick<FormRow, "id" | "name" | "slug" | "mode" | "notificationEmail"> & { lastSubmissionAt?: number };
 
+/** How a post is to be stored: spam or not and why, the filter's score, what its notification asked for. */
+export interface ReceiveFlags {
+  isSpam: boolean;
+  /** Why it is spam; a spam verdict with no reason given is the honeypot's, the first kind of spam there was. */
+  spamReason?: SpamReason;
+  spamScore?: number | null;
+  spamTokens?: string[] | null;
+  notification?: NotificationRequest;
+}
+
 /** One submission to write, its createdAt chosen by the caller. */
 export interface Received {
   form: ReceivingForm;
   data: Record<string, unknown>;
-  /** Null: not spam. */
-  spamReason: string | null;
-  notification: NotificationRequest;
+  flags: ReceiveFlags;
   createdAt: number;
+}
+
+/**
+ * The spam columns of a new submission: its reason, score and tokens, the hash the duplicate rule looks for,
+ * and (when a verdict makes it spam) the notification held back until the owner says it is not spam.
+ */
+function spamColumns(data: Record<string, unknown>, flags: ReceiveFlags) {
+  const request = flags.notification ?? {};
+  return {
+    spamReason: flags.isSpam ? (flags.spamReason ?? "honeypot") : null,
+    spamScore: flags.spamScore ?? null,
+    spamTokens: flags.spamTokens ? JSON.stringify(flags.spamTokens) : null,
+    dataHash: dataHash(data),
+    held: flags.isSpam ? JSON.stringify({ subject: request.subject, replyTo: request.replyTo, cc: request.cc }) : null,
+    trained: null,
+  };
 }
 
 /** The write of one submission as statements, and how to read what they did. */
@@ -81,7 +108,7 @@ export interface SubmissionWrite {
 export function submissionWrite(input: Received, events: ((row: SubmissionRow) => Bound) | null): SubmissionWrite {
   const { form, createdAt } = input;
   const attached = attachFiles(input.data, createdAt);
-  const isSpam = input.spamReason !== null;
+  const { isSpam } = input.flags;
   const row: SubmissionRow = {
     id: newId("submission", createdAt),
     formId: form.id,
@@ -90,7 +117,7 @@ export function submissionWrite(input: Received, events: ((row: SubmissionRow) =
     isRead: false,
     isStarred: false,
     isSpam,
-    spamReason: input.spamReason,
+    ...spamColumns(input.data, input.flags),
   };
   const kept = isSpam ? 0 : 1;
   const values = {
@@ -102,7 +129,7 @@ export function submissionWrite(input: Received, events: ((row: SubmissionRow) =
     day: dayOf(createdAt),
     names: JSON.stringify(Object.keys(input.data)),
   };
-  const notification = isSpam ? null : notificationRowFor(form, row, input.notification);
+  const notification = isSpam ? null : notificationRowFor(form, row, input.flags.notification ?? {});
   const statements = [
     bind(STATEMENTS.insert, values),
     ...attached.files.map((file) => bind(STATEMENTS.file, { ...file, submissionId: row.id, formId: form.id })),
