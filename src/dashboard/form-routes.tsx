@@ -1,9 +1,11 @@
 /** @jsxImportSource hono/jsx */
+import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
 import { CONTENT_TYPES, exportStream } from "../services/submissions/export.ts";
 import { iso, parseWhen } from "../lib/time.ts";
 import { attachmentHeader } from "../lib/files.ts";
+import { imageTypeOf } from "../lib/image-type.ts";
 import type { Principal, Submission } from "../domain/types.ts";
 import { FILTERS, type Filter, type SubmissionQuery } from "../services/submissions.ts";
 import type { Session } from "../services/users.ts";
@@ -180,7 +182,7 @@ export function formPageRoutes(router: Router<Handler>): void {
       let submission = await ctx.services.submissions.get(principal, row.id, ctx.params.submissionId!);
       // Opening a submission is reading it (for those who may change it: a viewer leaves it as it was).
       if (!submission.isRead && can(session.user.role, "edit"))
-        submission = await ctx.services.submissions.update(principal, row.id, submission.id, { isRead: true });
+        submission = await ctx.services.submissions.update(principal, row.id, submission.id, { isRead: true }, { record: false });
       const back = localPath(ctx.request.headers.get("referer")?.replace(/^https?:\/\/[^/]+/, "") ?? null, `/dashboard/forms/${row.id}/submissions`);
       const inbox = back.includes("/submissions/") ? `/dashboard/forms/${row.id}/submissions` : back;
       const neighbours = await neighboursOf(ctx, principal, row.id, submission);
@@ -205,6 +207,31 @@ export function formPageRoutes(router: Router<Handler>): void {
           "content-disposition": attachmentHeader(file.name),
           "x-content-type-options": "nosniff",
           "content-security-policy": "sandbox",
+          "cache-control": "private, no-store",
+          "referrer-policy": "same-origin",
+        },
+      });
+    }),
+  );
+
+  router.on(
+    "GET",
+    "/dashboard/forms/:id/submissions/:submissionId/files/:fileId/preview",
+    signedIn(async (ctx, session) => {
+      const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
+      const file = await ctx.services.files.get(principal, row.id, ctx.params.submissionId!, ctx.params.fileId!);
+      // Shown inline only when its bytes are a raster image, as the type they really are; anything else
+      // (an SVG, a text that claims to be a PNG) has no preview, only the download.
+      const type = imageTypeOf(file.content);
+      if (!type) throw new ApiError("not_found", "This file is not an image that can be previewed: download it instead.");
+      return new Response(file.content as Uint8Array<ArrayBuffer>, {
+        headers: {
+          "content-type": type,
+          "content-length": String(file.size),
+          "content-disposition": attachmentHeader(file.name).replace(/^attachment/, "inline"),
+          "x-content-type-options": "nosniff",
+          "content-security-policy": "default-src 'none'; sandbox",
+          "cross-origin-resource-policy": "same-origin",
           "cache-control": "private, no-store",
           "referrer-policy": "same-origin",
         },

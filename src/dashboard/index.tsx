@@ -5,6 +5,7 @@ import { Router } from "../http/router.ts";
 import css from "./assets/dashboard.css" with { type: "text" };
 import script from "./assets/dashboard.js" with { type: "text" };
 import { authRoutes } from "./auth-routes.tsx";
+import { fieldsPageRoutes } from "./fields-routes.tsx";
 import { currentSession } from "./guard.tsx";
 import { formPageRoutes } from "./form-routes.tsx";
 import { page, SECURITY_HEADERS } from "./http.ts";
@@ -47,6 +48,7 @@ export function createDashboard() {
   formPageRoutes(router);
   keyPageRoutes(router);
   teamPageRoutes(router);
+  fieldsPageRoutes(router);
   settingsPageRoutes(router);
   return {
     async handle(ctx: RequestContext): Promise<Response> {

@@ -9,6 +9,7 @@ import type { Session } from "../services/users.ts";
 import { action, fieldErrors } from "./guard.tsx";
 import { flashCookie, ownForm, page, redirect, takeFlash } from "./http.ts";
 import { confirmationBody, confirmationInput, confirmationSection, previewConfirmation, type ConfirmationInput } from "./pages/confirmation.tsx";
+import { type FieldsInput, fieldsSection } from "./pages/fields-section.tsx";
 import { captchaSection, filesSection, notificationsSection, retentionSection } from "./pages/form-sections.tsx";
 import { SettingsPage, settingsInput, type SettingsInput } from "./pages/settings.tsx";
 import { postedSpamInput, spamErrorField, spamInput, spamSection, spamUpdate, type SpamInput } from "./pages/spam-settings.tsx";
@@ -77,6 +78,7 @@ export async function settingsResponse(
     errors?: Record<string, string>;
     notice?: string;
     confirmation?: ConfirmationShown;
+    fields?: FieldsInput;
   } = {},
 ): Promise<Response> {
   const form = ctx.services.forms.toForm(row);
@@ -95,6 +97,7 @@ export async function settingsResponse(
   const confirming = options.confirmation ?? { input: confirmationInput(form.confirmation) };
   const preview = previewConfirmation(form, fieldsOf(row), confirming.input);
   const extra = [
+    fieldsSection({ session, form, errors, input: options.fields }),
     captchaSection(context),
     spamSection({ session, form, input: options.spam ?? spamInput(form), errors }),
     filesSection(context),

@@ -166,6 +166,14 @@ function changeSummary(before: FormRow, changes: Partial<FormRow>): string {
   for (const [column, value] of Object.entries(changes)) {
     if (column === "captchaProvider" || column === "captchaSecret") parts.add(changes.captchaProvider === null ? "captcha removed" : "captcha");
     else if (column === "allowedDomains") parts.add(`allowedDomains ${value}`);
+    else if (column === "fieldRules")
+      parts.add(
+        value === null
+          ? "fields none"
+          : `fields ${rulesOf({ fieldRules: value as string })!
+              .map((rule) => rule.name)
+              .join(", ")}`.slice(0, 200),
+      );
     else if (typeof value === "boolean" || typeof value === "number" || value === null) parts.add(`${column} ${String(value)}`);
     else parts.add(`${column} "${String(value).slice(0, 80)}"`);
   }

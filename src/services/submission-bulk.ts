@@ -25,8 +25,9 @@ export function submissionBulkService(store: Store, forms: FormsService, submiss
       if (!what) throw new ApiError("invalid_parameter", `Unknown action "${action}".`, { field: "action" });
       const form = await forms.findRow(principal, formRef);
       for (const id of ids) {
-        if (what === "delete") await submissions.remove(principal, form.id, id);
-        else await submissions.update(principal, form.id, id, what);
+        // Not one entry each: the whole action is one entry, below.
+        if (what === "delete") await submissions.remove(principal, form.id, id, { record: false });
+        else await submissions.update(principal, form.id, id, what, { record: false });
       }
       if (ids.length > 0) {
         const summary =

@@ -6,6 +6,7 @@ import type { ExportFormat, Principal, SpamReason, Submission } from "../domain/
 import { ApiError } from "../errors.ts";
 import { iso } from "../lib/time.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";
+import { recordActivity } from "./activity.ts";
 import { mayHoldFiles, withFilePaths } from "./submissions/export-rows.ts";
 import type { FilesService } from "./files.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
@@ -92,6 +93,13 @@ const formForWrite = preparedOn((db) =>
     .prepare(),
 );
 
+const MARKS: Record<string, [string, string]> = { isRead: ["read", "unread"], isStarred: ["starred", "not starred"], isSpam: ["spam", "not spam"] };
+/** A patch in the activity log's words: "starred, read" (every flag it sets, even to its current value, as it trains the filter). */
+const marks = (patch: Record<string, boolean | undefined>) =>
+  Object.entries(patch)
+    .filter(([, value]) => value !== undefined)
+    .map(([flag, value]) => MARKS[flag]![value ? 0 : 1])
+    .join(", ") || "unchanged";
 /** Submissions: the owner's lists, export and flags, and the store behind the public endpoint. */
 export function submissionsService(
   store: Store,
@@ -244,9 +252,10 @@ export function submissionsService(
     /**
      * Sets any of isRead, isStarred, isSpam, keeping the form's counters true. An isSpam given (even the value it
      * has) is the owner's mark: the account's filter learns it; moved out of spam, the submission sends, once,
-     * the notification and webhook events its spam verdict held back.
+     * the notification and webhook events its spam verdict held back. Recorded in the activity log unless
+     * `record` is false (a bulk action records itself once; opening a submission is reading it).
      */
-    async update(principal: Principal, formRef: string, submissionId: string, body: unknown): Promise<Submission> {
+    async update(principal: Principal, formRef: string, submissionId: string, body: unknown, { record = true } = {}): Promise<Submission> {
       const patch = parseBody(await patchSchema(), body);
       const form = await formsService.findRow(principal, formRef);
       // A submission out of spam may get its double opt-in link: its key is read before the write.
@@ -276,6 +285,7 @@ export function submissionsService(
           .set({ ...patch, spamReason: after.spamReason, trained: after.trained, held: after.held, unconfirmed: after.unconfirmed })
           .where(eq(submissions.id, before.id));
         await moveShare(tx, before, after);
+        if (record) await recordActivity(tx, principal, "submission.update", before.id, `Marked a submission of "${form.name}" ${marks(patch)}.`);
         const submission = toSubmission(after);
         if (!release) return { submission, queued: false, events: false };
         const now = Date.now();
@@ -295,7 +305,8 @@ export function submissionsService(
       return submission;
     },
 
-    async remove(principal: Principal, formRef: string, submissionId: string): Promise<void> {
+    /** Deletes one submission, keeping the form's counters true; recorded in the activity log unless `record` is false. */
+    async remove(principal: Principal, formRef: string, submissionId: string, { record = true } = {}): Promise<void> {
       const form = await formsService.findRow(principal, formRef);
       await store.write(async (tx) => {
         const [gone] = await tx
@@ -306,6 +317,7 @@ export function submissionsService(
         await addShare(tx, gone, -1);
         const fields = await fieldsAfterRemoving(tx, gone);
         if (fields !== null) await tx.update(forms).set({ fields }).where(eq(forms.id, form.id));
+        if (record) await recordActivity(tx, principal, "submission.delete", gone.id, `Deleted a submission of "${form.name}".`);
       });
     },
 

@@ -103,6 +103,20 @@ describe("GET /api/activity", () => {
     expect(body.activity).toEqual([entry("user:ada@example.com", "submissions.spam", w.form.id, `Marked 2 submissions of "Contact" spam.`)]);
   });
 
+  test("a change to one submission through the API is one entry naming it and the flags set; a deletion too", async () => {
+    const actor = `key:${w.admin.slice(0, 12)}`;
+    const at = `/api/forms/${w.form.id}/submissions/${w.submission}`;
+    expect((await t.request("PATCH", at, { key: w.admin, body: { isStarred: true, isRead: false } })).status).toBe(200);
+    expect((await t.request("PATCH", at, { key: w.admin, body: { isSpam: false } })).status).toBe(200);
+    expect((await t.request("DELETE", at, { key: w.admin })).status).toBe(204);
+    const { body } = await getJson(w, "/api/activity?limit=3");
+    expect(body.activity).toEqual([
+      entry(actor, "submission.delete", w.submission, `Deleted a submission of "Contact".`),
+      entry(actor, "submission.update", w.submission, `Marked a submission of "Contact" not spam.`),
+      entry(actor, "submission.update", w.submission, `Marked a submission of "Contact" unread, starred.`),
+    ]);
+  });
+
   test("the purge removes entries older than the days kept, and only those", async () => {
     const before = (await getJson(w, "/api/activity?limit=100")).body.activity.length;
     expect(await t.services.activity.purge(Date.now() - 1000)).toBe(0);

@@ -58,7 +58,7 @@ document.addEventListener("keydown", (event) => {
   if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
   if (event.key === "j") focusRow(current + 1);
   else if (event.key === "k") focusRow(current - 1);
-  else if (event.key === "x" && current >= 0) rows[current].querySelector("input[type=checkbox]").click();
+  else if (event.key === "x" && current >= 0) rows[current].querySelector("input[type=checkbox]")?.click();
   else if (event.key === "/") {
     const search = document.getElementById("f-q");
     if (search) {
@@ -77,4 +77,13 @@ if (keyType && formOnly) {
   };
   keyType.addEventListener("change", sync);
   sync();
+}
+
+// A preview the server refused (a file that only claims to be an image) is hidden rather than shown broken.
+for (const preview of document.querySelectorAll("img.preview-image")) {
+  const hide = () => {
+    preview.hidden = true;
+  };
+  if (preview.complete && preview.naturalWidth === 0) hide();
+  else preview.addEventListener("error", hide);
 }

@@ -1,7 +1,8 @@
 /** @jsxImportSource hono/jsx */
 import type { Activity } from "../../services/activity.ts";
 import type { Session } from "../../services/users.ts";
-import { Layout, ScrollTable, Time } from "./layout.tsx";
+import { Layout, Time } from "./layout.tsx";
+import { DataTable } from "./table.tsx";
 
 /** The account's activity log, newest first: who did what to which form, key, webhook, user or setting. */
 export function ActivityPage({ session, entries, next, first }: { session: Session; entries: Activity[]; next: string | null; first: boolean }) {
@@ -15,37 +16,24 @@ export function ActivityPage({ session, entries, next, first }: { session: Sessi
         {entries.length === 0 ? (
           <p class="empty">Nothing yet.</p>
         ) : (
-          <ScrollTable label="Activity">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col" class="wide-only">
-                  Who
-                </th>
-                <th scope="col">What</th>
-                <th scope="col" class="wide-only">
-                  Action
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((entry) => (
-                <tr>
-                  <td>
-                    <Time iso={entry.at} />
-                  </td>
-                  <td class="wide-only">{entry.actor}</td>
-                  <td>
+          <DataTable
+            label="Activity"
+            rows={entries}
+            columns={[
+              { title: "When", cell: (entry) => <Time iso={entry.at} /> },
+              { title: "Who", wide: true, cell: (entry) => entry.actor },
+              {
+                title: "What",
+                cell: (entry) => (
+                  <>
                     <span class="summary">{entry.summary}</span>
                     <span class="narrow-only muted">{entry.actor}</span>
-                  </td>
-                  <td class="wide-only">
-                    <code>{entry.action}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </ScrollTable>
+                  </>
+                ),
+              },
+              { title: "Action", wide: true, cell: (entry) => <code>{entry.action}</code> },
+            ]}
+          />
         )}
         <nav class="pages" aria-label="Pages">
           {first ? null : <a href="/dashboard/activity">Newest</a>}

@@ -4,7 +4,7 @@ import type { Confirmation } from "../../domain/types.ts";
 import type { Form } from "../../domain/types.ts";
 import type { Session } from "../../services/users.ts";
 import { Csrf, Field, Notice } from "./layout.tsx";
-import type { SettingsSection } from "./settings.tsx";
+import { Facts, type SettingsSection } from "./settings.tsx";
 
 /** The confirmation section's inputs as the page holds them: the saved setting, or what was just posted. */
 export interface ConfirmationInput {
@@ -142,6 +142,22 @@ export function confirmationSection(props: {
           </pre>
         </div>
       </div>
+    ),
+    view: (
+      <Facts
+        facts={[
+          ["Confirmation email", input.enabled ? `sent to the address in ${input.field}` : "not sent"],
+          ...(input.enabled
+            ? ([
+                ["Subject", input.subject],
+                ["From", input.fromName || "the server's own name"],
+                ["Reply-To", input.replyTo || "none"],
+                ["Double opt-in", input.doubleOptIn ? `on, links valid ${input.optInDays || "7"} days` : "off"],
+                ["Limits", `one per address every ${input.perAddressHours || "24"} hours, ${input.perFormDaily || "200"} a day per form`],
+              ] as [string, string][])
+            : []),
+        ]}
+      />
     ),
   };
 }

@@ -2,10 +2,12 @@
 import type { Child } from "hono/jsx";
 import type { Form } from "../../domain/types.ts";
 import type { Notification } from "../../services/notifications.ts";
+import { can } from "../../services/roles.ts";
 import { CIRCUIT_AFTER, type EndpointCircuit } from "../../services/outbox-shares.ts";
 import type { Session } from "../../services/users.ts";
 import { MailOff } from "./mail.tsx";
-import { Csrf, FormHeader, Layout, Notice, ScrollTable, Time } from "./layout.tsx";
+import { Csrf, FormHeader, Layout, Notice, Time } from "./layout.tsx";
+import { DataTable } from "./table.tsx";
 
 /** One kind of delivery (notification emails; webhooks can be added as another section). */
 export interface DeliverySection {
@@ -48,12 +50,18 @@ export function NotificationsSection({
   mailServer: string | null;
 }): DeliverySection {
   const base = `/dashboard/forms/${form.id}/deliveries`;
+  // A viewer reads the log: no test email, no retry (the server refuses them all the same).
+  const editable = can(session.user.role, "edit");
   return {
     id: "emails",
     title: "Notification emails",
     body: (
       <div>
-        {mailServer ? (
+        {mailServer && !editable ? (
+          <p>
+            Mail goes out through <code>{mailServer}</code>.
+          </p>
+        ) : mailServer ? (
           <form method="post" action={`${base}/test-email`} class="inline-actions">
             <Csrf session={session} />
             Mail goes out through <code>{mailServer}</code>.{" "}
@@ -74,35 +82,31 @@ export function NotificationsSection({
         {notifications.length === 0 ? (
           <p class="empty">No notification emails yet.</p>
         ) : (
-          <ScrollTable label="Notification emails">
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">To</th>
-                <th scope="col">Subject</th>
-                <th scope="col">State</th>
-                <th scope="col" class="num">
-                  Attempts
-                </th>
-                <th scope="col">Last error</th>
-                <th scope="col">
-                  <span class="sr-only">Retry</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {notifications.map((n) => (
-                <tr>
-                  <td>
-                    <a href={`/dashboard/forms/${form.id}/submissions/${n.submissionId}`}>
-                      <Time iso={n.createdAt} />
-                    </a>
-                  </td>
-                  <td>
+          <DataTable
+            label="Notification emails"
+            rows={notifications}
+            columns={[
+              {
+                title: "Created",
+                cell: (n) => (
+                  <a href={`/dashboard/forms/${form.id}/submissions/${n.submissionId}`}>
+                    <Time iso={n.createdAt} />
+                  </a>
+                ),
+              },
+              {
+                title: "To",
+                cell: (n) => (
+                  <>
                     {n.kind === "confirmation" ? <span class="tag">confirmation</span> : null} {n.to}
-                  </td>
-                  <td class="clip">{n.subject}</td>
-                  <td>
+                  </>
+                ),
+              },
+              { title: "Subject", cellClass: "clip", cell: (n) => n.subject },
+              {
+                title: "State",
+                cell: (n) => (
+                  <>
                     <span class={`state ${n.status}`}>{STATE_TEXT[n.status] ?? n.status}</span>
                     {n.sentAt ? (
                       <span class="muted">
@@ -110,23 +114,26 @@ export function NotificationsSection({
                         <Time iso={n.sentAt} />
                       </span>
                     ) : null}
-                  </td>
-                  <td class="num">{n.attempts}</td>
-                  <td class="clip">{n.lastError ?? (n.reason ? (REASON_TEXT[n.reason] ?? n.reason) : "")}</td>
-                  <td>
-                    {n.status === "recorded" || n.status === "refused" ? null : (
-                      <form method="post" action={`${base}/emails/${n.id}/retry`}>
-                        <Csrf session={session} />
-                        <button type="submit" class="secondary small">
-                          {n.status === "pending" ? "Send now" : "Retry"}
-                        </button>
-                      </form>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </ScrollTable>
+                  </>
+                ),
+              },
+              { title: "Attempts", num: true, cell: (n) => n.attempts },
+              { title: "Last error", cellClass: "clip", cell: (n) => n.lastError ?? (n.reason ? (REASON_TEXT[n.reason] ?? n.reason) : "") },
+              editable && {
+                title: "Retry",
+                hideTitle: true,
+                cell: (n) =>
+                  n.status === "recorded" || n.status === "refused" ? null : (
+                    <form method="post" action={`${base}/emails/${n.id}/retry`}>
+                      <Csrf session={session} />
+                      <button type="submit" class="secondary small">
+                        {n.status === "pending" ? "Send now" : "Retry"}
+                      </button>
+                    </form>
+                  ),
+              },
+            ]}
+          />
         )}
         <nav class="pages" aria-label="Pages of notification emails">
           {page > 1 ? <a href={`${base}?page=${page - 1}`}>← Newer</a> : null}
@@ -153,38 +160,29 @@ export function EndpointsSection({ form, circuits }: { form: Form; circuits: End
             This form has no webhook endpoints (<code>formsvc webhooks add</code> or the API adds one).
           </p>
         ) : (
-          <ScrollTable label="Webhook endpoints">
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">State</th>
-                <th scope="col" class="num">
-                  Failures in a row
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {circuits.map((c) => (
-                <tr>
-                  <td class="clip">{c.url}</td>
-                  <td>
-                    {c.openUntil === null ? (
-                      <span class="state sent">delivering</span>
-                    ) : (
-                      <span>
-                        <span class="state failed">paused</span>
-                        <span class="muted">
-                          {" "}
-                          until <Time iso={new Date(c.openUntil).toISOString()} />
-                        </span>
+          <DataTable
+            label="Webhook endpoints"
+            rows={circuits}
+            columns={[
+              { title: "URL", cellClass: "clip", cell: (c) => c.url },
+              {
+                title: "State",
+                cell: (c) =>
+                  c.openUntil === null ? (
+                    <span class="state sent">delivering</span>
+                  ) : (
+                    <span>
+                      <span class="state failed">paused</span>
+                      <span class="muted">
+                        {" "}
+                        until <Time iso={new Date(c.openUntil).toISOString()} />
                       </span>
-                    )}
-                  </td>
-                  <td class="num">{c.failureStreak}</td>
-                </tr>
-              ))}
-            </tbody>
-          </ScrollTable>
+                    </span>
+                  ),
+              },
+              { title: "Failures in a row", num: true, cell: (c) => c.failureStreak },
+            ]}
+          />
         )}
         <p class="muted">
           <a href={`/api/forms/${form.id}/deliveries`}>Each delivery</a> is listed by the API and <code>formsvc webhooks deliveries</code>.

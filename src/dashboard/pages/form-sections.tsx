@@ -3,7 +3,7 @@ import { CAPTCHA_PROVIDERS, type Form } from "../../domain/types.ts";
 import type { Session } from "../../services/users.ts";
 import { MailOff } from "./mail.tsx";
 import { Csrf, Field, Notice } from "./layout.tsx";
-import type { SettingsSection } from "./settings.tsx";
+import { Facts, type SettingsSection } from "./settings.tsx";
 
 type Errors = Record<string, string | undefined>;
 
@@ -49,6 +49,7 @@ export function filesSection({ session, form, errors, limits }: SectionContext):
         </div>
       </form>
     ),
+    view: <Facts facts={[["File uploads", form.fileUploads ? "accepted" : "not accepted"]]} />,
   };
 }
 
@@ -80,6 +81,14 @@ export function retentionSection({ session, form, errors }: SectionContext): Set
           <button type="submit">Save retention</button>
         </div>
       </form>
+    ),
+    view: (
+      <Facts
+        facts={[
+          ["Submissions kept", form.retentionDays === null ? "for ever" : `${form.retentionDays} days`],
+          ["Spam kept", form.spamRetentionDays === null ? "for ever" : `${form.spamRetentionDays} days`],
+        ]}
+      />
     ),
   };
 }
@@ -121,28 +130,27 @@ export function captchaSection({ session, form, errors }: SectionContext): Setti
         </div>
       </form>
     ),
+    view: <Facts facts={[["Captcha provider", current || "none (the honeypot field only)"]]} />,
   };
 }
 
 /** Notifications: where each submission is mailed, and whether this server can send mail at all. */
 export function notificationsSection({ form, mailServer }: SectionContext): SettingsSection {
-  return {
-    id: "notifications",
-    title: "Notifications",
-    body: (
-      <div>
-        {mailServer ? (
-          <p>
-            Mail goes out through <code>{mailServer}</code>.
-          </p>
-        ) : (
-          <MailOff what="no notification email is sent; each waits, pending, until the server has a mail server" />
-        )}
+  const body = (
+    <div>
+      {mailServer ? (
         <p>
-          {form.notificationEmail ? `Each submission is mailed to ${form.notificationEmail}` : "No notification email is set"} (change it under General).{" "}
-          <a href={`/dashboard/forms/${form.id}/deliveries`}>See what was sent</a>.
+          Mail goes out through <code>{mailServer}</code>.
         </p>
-      </div>
-    ),
-  };
+      ) : (
+        <MailOff what="no notification email is sent; each waits, pending, until the server has a mail server" />
+      )}
+      <p>
+        {form.notificationEmail ? `Each submission is mailed to ${form.notificationEmail}` : "No notification email is set"} (change it under General).{" "}
+        <a href={`/dashboard/forms/${form.id}/deliveries`}>See what was sent</a>.
+      </p>
+    </div>
+  );
+  // Nothing here changes anything: readers see it as it is.
+  return { id: "notifications", title: "Notifications", body, view: body };
 }

@@ -1,9 +1,11 @@
 /** @jsxImportSource hono/jsx */
 import type { Form } from "../../domain/types.ts";
 import type { Submission } from "../../domain/types.ts";
+import { can } from "../../services/roles.ts";
 import type { Filter } from "../../services/submissions.ts";
 import type { Session } from "../../services/users.ts";
 import { isFileRef } from "../../lib/files.ts";
+import { PREVIEW_TYPES } from "../../lib/image-type.ts";
 import { isEmail } from "../../lib/validate.ts";
 import { Csrf, FormHeader, Notice, Layout, Time } from "./layout.tsx";
 
@@ -71,6 +73,32 @@ export interface InboxProps {
 /** A form's submissions: filters, search, since, pages, actions on a selection, downloads. */
 export function InboxPage({ session, form, query, submissions, fields, total, hasMore, sinceError, notice }: InboxProps) {
   const here = inboxHref(form, query);
+  // A viewer gets the list alone: no selection, no action (the server refuses them all the same).
+  const editable = can(session.user.role, "edit");
+  const list = (
+    <ul class={editable ? "inbox" : "inbox read-only"}>
+      {submissions.map((s) => (
+        <li class={s.isRead ? "read" : "unread"}>
+          {editable ? <input type="checkbox" name="ids" value={s.id} id={`sel-${s.id}`} aria-label={`Select submission of ${s.createdAt}`} /> : null}
+          <span class="star">
+            {s.isStarred ? (
+              <span title="Starred">
+                ★<span class="sr-only"> starred</span>
+              </span>
+            ) : (
+              ""
+            )}
+          </span>
+          <a href={`/dashboard/forms/${form.id}/submissions/${s.id}`}>
+            <span class="preview">{preview(s, fields)}</span>
+            {s.isSpam ? <span class="reason">{` (spam: ${spamReasonText(s)})`}</span> : null}
+            {s.isRead ? null : <span class="sr-only"> (unread)</span>}
+          </a>
+          <Time iso={s.createdAt} />
+        </li>
+      ))}
+    </ul>
+  );
   const first = (query.page - 1) * PAGE_SIZE;
   return (
     <Layout title={`${form.name}: inbox`} session={session} section="forms">
@@ -131,6 +159,8 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
                 ? "Nothing matches this view."
                 : "No submissions yet. Send a test one from Settings, or post the form from your site."}
           </p>
+        ) : !editable ? (
+          list
         ) : (
           <form method="post" action={`/dashboard/forms/${form.id}/submissions/actions`}>
             <Csrf session={session} />
@@ -164,28 +194,7 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
                 Delete
               </button>
             </div>
-            <ul class="inbox">
-              {submissions.map((s) => (
-                <li class={s.isRead ? "read" : "unread"}>
-                  <input type="checkbox" name="ids" value={s.id} id={`sel-${s.id}`} aria-label={`Select submission of ${s.createdAt}`} />
-                  <span class="star">
-                    {s.isStarred ? (
-                      <span title="Starred">
-                        ★<span class="sr-only"> starred</span>
-                      </span>
-                    ) : (
-                      ""
-                    )}
-                  </span>
-                  <a href={`/dashboard/forms/${form.id}/submissions/${s.id}`}>
-                    <span class="preview">{preview(s, fields)}</span>
-                    {s.isSpam ? <span class="reason">{` (spam: ${spamReasonText(s)})`}</span> : null}
-                    {s.isRead ? null : <span class="sr-only"> (unread)</span>}
-                  </a>
-                  <Time iso={s.createdAt} />
-                </li>
-              ))}
-            </ul>
+            {list}
           </form>
         )}
       </section>
@@ -232,14 +241,18 @@ function DataValue({ form, submission, value }: { form: Form; submission: Submis
   return (
     <dd>
       <ul class="files">
-        {files.map((file) => (
-          <li>
-            <a href={`/dashboard/forms/${form.id}/submissions/${submission.id}/files/${file.file}`} download={file.name}>
-              {file.name}
-            </a>{" "}
-            <span class="muted">{`${file.type} · ${sizeText(file.size)}`}</span>
-          </li>
-        ))}
+        {files.map((file) => {
+          const href = `/dashboard/forms/${form.id}/submissions/${submission.id}/files/${file.file}`;
+          return (
+            <li>
+              <a href={href} download={file.name}>
+                {file.name}
+              </a>{" "}
+              <span class="muted">{`${file.type} · ${sizeText(file.size)}`}</span>
+              {PREVIEW_TYPES.includes(file.type) ? <img class="preview-image" src={`${href}/preview`} alt={`Preview of ${file.name}`} /> : null}
+            </li>
+          );
+        })}
       </ul>
     </dd>
   );
@@ -320,16 +333,18 @@ export function SubmissionPage({
             </div>
           ))}
         </dl>
-        <form method="post" action={action} class="actions">
-          <Csrf session={session} />
-          <input type="hidden" name="ids" value={submission.id} />
-          <input type="hidden" name="return" value={`/dashboard/forms/${form.id}/submissions/${submission.id}`} />
-          <input type="hidden" name="back" value={back} />
-          {submission.isStarred ? button("unstar", "Unstar") : button("star", "★ Star")}
-          {submission.isSpam ? button("notspam", "Not spam") : button("spam", "Mark as spam")}
-          {button("unread", "Mark unread")}
-          {button("delete", "Delete", "danger", "Delete this submission? This cannot be undone.")}
-        </form>
+        {can(session.user.role, "edit") ? (
+          <form method="post" action={action} class="actions">
+            <Csrf session={session} />
+            <input type="hidden" name="ids" value={submission.id} />
+            <input type="hidden" name="return" value={`/dashboard/forms/${form.id}/submissions/${submission.id}`} />
+            <input type="hidden" name="back" value={back} />
+            {submission.isStarred ? button("unstar", "Unstar") : button("star", "★ Star")}
+            {submission.isSpam ? button("notspam", "Not spam") : button("spam", "Mark as spam")}
+            {button("unread", "Mark unread")}
+            {button("delete", "Delete", "danger", "Delete this submission? This cannot be undone.")}
+          </form>
+        ) : null}
       </article>
     </Layout>
   );

@@ -99,6 +99,11 @@ export interface SettingsSection {
   id: string;
   title: string;
   body: Child;
+  /**
+   * What a user who may not change the form (a viewer) sees instead of `body`: the settings as text, no form
+   * and no button. A section without one is left out for them.
+   */
+  view?: Child;
 }
 
 export interface SettingsProps {
@@ -118,9 +123,40 @@ export interface SettingsProps {
 const SECTION_ORDER = ["general", "fields", "captcha", "spam", "files", "webhooks", "notifications", "confirmation", "retention", "snippet", "test", "delete"];
 const rank = (id: string) => (SECTION_ORDER.includes(id) ? SECTION_ORDER.indexOf(id) : SECTION_ORDER.indexOf("snippet") - 0.5);
 
+/** Settings as a list of names and values, for a reader who may not change them. */
+export function Facts({ facts }: { facts: [string, string][] }) {
+  return (
+    <dl class="data">
+      {facts.map(([name, value]) => (
+        <div>
+          <dt>{name}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 /** A form's settings: every field, the snippet, a test submission, and deletion with typed confirmation. */
 export function SettingsPage({ session, form, input, errors = {}, notice, extra = [] }: SettingsProps) {
   const base = `/dashboard/forms/${form.id}`;
+  const snippet = (
+    <div>
+      <p>
+        Submissions go to <code id="submit-url">{form.submitUrl}</code> <CopyButton target="submit-url" />
+      </p>
+      <h3 id="html-label">HTML form</h3>
+      <pre aria-labelledby="html-label" tabindex={0}>
+        <code id="snippet-html">{snippetHtml(form)}</code>
+      </pre>
+      <CopyButton target="snippet-html" label="Copy HTML" />
+      <h3 id="fetch-label">From a script with fetch()</h3>
+      <pre aria-labelledby="fetch-label" tabindex={0}>
+        <code id="snippet-fetch">{snippetFetch(form)}</code>
+      </pre>
+      <CopyButton target="snippet-fetch" label="Copy script" />
+    </div>
+  );
   const sections: SettingsSection[] = [
     {
       id: "general",
@@ -164,27 +200,24 @@ export function SettingsPage({ session, form, input, errors = {}, notice, extra 
           </div>
         </form>
       ),
+      view: (
+        <Facts
+          facts={[
+            ["Name", form.name],
+            ["Slug", form.slug],
+            ["Notification email", form.notificationEmail ?? "none"],
+            ["Redirect URL", form.redirectUrl ?? "the thank-you page"],
+            ["Allowed domains", form.allowedDomains.length > 0 ? form.allowedDomains.join("\n") : "any site"],
+            ["Active", form.isActive ? "yes: the form takes submissions" : "no"],
+          ]}
+        />
+      ),
     },
     {
       id: "snippet",
       title: "Put it on your site",
-      body: (
-        <div>
-          <p>
-            Submissions go to <code id="submit-url">{form.submitUrl}</code> <CopyButton target="submit-url" />
-          </p>
-          <h3 id="html-label">HTML form</h3>
-          <pre aria-labelledby="html-label" tabindex={0}>
-            <code id="snippet-html">{snippetHtml(form)}</code>
-          </pre>
-          <CopyButton target="snippet-html" label="Copy HTML" />
-          <h3 id="fetch-label">From a script with fetch()</h3>
-          <pre aria-labelledby="fetch-label" tabindex={0}>
-            <code id="snippet-fetch">{snippetFetch(form)}</code>
-          </pre>
-          <CopyButton target="snippet-fetch" label="Copy script" />
-        </div>
-      ),
+      body: snippet,
+      view: snippet,
     },
     {
       id: "test",
@@ -217,16 +250,18 @@ export function SettingsPage({ session, form, input, errors = {}, notice, extra 
     },
   ];
   sections.sort((a, b) => rank(a.id) - rank(b.id));
+  const editable = can(session.user.role, "edit");
+  const shown = editable ? sections : sections.filter((section) => section.view !== undefined).map((section) => ({ ...section, body: section.view }));
   return (
     <Layout title={`${form.name}: settings`} session={session} section="forms">
       <FormHeader form={form} tab="settings" />
       <Notice text={notice} />
-      {can(session.user.role, "edit") ? null : (
+      {editable ? null : (
         <p class="callout" role="note">
           You can read these settings. Changing them needs an editor, admin or owner of the account.
         </p>
       )}
-      {sections.map((section) => (
+      {shown.map((section) => (
         <section class={`card${section.id === "delete" ? " danger-zone" : ""}`} id={section.id} aria-labelledby={`${section.id}-title`}>
           <h2 id={`${section.id}-title`}>{section.title}</h2>
           {section.body}

@@ -1,8 +1,8 @@
 /** @jsxImportSource hono/jsx */
-import type { Child } from "hono/jsx";
 import type { Form } from "../../domain/types.ts";
 import type { Session } from "../../services/users.ts";
 import { Csrf, Field, Notice } from "./layout.tsx";
+import { Facts, type SettingsSection } from "./settings.tsx";
 
 /** What the spam section shows: the form's values, or what was just posted when the service refused it. */
 export interface SpamInput {
@@ -100,7 +100,7 @@ export function spamSection({
   form: Form;
   input: SpamInput;
   errors?: Record<string, string | undefined>;
-}): { id: string; title: string; body: Child } {
+}): SettingsSection {
   const hosted = form.captcha && form.captcha.provider !== "altcha" ? form.captcha.provider : null;
   return {
     id: "spam",
@@ -159,6 +159,19 @@ export function spamSection({
           <button type="submit">Save spam settings</button>
         </div>
       </form>
+    ),
+    view: (
+      <Facts
+        facts={[
+          ["ALTCHA captcha", form.captcha?.provider === "altcha" ? `on, complexity ${input.complexity || "20000"}` : "off"],
+          ["Blocked words and phrases", input.blockedWords || "none"],
+          ["Blocked emails", input.blockedEmails || "none"],
+          ["Disposable email addresses", input.blockDisposableEmails ? "blocked" : "allowed"],
+          ["Most links in a submission", input.maxLinks || "any number"],
+          ["Duplicate window", input.duplicateWindowHours ? `${input.duplicateWindowHours} hours` : "off"],
+          ["Learning filter", input.filterEnabled ? `on, threshold ${input.threshold}` : "off"],
+        ]}
+      />
     ),
   };
 }

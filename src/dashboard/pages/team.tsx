@@ -4,7 +4,8 @@ import { can, ROLE_HELP, ROLES, type Role } from "../../services/roles.ts";
 import type { Invitation } from "../../services/team.ts";
 import type { Session, User } from "../../services/users.ts";
 import { MailOff } from "./mail.tsx";
-import { CopyButton, Csrf, Field, Layout, Notice, ScrollTable, Time } from "./layout.tsx";
+import { CopyButton, Csrf, Field, Layout, Notice, Time } from "./layout.tsx";
+import { DataTable } from "./table.tsx";
 
 type Errors = Record<string, string | undefined>;
 
@@ -102,85 +103,54 @@ export function TeamPage({ session, members, invitations, forms, mailOn, created
       ) : null}
       <section class="card" aria-labelledby="members-title">
         <h2 id="members-title">Members</h2>
-        <ScrollTable label="Members">
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col" class="wide-only">
-                Forms
-              </th>
-              <th scope="col" class="wide-only">
-                Since
-              </th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {members.map((user) => (
-              <tr>
-                <td>{user.email}</td>
-                <td>
-                  <span class={`badge role-${user.role}`}>{user.role}</span>
-                </td>
-                <td class="wide-only">{reach(user, forms)}</td>
-                <td class="wide-only">
-                  <Time iso={user.createdAt} />
-                </td>
-                <td>
-                  {user.id === session.user.id ? (
-                    <span class="muted">you</span>
-                  ) : user.role === "owner" && !can(session.user.role, "owner") ? null : (
-                    <a href={`/dashboard/team/${user.id}`} aria-label={`Change ${user.email}`}>
-                      Change
-                    </a>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </ScrollTable>
+        <DataTable
+          label="Members"
+          rows={members}
+          columns={[
+            { title: "Email", cell: (user) => user.email },
+            { title: "Role", cell: (user) => <span class={`badge role-${user.role}`}>{user.role}</span> },
+            { title: "Forms", wide: true, cell: (user) => reach(user, forms) },
+            { title: "Since", wide: true, cell: (user) => <Time iso={user.createdAt} /> },
+            {
+              title: "Actions",
+              hideTitle: true,
+              cell: (user) =>
+                user.id === session.user.id ? (
+                  <span class="muted">you</span>
+                ) : user.role === "owner" && !can(session.user.role, "owner") ? null : (
+                  <a href={`/dashboard/team/${user.id}`} aria-label={`Change ${user.email}`}>
+                    Change
+                  </a>
+                ),
+            },
+          ]}
+        />
       </section>
       {invitations.length > 0 ? (
         <section class="card" aria-labelledby="pending-title">
           <h2 id="pending-title">Pending invitations</h2>
-          <ScrollTable label="Pending invitations">
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col" class="wide-only">
-                  Invited by
-                </th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {invitations.map((invitation) => (
-                <tr>
-                  <td>{invitation.email}</td>
-                  <td>{invitation.role}</td>
-                  <td class="wide-only">{invitation.invitedBy}</td>
-                  <td>
-                    <Time iso={invitation.expiresAt} />
-                  </td>
-                  <td>
-                    <form method="post" action={`/dashboard/team/invitations/${invitation.id}/withdraw`}>
-                      <Csrf session={session} />
-                      <button type="submit" class="danger small" aria-label={`Withdraw the invitation of ${invitation.email}`}>
-                        Withdraw
-                      </button>
-                    </form>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </ScrollTable>
+          <DataTable
+            label="Pending invitations"
+            rows={invitations}
+            columns={[
+              { title: "Email", cell: (invitation) => invitation.email },
+              { title: "Role", cell: (invitation) => invitation.role },
+              { title: "Invited by", wide: true, cell: (invitation) => invitation.invitedBy },
+              { title: "Expires", cell: (invitation) => <Time iso={invitation.expiresAt} /> },
+              {
+                title: "Actions",
+                hideTitle: true,
+                cell: (invitation) => (
+                  <form method="post" action={`/dashboard/team/invitations/${invitation.id}/withdraw`}>
+                    <Csrf session={session} />
+                    <button type="submit" class="danger small" aria-label={`Withdraw the invitation of ${invitation.email}`}>
+                      Withdraw
+                    </button>
+                  </form>
+                ),
+              },
+            ]}
+          />
         </section>
       ) : null}
       <section class="card" id="invite" aria-labelledby="invite-title">

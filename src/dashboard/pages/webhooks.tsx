@@ -1,11 +1,13 @@
 /** @jsxImportSource hono/jsx */
 import { WEBHOOK_FORMATS } from "../../lib/webhook-message.ts";
 import type { Form } from "../../domain/types.ts";
+import { can } from "../../services/roles.ts";
 import type { Session } from "../../services/users.ts";
 import type { WebhookDelivery } from "../../services/webhook-outbox.ts";
 import type { Webhook } from "../../services/webhooks.ts";
 import type { DeliverySection } from "./deliveries.tsx";
-import { CopyButton, Csrf, Field, Notice, ScrollTable, Time } from "./layout.tsx";
+import { CopyButton, Csrf, Field, Notice, Time } from "./layout.tsx";
+import { DataTable } from "./table.tsx";
 import type { SettingsSection } from "./settings.tsx";
 
 /** A webhook's secret just made or rotated: shown once, after the redirect that followed the POST. */
@@ -30,109 +32,110 @@ export function webhooksSection({
   errors: Record<string, string | undefined>;
 }): SettingsSection {
   const base = `/dashboard/forms/${form.id}/webhooks`;
-  return {
-    id: "webhooks",
-    title: "Webhooks and channels",
-    body: (
-      <div>
-        <p class="hint">
-          Each submission that is not spam is POSTed to every address here, signed as the Standard Webhooks specification says; Slack and Discord addresses get
-          a message in their own format.
+  // Rendered twice: with its controls for an editor, without any for a reader.
+  const content = (editable: boolean) => (
+    <div>
+      <p class="hint">
+        Each submission that is not spam is POSTed to every address here, signed as the Standard Webhooks specification says; Slack and Discord addresses get a
+        message in their own format.
+      </p>
+      {secret ? (
+        <div class="new-key callout" role="status">
+          <p>
+            Signing secret of the webhook to {secret.url}: <strong>shown only this once</strong>.
+          </p>
+          <p class="key-line">
+            <code id="webhook-secret">{secret.secret}</code> <CopyButton target="webhook-secret" />
+          </p>
+        </div>
+      ) : null}
+      {webhooks.length === 0 ? (
+        <p class="empty">No webhooks yet.</p>
+      ) : (
+        <DataTable
+          label="Webhooks"
+          rows={webhooks}
+          columns={[
+            {
+              title: "Address",
+              cellClass: "clip",
+              cell: (webhook) => (
+                <>
+                  {webhook.url}
+                  {webhook.description ? <span class="muted"> · {webhook.description}</span> : null}
+                </>
+              ),
+            },
+            { title: "Format", wide: true, cell: (webhook) => webhook.format },
+            { title: "Secret", wide: true, cell: (webhook) => <code>{webhook.secretPrefix}</code> },
+            editable && {
+              title: "Actions",
+              hideTitle: true,
+              cellClass: "row-actions",
+              cell: (webhook) => (
+                <>
+                  <form method="post" action={`${base}/${webhook.id}/rotate`}>
+                    <Csrf session={session} />
+                    <button
+                      type="submit"
+                      class="secondary small"
+                      aria-label={`Rotate secret of ${webhook.url}`}
+                      data-confirm="Make a new signing secret? The receiver must use the new one."
+                    >
+                      Rotate secret
+                    </button>
+                  </form>
+                  <form method="post" action={`${base}/${webhook.id}/delete`}>
+                    <Csrf session={session} />
+                    <button type="submit" class="danger small" aria-label={`Delete ${webhook.url}`} data-confirm="Delete this webhook?">
+                      Delete
+                    </button>
+                  </form>
+                </>
+              ),
+            },
+          ]}
+        />
+      )}
+      {webhooks.length > 0 && !editable ? (
+        <p>
+          <a href={`/dashboard/forms/${form.id}/deliveries#webhooks`}>Deliveries of these webhooks</a>
         </p>
-        {secret ? (
-          <div class="new-key callout" role="status">
-            <p>
-              Signing secret of the webhook to {secret.url}: <strong>shown only this once</strong>.
-            </p>
-            <p class="key-line">
-              <code id="webhook-secret">{secret.secret}</code> <CopyButton target="webhook-secret" />
-            </p>
-          </div>
-        ) : null}
-        {webhooks.length === 0 ? (
-          <p class="empty">No webhooks yet.</p>
-        ) : (
-          <ScrollTable label="Webhooks">
-            <thead>
-              <tr>
-                <th scope="col">Address</th>
-                <th scope="col" class="wide-only">
-                  Format
-                </th>
-                <th scope="col" class="wide-only">
-                  Secret
-                </th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {webhooks.map((webhook) => (
-                <tr>
-                  <td class="clip">
-                    {webhook.url}
-                    {webhook.description ? <span class="muted"> · {webhook.description}</span> : null}
-                  </td>
-                  <td class="wide-only">{webhook.format}</td>
-                  <td class="wide-only">
-                    <code>{webhook.secretPrefix}</code>
-                  </td>
-                  <td class="row-actions">
-                    <form method="post" action={`${base}/${webhook.id}/rotate`}>
-                      <Csrf session={session} />
-                      <button
-                        type="submit"
-                        class="secondary small"
-                        aria-label={`Rotate secret of ${webhook.url}`}
-                        data-confirm="Make a new signing secret? The receiver must use the new one."
-                      >
-                        Rotate secret
-                      </button>
-                    </form>
-                    <form method="post" action={`${base}/${webhook.id}/delete`}>
-                      <Csrf session={session} />
-                      <button type="submit" class="danger small" aria-label={`Delete ${webhook.url}`} data-confirm="Delete this webhook?">
-                        Delete
-                      </button>
-                    </form>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </ScrollTable>
-        )}
-        {webhooks.length > 0 ? (
-          <form method="post" action={`/dashboard/forms/${form.id}/test`} class="inline-actions">
-            <Csrf session={session} />
-            <input type="hidden" name="return" value="webhooks" />
-            <button type="submit" class="secondary">
-              Send a test event
-            </button>{" "}
-            <a href={`/dashboard/forms/${form.id}/deliveries#webhooks`}>Deliveries of these webhooks</a>
-          </form>
-        ) : null}
-        <h3>Add a webhook</h3>
-        <Notice text={errors.webhook} kind="error" />
-        <form method="post" action={base} class="grid">
+      ) : webhooks.length > 0 ? (
+        <form method="post" action={`/dashboard/forms/${form.id}/test`} class="inline-actions">
           <Csrf session={session} />
-          <Field label="Address" name="url" type="url" required placeholder="https://example.com/hooks/formsvc" error={errors.url} />
-          <div class="field">
-            <label for="f-format">Format</label>
-            <select id="f-format" name="format">
-              {WEBHOOK_FORMATS.map((format) => (
-                <option value={format}>{format === "standard" ? "standard (signed JSON)" : `${format} channel`}</option>
-              ))}
-            </select>
-          </div>
-          <Field label="Description (optional)" name="description" error={errors.description} />
-          <div class="actions">
-            <button type="submit">Add webhook</button>
-          </div>
+          <input type="hidden" name="return" value="webhooks" />
+          <button type="submit" class="secondary">
+            Send a test event
+          </button>{" "}
+          <a href={`/dashboard/forms/${form.id}/deliveries#webhooks`}>Deliveries of these webhooks</a>
         </form>
-      </div>
-    ),
-  };
+      ) : null}
+      {editable ? (
+        <>
+          <h3>Add a webhook</h3>
+          <Notice text={errors.webhook} kind="error" />
+          <form method="post" action={base} class="grid">
+            <Csrf session={session} />
+            <Field label="Address" name="url" type="url" required placeholder="https://example.com/hooks/formsvc" error={errors.url} />
+            <div class="field">
+              <label for="f-format">Format</label>
+              <select id="f-format" name="format">
+                {WEBHOOK_FORMATS.map((format) => (
+                  <option value={format}>{format === "standard" ? "standard (signed JSON)" : `${format} channel`}</option>
+                ))}
+              </select>
+            </div>
+            <Field label="Description (optional)" name="description" error={errors.description} />
+            <div class="actions">
+              <button type="submit">Add webhook</button>
+            </div>
+          </form>
+        </>
+      ) : null}
+    </div>
+  );
+  return { id: "webhooks", title: "Webhooks and channels", body: content(true), view: content(false) };
 }
 
 const STATE: Record<string, string> = { pending: "waiting to be sent", succeeded: "delivered", failed: "failed" };
@@ -150,6 +153,7 @@ export function webhookDeliveriesSection({
   webhooks: Webhook[];
 }): DeliverySection {
   const address = (id: string) => webhooks.find((w) => w.id === id)?.url ?? id;
+  const editable = can(session.user.role, "edit");
   return {
     id: "webhooks",
     title: "Webhook deliveries",
@@ -159,50 +163,48 @@ export function webhookDeliveriesSection({
           No webhook deliveries yet. <a href={`/dashboard/forms/${form.id}/settings#webhooks`}>Add a webhook in Settings</a>.
         </p>
       ) : (
-        <ScrollTable label="Webhook deliveries">
-          <thead>
-            <tr>
-              <th scope="col">Created</th>
-              <th scope="col" class="wide-only">
-                Address
-              </th>
-              <th scope="col">State</th>
-              <th scope="col" class="wide-only">
-                Answer
-              </th>
-              <th scope="col">
-                <span class="sr-only">Retry</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {deliveries.map((d) => (
-              <tr>
-                <td>
-                  <a href={`/dashboard/forms/${form.id}/submissions/${d.submissionId}`}>
-                    <Time iso={d.createdAt} />
-                  </a>
-                </td>
-                <td class="clip wide-only">{address(d.webhookId)}</td>
-                <td>
+        <DataTable
+          label="Webhook deliveries"
+          rows={deliveries}
+          columns={[
+            {
+              title: "Created",
+              cell: (d) => (
+                <a href={`/dashboard/forms/${form.id}/submissions/${d.submissionId}`}>
+                  <Time iso={d.createdAt} />
+                </a>
+              ),
+            },
+            { title: "Address", wide: true, cellClass: "clip", cell: (d) => address(d.webhookId) },
+            {
+              title: "State",
+              cell: (d) => (
+                <>
                   <span class={`state ${d.status}`}>{STATE[d.status] ?? d.status}</span>
                   <span class="muted">{` · ${d.attempts} attempt${d.attempts === 1 ? "" : "s"}`}</span>
-                </td>
-                <td class="clip wide-only">
-                  {d.responseStatus === null ? (d.error ?? "") : `${d.responseStatus}${d.durationMs === null ? "" : ` in ${d.durationMs} ms`}`}
-                </td>
-                <td>
-                  <form method="post" action={`/dashboard/forms/${form.id}/deliveries/webhooks/${d.id}/retry`}>
-                    <Csrf session={session} />
-                    <button type="submit" class="secondary small" aria-label={`Send again the delivery of ${d.createdAt}`}>
-                      Send again
-                    </button>
-                  </form>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </ScrollTable>
+                </>
+              ),
+            },
+            {
+              title: "Answer",
+              wide: true,
+              cellClass: "clip",
+              cell: (d) => (d.responseStatus === null ? (d.error ?? "") : `${d.responseStatus}${d.durationMs === null ? "" : ` in ${d.durationMs} ms`}`),
+            },
+            editable && {
+              title: "Retry",
+              hideTitle: true,
+              cell: (d) => (
+                <form method="post" action={`/dashboard/forms/${form.id}/deliveries/webhooks/${d.id}/retry`}>
+                  <Csrf session={session} />
+                  <button type="submit" class="secondary small" aria-label={`Send again the delivery of ${d.createdAt}`}>
+                    Send again
+                  </button>
+                </form>
+              ),
+            },
+          ]}
+        />
       ),
   };
 }
