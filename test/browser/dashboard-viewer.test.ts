@@ -112,6 +112,7 @@ describe("a viewer", () => {
     ]);
     expect(await page.locator("section#fields tbody tr").allInnerTexts()).toEqual([expect.stringMatching(/^email\s+text\s*$/)]);
     expect(await page.locator("section#webhooks tbody tr").allInnerTexts()).toEqual([expect.stringContaining(`${receiver.url}/hooks`)]);
+    expect(await page.locator("section#confirmation dd").allTextContents()).toEqual(["not sent"]);
     expect(await page.locator("section h2").allTextContents()).toEqual([
       "General",
       "Fields",
@@ -120,6 +121,7 @@ describe("a viewer", () => {
       "Files",
       "Webhooks and channels",
       "Notifications",
+      "Confirmation email",
       "Retention",
       "Put it on your site",
     ]);
