@@ -1,7 +1,7 @@
-import { and, eq, or, sql } from "drizzle-orm";
+import { and, eq, isNotNull, or, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client.ts";
-import { forms, notifications } from "../db/schema.ts";
+import { forms, notifications, spamTokens, submissions } from "../db/schema.ts";
 import type { Principal } from "../domain/types.ts";
 
 /**
@@ -85,5 +85,40 @@ export const PERSONAL_DATA: PersonalDataPlace[] = [
         .map((row) => row.submissionId);
     },
   },
+  {
+    where: "submissions.held: the `_subject`, `_replyto` and `_cc` of the notification a spam verdict held back (§15)",
+    how: "found, then deleted with its submission",
+    async find(db, principal, address) {
+      const ascii = /^[\x21-\x7e]+$/.test(address);
+      const rows = await db
+        .select({ id: submissions.id, held: submissions.held })
+        .from(submissions)
+        .innerJoin(forms, eq(forms.id, submissions.formId))
+        .where(
+          and(
+            eq(forms.accountId, principal.accountId),
+            eq(forms.mode, principal.mode),
+            isNotNull(submissions.held),
+            ascii ? sql`instr(lower(${submissions.held}), ${address}) > 0` : undefined,
+          ),
+        );
+      const text = (value: unknown) => (typeof value === "string" ? value : null);
+      return rows
+        .filter((row) => {
+          const held = JSON.parse(row.held!) as { subject?: unknown; replyTo?: unknown; cc?: unknown };
+          const copies = Array.isArray(held.cc) ? held.cc : [];
+          return holdsAddress(text(held.replyTo), address) || holdsAddress(text(held.subject), address) || copies.some((cc) => holdsAddress(text(cc), address));
+        })
+        .map((row) => row.id);
+    },
+  },
   { where: "webhook_deliveries: payload (a copy of the event), response_snippet, last_error", how: "deleted with its submission" },
+  {
+    where:
+      "spam_tokens: the learning filter's tokens of marked submissions (an address among them, as from:…); an erased submission's marks are taken back with it, and a token that still names the address is removed",
+    how: "scrubbed",
+    async scrub(tx, principal, address) {
+      await tx.run(sql`DELETE FROM ${spamTokens} WHERE ${spamTokens.accountId} = ${principal.accountId} AND instr(lower(${spamTokens.token}), ${address}) > 0`);
+    },
+  },
 ];

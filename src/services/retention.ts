@@ -8,6 +8,7 @@ import { PERSONAL_DATA } from "./personal-data.ts";
 import { removeShares } from "./submissions/counters.ts";
 import { rebuiltFields } from "./submissions/field-list.ts";
 import { confirmationOf } from "./confirmations.ts";
+import { forgetMark, type Mark } from "./spam/filter.ts";
 
 /** Rows deleted in one transaction: small, so that submissions never wait long behind a purge or an erasure. */
 export const DELETE_BATCH = 500;
@@ -72,12 +73,26 @@ function addCounts(into: CountByForm, more: CountByForm): void {
 const yieldToOthers = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 /** Retention (purging what forms keep no longer) and erasure of one person's submissions (contract §13). */
+/** Takes back the owner's marks of the submissions `ids` (those the learning filter learned from). */
+async function forgetMarks(tx: Db, accountId: string, ids: string[]): Promise<void> {
+  const marked = await tx
+    .select({ data: submissions.data, trained: submissions.trained })
+    .from(submissions)
+    .where(and(inArray(submissions.id, ids), isNotNull(submissions.trained)));
+  for (const row of marked) await forgetMark(tx, accountId, JSON.parse(row.data) as Record<string, unknown>, row.trained as Mark);
+}
+
 export function retentionService(store: Store) {
   /** Deletes `ids` in small transactions, then brings each touched form's field list up to date. */
-  async function deleteInBatches(ids: string[]): Promise<CountByForm> {
+  async function deleteInBatches(ids: string[], options: { forgetMarksOf?: string } = {}): Promise<CountByForm> {
     const counts: CountByForm = {};
     for (let i = 0; i < ids.length; i += DELETE_BATCH) {
-      addCounts(counts, await store.write((tx) => deleteSubmissions(tx, ids.slice(i, i + DELETE_BATCH))));
+      const batch = ids.slice(i, i + DELETE_BATCH);
+      const write = async (tx: Db) => {
+        if (options.forgetMarksOf) await forgetMarks(tx, options.forgetMarksOf, batch);
+        return deleteSubmissions(tx, batch);
+      };
+      addCounts(counts, await store.write(write));
       await yieldToOthers();
     }
     await rebuildFieldLists(Object.keys(counts));
@@ -229,7 +244,8 @@ export function retentionService(store: Store) {
         }
       }
       if (input.dryRun) return { erased: matched.length, forms: found, dryRun: true };
-      const erased = await deleteInBatches(matched);
+      // What the erased submissions taught the learning filter goes with them (a purge keeps what was learned).
+      const erased = await deleteInBatches(matched, { forgetMarksOf: principal.accountId });
       await store.write(async (tx) => {
         for (const place of PERSONAL_DATA) await place.scrub?.(tx, principal, address);
       });

@@ -2,6 +2,7 @@ import { afterEach, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
 import { testApp, type TestApp } from "../helpers/app.ts";
 
 // An erasure (by address) and a retention purge must leave none of the removed values anywhere in the
@@ -103,4 +104,41 @@ test("an erasure reaches the confirmation emails sent to the address, and an opt
   const gone = [erased, unconfirmed].flatMap(({ address, name, note }) => [address, defanged(address), name, note]);
   expect(gone.filter((value) => bytes.includes(value) || bytes.includes(value.toLowerCase()))).toEqual([]);
   expect(bytes.includes(stays.note) && bytes.includes(stays.address)).toBe(true);
+});
+
+test("an erasure takes back what the erased submissions taught the spam filter, and finds an address a spam verdict held back", async () => {
+  t = await testApp();
+  const account = await t.account();
+  const key = await account.key();
+  const api = async (method: string, path: string, body?: unknown) => {
+    const answer = await t.request(method, path, { key, body });
+    expect(answer.status).toBeLessThan(300);
+    return (await answer.json()) as Record<string, unknown>;
+  };
+  const form = await api("POST", "/api/forms", { name: "Contact", notificationEmail: "owner@example.com", spamRules: { blockedWords: ["casino"] } });
+  const post = async (body: Record<string, string>) => {
+    const answer = await t.request("POST", `/f/${form.slug}`, { body, headers: { accept: "application/json" } });
+    expect(answer.status).toBe(200);
+    return ((await answer.json()) as { id: string }).id;
+  };
+  // A word of at most 12 letters: the filter keeps a longer one only as its first letter and length.
+  const erased = { address: `${unique("ann")}@example.com`, word: `zq${randomBytes(3).toString("hex")}`, subject: unique("subject-") };
+  const marked = await post({ email: erased.address, message: `hello ${erased.word}` });
+  const other = await post({ email: "bob@example.com", message: "hello there" });
+  // Spam by a rule, its `_replyto` held back for "not spam": the address is in no field of its own.
+  await post({ message: "casino tonight", _replyto: erased.address, _subject: erased.subject });
+  await api("PATCH", `/api/forms/${form.id}/submissions/${marked}`, { isSpam: true });
+  await api("PATCH", `/api/forms/${form.id}/submissions/${other}`, { isSpam: false });
+  const tokens = (): Promise<{ token: string; spam: number; ham: number }[]> => t.services.store.db.all(sql`SELECT token, spam, ham FROM spam_tokens`);
+  const marks = (): Promise<{ spam: number; ham: number }[]> => t.services.store.db.all(sql`SELECT spam_marks AS spam, ham_marks AS ham FROM accounts`);
+  expect((await tokens()).some((row) => row.token.toLowerCase().includes(erased.word))).toBe(true);
+
+  expect(await api("POST", "/api/submissions/erase", { email: erased.address })).toEqual({ erased: 2, forms: { [form.id as string]: 2 }, dryRun: false });
+  const left = await tokens();
+  expect(left.filter((row) => row.token.toLowerCase().includes(erased.word) || row.token.toLowerCase().includes(erased.address))).toEqual([]);
+  // "hello" was taught by both marks: the one taken back leaves the other's count.
+  expect(left.filter((row) => row.token.toLowerCase() === "hello")).toEqual([{ token: "hello", spam: 0, ham: 1 }]);
+  expect(await marks()).toEqual([{ spam: 0, ham: 1 }]);
+  const bytes = fileBytes(t.dir);
+  expect([erased.address, erased.word, erased.subject].filter((value) => bytes.includes(value))).toEqual([]);
 });

@@ -70,3 +70,17 @@ export function spamFilterService(store: Store) {
 }
 
 export type SpamFilterService = ReturnType<typeof spamFilterService>;
+
+/**
+ * Takes back what a marked submission taught its account (for an erasure), and drops each token that then
+ * counts nothing: the filter keeps no token that only the erased submission brought, an address among them.
+ */
+export async function forgetMark(tx: Db, accountId: string, data: Record<string, unknown>, was: Mark): Promise<void> {
+  const tokens = JSON.stringify(tokensOf(data));
+  const spam = was === "spam" ? 1 : 0;
+  const ham = 1 - spam;
+  const mine = sql`${spamTokens.accountId} = ${accountId} AND ${spamTokens.token} IN (SELECT value FROM json_each(${tokens}))`;
+  await tx.run(sql`UPDATE ${spamTokens} SET spam = max(spam - ${spam}, 0), ham = max(ham - ${ham}, 0) WHERE ${mine}`);
+  await tx.run(sql`DELETE FROM ${spamTokens} WHERE ${mine} AND spam = 0 AND ham = 0`);
+  await tx.run(sql`UPDATE ${accounts} SET spam_marks = max(spam_marks - ${spam}, 0), ham_marks = max(ham_marks - ${ham}, 0) WHERE id = ${accountId}`);
+}
