@@ -9,6 +9,7 @@ import { retentionService } from "./retention.ts";
 import { settingsService } from "./settings.ts";
 import { submissionBulkService } from "./submission-bulk.ts";
 import { submissionsService } from "./submissions.ts";
+import { idempotencyService } from "./submissions/idempotency.ts";
 import { intakeService } from "./submissions/intake.ts";
 import { teamService } from "./team.ts";
 import { usersService } from "./users.ts";
@@ -29,6 +30,7 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
   const files = filesService(store, forms);
   const webhooks = webhooksService(store, forms, urls, options.webhooks ?? defaultWebhookOptions);
   const submissions = submissionsService(store, forms, notifications, files, webhooks);
+  const idempotency = idempotencyService(store);
   return {
     store,
     urls,
@@ -36,7 +38,8 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
     forms,
     keys: keysService(store, forms),
     submissions,
-    intake: intakeService(forms, submissions, urls),
+    intake: intakeService(forms, submissions, idempotency, urls),
+    idempotency,
     submissionBulk: submissionBulkService(store, forms, submissions),
     files,
     notifications,

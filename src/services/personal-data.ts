@@ -80,4 +80,8 @@ export const PERSONAL_DATA: PersonalDataPlace[] = [
     },
   },
   { where: "webhook_deliveries: payload (a copy of the event), response_snippet, last_error", how: "deleted with its submission" },
+  {
+    where: "idempotency_keys: the answer kept for a repeated post (its `_next` address) and the fingerprint of its fields",
+    how: "deleted with its submission",
+  },
 ];

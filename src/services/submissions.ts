@@ -12,7 +12,7 @@ import { fieldsOf, type FormsService } from "./forms.ts";
 import type { NotificationRequest, NotificationsService } from "./notifications.ts";
 import { addShare, moveShare } from "./submissions/counters.ts";
 import { fieldsAfterRemoving } from "./submissions/field-list.ts";
-import { asBound, submissionWriter, type ReceivingForm } from "./submissions/write.ts";
+import { asBound, submissionWriter, type IdempotencyRequest, type ReceivingForm } from "./submissions/write.ts";
 import type { WebhooksService } from "./webhooks.ts";
 import { exportText } from "./submission-export.ts";
 import { COLUMNS, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
@@ -272,13 +272,13 @@ export function submissionsService(
     async receive(
       formRef: string | ReceivingForm,
       data: Record<string, unknown>,
-      flags: { isSpam: boolean; spamReason?: SpamReason; notification?: NotificationRequest },
+      flags: { isSpam: boolean; spamReason?: SpamReason; notification?: NotificationRequest; idempotency?: IdempotencyRequest },
     ): Promise<Submission> {
       const form = typeof formRef === "string" ? await formForWrite(store.db).get({ id: formRef }) : formRef;
       if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
       // A spam verdict with no reason given is the honeypot's, the first kind of spam there was.
       const spamReason = flags.isSpam ? (flags.spamReason ?? "honeypot") : null;
-      const written = await write({ form, data, spamReason, notification: flags.notification ?? {} });
+      const written = await write({ form, data, spamReason, notification: flags.notification ?? {}, idempotency: flags.idempotency });
       // Only now is the notification committed, so the sender cannot look for it too early.
       if (written.queued) notificationsService.announce();
       if (written.events) webhooksService?.announce();
