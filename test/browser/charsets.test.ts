@@ -70,7 +70,7 @@ async function stored(formId: string): Promise<StoredSubmission["data"][]> {
  * Types `typed` into a page made with `page` options and sends it; gives the body the browser sent, what the
  * visitor saw, and what the form stored.
  */
-async function typeAndSend(page: Record<string, string>, typed: { name: string; message: string }, landing = `${server.url}/thanks`) {
+async function typeAndSend(page: Record<string, string>, typed: { name: string; message: string }, landing: string | RegExp = `${server.url}/thanks`) {
   const form = await createForm();
   const tab = await browser.newPage();
   let posted = "";
