@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { BASE } from "../helpers/app.ts";
 import { IdempotencyKeyTaken } from "../../src/services/submissions/write.ts";
+import { startPurger } from "../../src/workers/purger.ts";
 import { publicFixture, type PublicFixture } from "./public-support.ts";
 
 // Idempotency-Key on the public post (contract §14): a client that retries sends the same key, and a repeat
@@ -126,8 +127,15 @@ test("a key is kept 24 hours: an expired record is replaced by a new post, and t
   expect([later.status, later.headers.get("idempotent-replayed")]).toEqual([200, null]);
   expect((await f.stored(form.id)).map((s) => s.data)).toEqual([{ n: "1" }, { n: "2" }]);
   expect(await records(form.id)).toBe(1);
-  await f.t.services.store.write((tx) => tx.run(sql`UPDATE idempotency_keys SET created_at = created_at - ${25 * 3_600_000} WHERE form_id = ${form.id}`));
-  expect(await f.t.services.idempotency.purge(Date.now() - 24 * 3_600_000)).toBeGreaterThanOrEqual(1);
+  // The server's purger, its clock a day and an hour ahead.
+  const purger = startPurger(f.t.services.retention, {
+    intervalMs: 3_600_000,
+    now: () => Date.now() + 25 * 3_600_000,
+    log: { line: () => undefined, error: (message, error) => console.error(message, error) },
+    idempotency: f.t.services.idempotency,
+  });
+  await purger.last;
+  await purger.stop();
   expect(await records(form.id)).toBe(0);
 });
 
@@ -158,4 +166,26 @@ test("a key stored by another process while this post was read: the write stores
   );
   await expect(write).rejects.toBeInstanceOf(IdempotencyKeyTaken);
   expect((await f.stored(form.id)).map((s) => s.id)).toEqual([((await first.json()) as { id: string }).id]);
+});
+
+test("an htmx repeat gets the same fragment and HX-Redirect, marked as a replay and readable from another origin", async () => {
+  const form = await f.form({ redirectUrl: "https://site.example/done" });
+  const htmx = { "hx-request": "true", origin: "https://site.example", "content-type": "application/x-www-form-urlencoded" };
+  const answers = [];
+  for (let i = 0; i < 2; i++) {
+    const answer = await f.post(form.slug, { body: "email=ann%40example.com", headers: keyed("htmx-1", htmx) });
+    answers.push({
+      status: answer.status,
+      redirect: answer.headers.get("hx-redirect"),
+      replayed: answer.headers.get("idempotent-replayed"),
+      exposed: answer.headers.get("access-control-expose-headers"),
+      body: await answer.text(),
+    });
+  }
+  const first = { status: 200, redirect: "https://site.example/done", replayed: null, exposed: "Retry-After, HX-Redirect, Idempotent-Replayed" };
+  expect(answers).toEqual([
+    { ...first, body: expect.stringContaining("Thank you!") },
+    { ...first, replayed: "true", body: answers[0]!.body },
+  ]);
+  expect((await f.stored(form.id)).length).toBe(1);
 });
