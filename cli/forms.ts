@@ -22,6 +22,10 @@ const FLAGS = {
   captcha: "--captcha",
   fields: "--fields-file",
   otherFields: "--other-fields",
+  "captcha.complexity": "--captcha-complexity",
+  spamRules: "--spam-rules-file",
+  "spamFilter.enabled": "--spam-filter",
+  "spamFilter.threshold": "--spam-threshold",
 };
 
 const COLUMNS = (io: Io): Column<Form>[] => [
@@ -48,6 +52,10 @@ export interface FormFlags {
   captchaSecretStdin?: boolean;
   fieldsFile?: string;
   otherFields?: string;
+  captchaComplexity?: string;
+  spamRulesFile?: string;
+  spamFilter?: string;
+  spamThreshold?: string;
 }
 
 /** The fields a form declares, from a JSON file holding their array (`[]` declares none). */
@@ -85,6 +93,13 @@ async function withCaptcha(body: Record<string, unknown>, flags: FormFlags, io: 
     if (secretGiven) throw new CliError("--captcha-secret goes with --captcha PROVIDER (recaptcha, hcaptcha or turnstile)", EXIT.usage);
     return body;
   }
+  if (flags.captchaComplexity !== undefined && flags.captcha !== "altcha") throw new CliError("--captcha-complexity goes with --captcha altcha", EXIT.usage);
+  if (flags.captcha === "altcha") {
+    if (secretGiven) throw new CliError("--captcha altcha is served by formsvc itself: it takes no secret", EXIT.usage);
+    const complexity =
+      flags.captchaComplexity === undefined ? undefined : /^\d+$/.test(flags.captchaComplexity) ? Number(flags.captchaComplexity) : flags.captchaComplexity;
+    return { ...body, captcha: { provider: "altcha", ...(complexity === undefined ? {} : { complexity }) } };
+  }
   if (flags.captcha === "none" || flags.captcha === "") {
     if (secretGiven) throw new CliError("--captcha none removes the captcha: it takes no secret", EXIT.usage);
     return { ...body, captcha: null };
@@ -111,16 +126,48 @@ export function formBody(flags: FormFlags): Record<string, unknown> {
   if (flags.spamRetentionDays !== undefined) body.spamRetentionDays = days(flags.spamRetentionDays);
   if (flags.fieldsFile !== undefined) body.fields = fieldsFromFile(flags.fieldsFile);
   if (flags.otherFields !== undefined) body.otherFields = flags.otherFields;
+  if (flags.spamRulesFile !== undefined) body.spamRules = spamRulesFrom(flags.spamRulesFile);
+  if (flags.spamFilter !== undefined || flags.spamThreshold !== undefined) {
+    const threshold =
+      flags.spamThreshold === undefined ? undefined : Number.isNaN(Number(flags.spamThreshold)) ? flags.spamThreshold : Number(flags.spamThreshold);
+    body.spamFilter = {
+      ...(flags.spamFilter === undefined ? {} : { enabled: parseBoolean("--spam-filter", flags.spamFilter) }),
+      ...(threshold === undefined ? {} : { threshold }),
+    };
+  }
   return body;
+}
+
+/** The spam rules in a JSON file ({blockedWords, blockedEmails, ...}); '' or none clears them. */
+function spamRulesFrom(path: string): unknown {
+  if (path === "" || path === "none") return null;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new CliError(`--spam-rules-file: cannot read ${path}: ${(error as Error).message}`, EXIT.usage);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CliError(`--spam-rules-file: ${path} is not JSON such as {"blockedWords": ["casino"], "maxLinks": 2}`, EXIT.usage);
+  }
 }
 
 const rethrowWithFlag = (error: unknown) => {
   throw withFlagName(error, FLAGS);
 };
 
-/** Shows one form: `key value` lines (the captcha as its provider's name), or the API's object with --json. */
+/** Shows one form: `key value` lines (the captcha as its provider's name, the spam settings in short), or the API's object with --json. */
 function printForm(io: Io, form: Form, json: boolean | undefined): void {
-  printObject(io, json ? { ...form } : { ...form, captcha: form.captcha?.provider ?? "", fields: form.fields.map((field) => field.name).join(", ") }, { json });
+  if (json) {
+    printObject(io, { ...form }, { json });
+    return;
+  }
+  const captcha = !form.captcha ? "" : "complexity" in form.captcha ? `altcha, complexity ${form.captcha.complexity}` : form.captcha.provider;
+  const spamFilter = `${form.spamFilter.enabled ? "on" : "off"}, threshold ${form.spamFilter.threshold}`;
+  const fields = form.fields.map((field) => field.name).join(", ");
+  printObject(io, { ...form, captcha, fields, spamRules: form.spamRules ? JSON.stringify(form.spamRules) : "", spamFilter }, { json });
 }
 
 export async function runFormsCreate(flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
@@ -134,7 +181,7 @@ export async function runFormsUpdate(ref: string, flags: FormFlags, globals: Con
   const body = await withCaptcha(formBody(flags), flags, io);
   if (Object.keys(body).length === 0) {
     throw new CliError(
-      "nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --fields-file, --other-fields",
+      "nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --fields-file, --other-fields, --spam-rules-file, --spam-filter, --spam-threshold",
       EXIT.usage,
     );
   }
@@ -193,9 +240,13 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--file-uploads <bool>", "true to accept files in multipart posts (default false)")
     .option("--retention-days <days>", "delete submissions older than this, 1 to 3650 (default: keep for ever)")
     .option("--spam-retention-days <days>", "delete spam older than this, 1 to 3650, or '' to keep it for ever (default 30)")
-    .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha or turnstile")
+    .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha, turnstile, or altcha (served by formsvc, no secret)")
     .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
     .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")
+    .option("--captcha-complexity <n>", "with --captcha altcha: the largest number a challenge asks for, 100 to 1000000 (default 20000)")
+    .option("--spam-rules-file <file>", "spam rules as JSON: {blockedWords, blockedEmails, blockDisposableEmails, maxLinks, duplicateWindowHours}; '' to clear")
+    .option("--spam-filter <bool>", "true to let the account's learning filter judge posts (default), false to turn it off")
+    .option("--spam-threshold <score>", "the filter's score, 0 to 1, over which a post is spam (default 0.8)")
     .addHelpText(
       "after",
       "\nExamples:\n  formsvc forms create --name Contact --email you@example.com --domains example.com,www.example.com\n  formsvc forms create --name Newsletter --slug newsletter --json | jq -r .submitUrl\n  formsvc forms create --name Staging --test\n" +
@@ -240,9 +291,13 @@ export function formsCommand(program: Command, io: Io): void {
       "after",
       "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update jobs --file-uploads true --retention-days 180\n",
     )
-    .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha or turnstile; none to remove it")
+    .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha, turnstile or altcha; none to remove it")
     .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
     .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")
+    .option("--captcha-complexity <n>", "with --captcha altcha: the largest number a challenge asks for, 100 to 1000000 (default 20000)")
+    .option("--spam-rules-file <file>", "spam rules as JSON: {blockedWords, blockedEmails, blockDisposableEmails, maxLinks, duplicateWindowHours}; '' to clear")
+    .option("--spam-filter <bool>", "true to let the account's learning filter judge posts (default), false to turn it off")
+    .option("--spam-threshold <score>", "the filter's score, 0 to 1, over which a post is spam (default 0.8)")
     .addHelpText(
       "after",
       "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update contact --captcha hcaptcha --captcha-secret-stdin < hcaptcha-secret.txt\n  formsvc forms update contact --captcha none\n",

@@ -24,9 +24,11 @@ export interface ListFlags extends SelectionFlags {
   format?: string;
 }
 
+/** Why a submission is spam, in a word: `spam:honeypot`, `spam:rule:max_links`, or the filter's score `spam:filter(0.97)`. */
+const spamWord = (s: Submission) => (!s.spamReason ? "spam" : s.spamReason === "filter" ? `spam:filter(${s.spamScore?.toFixed(2)})` : `spam:${s.spamReason}`);
+
 /** The flags a submission carries, as words: `unread`, `starred`, `spam`, with why it is spam (`spam:honeypot`). */
-const flagWords = (s: Submission) =>
-  [s.isRead ? "" : "unread", s.isStarred ? "starred" : "", s.isSpam ? (s.spamReason ? `spam:${s.spamReason}` : "spam") : ""].filter(Boolean).join(" ");
+const flagWords = (s: Submission) => [s.isRead ? "" : "unread", s.isStarred ? "starred" : "", s.isSpam ? spamWord(s) : ""].filter(Boolean).join(" ");
 
 /** id, created, flags, then one column per field of the form, in order of first appearance. */
 function columns(fields: readonly string[], io: Io): Column<Submission>[] {
@@ -91,8 +93,9 @@ function printSubmission(io: Io, submission: Submission, json: boolean | undefin
     printObject(io, { ...submission }, { json });
     return;
   }
-  const { data, ...rest } = submission;
-  printObject(io, { ...rest, ...Object.fromEntries(Object.entries(data).map(([name, value]) => [`data.${name}`, value])) });
+  const { data, spamTokens, ...rest } = submission;
+  const tokens = spamTokens ? { spamTokens: spamTokens.join(", ") } : {};
+  printObject(io, { ...rest, ...tokens, ...Object.fromEntries(Object.entries(data).map(([name, value]) => [`data.${name}`, value])) });
 }
 
 export interface MarkFlags {

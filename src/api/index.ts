@@ -3,7 +3,7 @@ import { formOperations } from "./forms.ts";
 import { keyOperations } from "./keys.ts";
 import { notificationOperations } from "./notifications.ts";
 import type { Operation } from "./operation.ts";
-import { publicOperations } from "./public.ts";
+import { altchaWidgetOperation, publicOperations } from "./public.ts";
 import { statsOperations } from "./stats.ts";
 import { submissionOperations } from "./submissions.ts";
 import { webhookOperations } from "./webhooks.ts";
@@ -20,6 +20,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...webhookOperations,
   ...keyOperations,
   ...publicOperations,
+  altchaWidgetOperation,
   ...statsOperations,
   ...activityOperations,
 ];

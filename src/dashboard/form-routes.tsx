@@ -1,5 +1,4 @@
 /** @jsxImportSource hono/jsx */
-import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
 import { CONTENT_TYPES, exportStream } from "../services/submissions/export.ts";

@@ -1,12 +1,15 @@
 /** @jsxImportSource hono/jsx */
 import type { FormRow } from "../db/schema.ts";
+import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
+import type { FormsService } from "../services/forms.ts";
 import type { Session } from "../services/users.ts";
 import { action, fieldErrors } from "./guard.tsx";
 import { flashCookie, ownForm, page, redirect, takeFlash } from "./http.ts";
 import { captchaSection, filesSection, notificationsSection, retentionSection } from "./pages/form-sections.tsx";
 import { SettingsPage, settingsInput, type SettingsInput } from "./pages/settings.tsx";
+import { postedSpamInput, spamErrorField, spamInput, spamSection, spamUpdate, type SpamInput } from "./pages/spam-settings.tsx";
 import { type ShownSecret, webhooksSection } from "./pages/webhooks.tsx";
 
 const DEFAULT_MAX_FILE = 10 * 1024 * 1024;
@@ -15,17 +18,19 @@ const DEFAULT_MAX_FILE = 10 * 1024 * 1024;
 const days = (value: string | null) => ((value ?? "").trim() === "" ? null : Number((value ?? "").trim()));
 
 /** What each section's form posts, as the PATCH body the forms service takes (the same rules as the API). */
-const SECTION_PATCHES: Record<string, (body: URLSearchParams, row: FormRow) => Record<string, unknown>> = {
+const SECTION_PATCHES: Record<string, (body: URLSearchParams, row: FormRow, forms: FormsService) => Record<string, unknown>> = {
   files: (body) => ({ fileUploads: body.get("fileUploads") === "true" }),
   retention: (body) => ({ retentionDays: days(body.get("retentionDays")), spamRetentionDays: days(body.get("spamRetentionDays")) }),
   captcha: (body, row) => {
     const provider = body.get("provider") ?? "";
     const secret = body.get("secret") ?? "";
-    if (!provider) return { captcha: null };
+    // "none" here leaves the ALTCHA captcha, which the spam section turns on and off, as it is.
+    if (!provider) return row.captchaProvider === "altcha" ? {} : { captcha: null };
     // The secret is write-only: left empty with the same provider, the one stored stays.
     if (!secret && provider === row.captchaProvider) return {};
     return { captcha: { provider, secret } };
   },
+  spam: (body, row, forms) => spamUpdate(postedSpamInput(body), forms.toForm(row)),
 };
 
 /** The settings page of a form with all its sections; `errors` and `input` when a post was refused. */
@@ -33,7 +38,7 @@ export async function settingsResponse(
   ctx: RequestContext,
   session: Session,
   row: FormRow,
-  options: { status?: number; input?: SettingsInput; errors?: Record<string, string>; notice?: string } = {},
+  options: { status?: number; input?: SettingsInput; spam?: SpamInput; errors?: Record<string, string>; notice?: string } = {},
 ): Promise<Response> {
   const form = ctx.services.forms.toForm(row);
   const { principal } = await ownForm(ctx, session, row.id);
@@ -50,6 +55,7 @@ export async function settingsResponse(
   const webhooks = await ctx.services.webhooks.list(principal, row.id);
   const extra = [
     captchaSection(context),
+    spamSection({ session, form, input: options.spam ?? spamInput(form), errors }),
     filesSection(context),
     webhooksSection({ session, form, webhooks, secret, errors }),
     notificationsSection(context),
@@ -71,10 +77,14 @@ export function settingsPageRoutes(router: Router<Handler>): void {
       const patch = SECTION_PATCHES[ctx.params.section!];
       if (!patch) return settingsResponse(ctx, session, row, { status: 404, errors: { form: "There is no such section of the settings." } });
       try {
-        await ctx.services.forms.update(principal, row.id, patch(body, row));
-        return redirect(`/dashboard/forms/${row.id}/settings?notice=saved#${ctx.params.section === "captcha" ? "spam" : ctx.params.section}`);
+        await ctx.services.forms.update(principal, row.id, patch(body, row, ctx.services.forms));
+        return redirect(`/dashboard/forms/${row.id}/settings?notice=saved#${ctx.params.section}`);
       } catch (error) {
-        return settingsResponse(ctx, session, row, { status: 400, errors: fieldErrors(error) });
+        if (ctx.params.section !== "spam") return settingsResponse(ctx, session, row, { status: 400, errors: fieldErrors(error) });
+        // The spam section shows what was posted again, its error beside the input the service's field names.
+        const message = Object.values(fieldErrors(error))[0]!;
+        const errors = { [spamErrorField(error instanceof ApiError ? error.field : undefined)]: message };
+        return settingsResponse(ctx, session, row, { status: 400, spam: postedSpamInput(body), errors });
       }
     }),
   );

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Database as SqliteDatabase, type Statement } from "bun:sqlite";
 import { closeSync, existsSync, openSync } from "node:fs";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
@@ -204,7 +205,10 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db, lock: ReturnType<typeo
 
   return <T>(work: (tx: Db) => Promise<T>) =>
     new Promise<T>((resolve, reject) => {
-      pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      // A batch runs in the turn of whichever write started it: each write runs in the context of its own
+      // request again, so that what it reads of its request (the public address a link is made of) is its own.
+      const inOwnContext = AsyncLocalStorage.snapshot();
+      pending.push({ work: (tx) => inOwnContext(() => work(tx)), resolve: resolve as (value: unknown) => void, reject });
       // The batch starts after the requests already read in this turn of the event loop have queued their
       // writes: under load a batch takes all of them, and one fsync makes them durable together.
       if (!draining) {

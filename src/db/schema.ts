@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Times are stored as integer milliseconds since the epoch and shown as ISO 8601 strings. */
 const millis = (name: string) => integer(name).notNull();
@@ -9,6 +9,9 @@ export const accounts = sqliteTable("accounts", {
   name: text("name").notNull(),
   isDefault: integer("is_default", { mode: "boolean" }).notNull().default(false),
   createdAt: millis("created_at"),
+  /** Submissions the owner has marked spam and not spam: the learning filter acts once both reach its minimum. */
+  spamMarks: integer("spam_marks").notNull().default(0),
+  hamMarks: integer("ham_marks").notNull().default(0),
 });
 
 export const apiKeys = sqliteTable(
@@ -76,6 +79,13 @@ export const forms = sqliteTable(
     fieldRules: text("field_rules"),
     /** keep | drop | refuse: what a post's undeclared fields become when the form declares fields. */
     otherFields: text("other_fields").notNull().default("keep"),
+    /** altcha: the largest counter a challenge may ask for (its difficulty); null takes the default. */
+    captchaComplexity: integer("captcha_complexity"),
+    /** JSON of the form's spam rules (blocked words, emails, disposable domains, links, duplicates), or null: none. */
+    spamRules: text("spam_rules"),
+    /** Whether the account's learning filter judges this form's submissions, and from which score (null: the default). */
+    spamFilterEnabled: integer("spam_filter_enabled", { mode: "boolean" }).notNull().default(true),
+    spamFilterThreshold: real("spam_filter_threshold"),
     createdAt: millis("created_at"),
     updatedAt: millis("updated_at"),
   },
@@ -97,8 +107,18 @@ export const submissions = sqliteTable(
     isSpam: integer("is_spam", { mode: "boolean" }).notNull().default(false),
     /** Why a submission is spam: honeypot | captcha_unverified | owner; null when it is not (or was before reasons were kept). */
     spamReason: text("spam_reason"),
+    /** The learning filter's score (0–1) and the tokens that weighed most (JSON), when its verdict made it spam. */
+    spamScore: real("spam_score"),
+    spamTokens: text("spam_tokens"),
+    /** A hash of the data, so that the duplicate rule finds the same post of the last hours through an index. */
+    dataHash: text("data_hash"),
+    /** JSON of the notification a spam verdict held back ({subject?, replyTo?}); sent once when it leaves spam. */
+    held: text("held"),
+    /** spam | ham: what the owner's last mark taught the account's filter from this submission; null: nothing. */
+    trained: text("trained"),
   },
   (t) => [
+    index("submissions_form_hash").on(t.formId, t.dataHash, t.createdAt).where(sql`${t.dataHash} IS NOT NULL`),
     // One index per list filter, each ending in the list's order, so that no list sorts or scans other forms.
     index("submissions_form_spam").on(t.formId, t.isSpam, t.createdAt, t.id),
     index("submissions_form_unread").on(t.formId, t.createdAt, t.id).where(sql`${t.isSpam} = 0 AND ${t.isRead} = 0`),
@@ -284,6 +304,30 @@ export const webhookDeliveries = sqliteTable(
     index("webhook_deliveries_submission").on(t.submissionId),
     index("webhook_deliveries_due").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
   ],
+);
+
+/** The account's learning filter: how often each token was in a submission the owner marked spam or not spam. */
+export const spamTokens = sqliteTable(
+  "spam_tokens",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    token: text("token").notNull(),
+    spam: integer("spam").notNull().default(0),
+    ham: integer("ham").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.token] })],
+);
+
+/** ALTCHA solutions already accepted (by their challenge's signature), kept until the challenge expires. */
+export const altchaUsed = sqliteTable(
+  "altcha_used",
+  {
+    signature: text("signature").primaryKey(),
+    expiresAt: millis("expires_at"),
+  },
+  (t) => [index("altcha_used_expires").on(t.expiresAt)],
 );
 
 /** Facts the server records for the local CLI, such as the public addresses it serves under. */

@@ -38,8 +38,8 @@ export interface Form {
   notificationEmail: string | null;
   redirectUrl: string | null;
   allowedDomains: string[];
-  /** The captcha checked before a submission is stored; its secret is write-only and never shown. */
-  captcha: { provider: CaptchaProvider } | null;
+  /** The captcha checked before a submission is stored; a provider's secret is write-only and never shown. */
+  captcha: { provider: CaptchaProvider } | { provider: "altcha"; complexity: number } | null;
   submitUrl: string;
   /** Whether a post may carry files (§11). */
   fileUploads: boolean;
@@ -51,6 +51,10 @@ export interface Form {
   fields: FieldRule[];
   /** What a post's undeclared fields become when the form declares fields: kept, dropped or refused. */
   otherFields: OtherFields;
+  /** The form's spam rules (contract §15), or null: none. */
+  spamRules: SpamRules | null;
+  /** Whether the account's learning filter judges this form's posts, and the score over which one is spam. */
+  spamFilter: { enabled: boolean; threshold: number };
 }
 
 /** The types a form's declared field may have (contract §14), and what undeclared fields become. */
@@ -72,11 +76,30 @@ export interface FieldRule {
   options?: string[];
 }
 
+/** A form's spam rules, as the API shows and takes them (contract §15). */
+export interface SpamRules {
+  blockedWords?: string[];
+  blockedEmails?: string[];
+  blockDisposableEmails?: boolean;
+  maxLinks?: number;
+  duplicateWindowHours?: number;
+}
+
 /** How long spam is kept when the owner says nothing (contract §13). */
 export const DEFAULT_SPAM_RETENTION_DAYS = 30;
 
-/** Why a submission is spam: a filled honeypot, a captcha that could not be verified, or the owner's say. */
-export const SPAM_REASONS = ["honeypot", "captcha_unverified", "owner"] as const;
+/** Why a submission is spam: a filled honeypot, a captcha that could not be verified, a rule, the filter, or the owner's say. */
+export const SPAM_REASONS = [
+  "honeypot",
+  "captcha_unverified",
+  "rule:blocked_words",
+  "rule:blocked_emails",
+  "rule:max_links",
+  "disposable_email",
+  "duplicate",
+  "filter",
+  "owner",
+] as const;
 export type SpamReason = (typeof SPAM_REASONS)[number];
 
 /** A submission as every response shows it. */
@@ -87,8 +110,12 @@ export interface Submission {
   isRead: boolean;
   isStarred: boolean;
   isSpam: boolean;
-  /** Why it is spam: a filled honeypot, a captcha that could not be verified, or the owner's say; null when it is not spam. */
+  /** Why it is spam (see SPAM_REASONS); null when it is not spam. */
   spamReason: SpamReason | null;
+  /** The learning filter's score (0–1): present only when the filter scored the submission. */
+  spamScore?: number;
+  /** The tokens that pulled the score most towards spam: present only when the filter scored the submission. */
+  spamTokens?: string[];
 }
 
 /** Most webhook endpoints one form may have: each submission is sent to every one of them. */

@@ -20,7 +20,11 @@ const formFields: Record<string, string> = {
   fileUploads: "Default false: a file in a post is then 400 files_not_accepted.",
   retentionDays: days("Submissions older than this are deleted, spam included", "Default null."),
   spamRetentionDays: days("Spam older than this is deleted", "Default 30."),
-  captcha: "The captcha verified before a submission is stored; the secret is write-only. null removes it.",
+  captcha:
+    'The captcha verified before a submission is stored: {provider: "recaptcha" | "hcaptcha" | "turnstile", secret} (the secret is write-only), or {provider: "altcha", complexity?} (formsvc serves the challenge at /f/{slug}/altcha and the widget at /altcha.js; complexity 100 to 1000000, default 20000). null removes it.',
+  spamRules:
+    "blockedWords (at most 500 words or phrases of at most 100 characters, matched whole-word, ignoring case, literally), blockedEmails (at most 500 addresses or @domains, subdomains included), blockDisposableEmails, maxLinks (0 to 1000), duplicateWindowHours (1 to 720). null removes them.",
+  spamFilter: "enabled (default true) and threshold (0 to 1, default 0.8). The filter acts once the account has marked 20 submissions spam and 20 not spam.",
 };
 
 /** Notes on request body fields, by component name and property. */
@@ -28,7 +32,8 @@ export const FIELD_NOTES: Record<string, Record<string, string>> = {
   FormCreate: formFields,
   FormUpdate: { ...formFields, name: "1 to 200 characters after trimming; cannot be null." },
   SubmissionUpdate: {
-    isSpam: "true moves it to filter=spam with spamReason owner; false moves it back, spamReason null.",
+    isSpam:
+      "true moves it to filter=spam with spamReason owner; false moves it back, spamReason null, and sends once the notification and webhooks a spam verdict held back. Either value, even the current one, teaches the account's learning filter.",
   },
   KeyCreate: {
     type: "Default: the calling key's mode. live and test must be the calling key's own mode.",

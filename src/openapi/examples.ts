@@ -19,6 +19,8 @@ const form = {
   spamRetentionDays: 30,
   fields: [],
   otherFields: "keep",
+  spamRules: { blockedWords: ["crypto"], maxLinks: 3 },
+  spamFilter: { enabled: true, threshold: 0.8 },
 };
 
 const submission = {
@@ -29,6 +31,8 @@ const submission = {
   isStarred: false,
   isSpam: false,
   spamReason: null,
+  spamScore: 0.02,
+  spamTokens: [],
 };
 
 const webhook = {
@@ -97,6 +101,20 @@ export const EXAMPLES: {
       pagination: { limit: 50, offset: 0, total: 1, hasMore: false, nextCursor: null },
     },
     SubmitSuccess: { success: true, message: "Thank you! Your submission has been received.", id: submission.id, next: "https://example.com/thanks" },
+    AltchaChallenge: {
+      parameters: {
+        algorithm: "PBKDF2/SHA-256",
+        cost: 500,
+        data: { form: form.slug },
+        expiresAt: 1795400000,
+        keyLength: 32,
+        keyPrefix: "4f0c3b1e9a2d7c55a1e0b3f29d8c6e01",
+        keySignature: "9b1f0e7d2c4a6b8e0f1d3c5b7a9e2d4c6b8a0f1e3d5c7b9a1e2d4c6b8a0f1e3d",
+        nonce: "0d6f2b9e4c1a7f3e5b8d0c2a4e6f8b1d",
+        salt: "7a3c5e1f9b2d4a6c8e0f1b3d5a7c9e2f",
+      },
+      signature: "3e5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a",
+    },
     Erasure: { erased: 2, forms: { [form.id]: 2 }, dryRun: false },
     KeyList: { keys: [key] },
     NewApiKey: {

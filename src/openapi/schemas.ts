@@ -44,15 +44,31 @@ export function responseSchemas() {
       redirectUrl: z.string().nullable(),
       allowedDomains: z.array(z.string()).describe("Host names a submission may come from; empty: any."),
       captcha: z
-        .object({ provider: z.enum(CAPTCHA_PROVIDERS) })
+        .union([
+          z.object({ provider: z.enum(CAPTCHA_PROVIDERS) }),
+          z.object({ provider: z.literal("altcha"), complexity: z.int().describe("The largest counter a challenge asks for.") }),
+        ])
         .nullable()
-        .describe("The captcha checked before storing; its secret is never shown."),
+        .describe("The captcha checked before storing; a provider's secret is never shown."),
       submitUrl: z.string().describe("The form's public address, for the HTML form's action or fetch()."),
       fileUploads: z.boolean(),
       retentionDays: z.int().min(1).max(3650).nullable().describe("Days a submission is kept; null: for ever."),
       spamRetentionDays: z.int().min(1).max(3650).nullable().describe("Days spam is kept; null: for ever."),
       fields: fieldRules(z).describe("The fields the form declares, in their order; [] when it declares none (any field is taken as sent)."),
       otherFields: otherFields(z).describe("What a post's undeclared fields become when the form declares fields: keep, drop or refuse."),
+      spamRules: z
+        .object({
+          blockedWords: z.array(z.string()).optional(),
+          blockedEmails: z.array(z.string()).optional(),
+          blockDisposableEmails: z.boolean().optional(),
+          maxLinks: z.int().optional(),
+          duplicateWindowHours: z.int().optional(),
+        })
+        .nullable()
+        .describe("The rules a post is checked against; a post that breaks one is kept as spam, its reason naming the rule."),
+      spamFilter: z
+        .object({ enabled: z.boolean(), threshold: z.number().min(0).max(1) })
+        .describe("The account's learning filter on this form: a score over threshold makes a post spam (spamReason filter)."),
     })
     .describe("A form, the same in every response.");
 
@@ -71,6 +87,11 @@ export function responseSchemas() {
       isStarred: z.boolean(),
       isSpam: z.boolean(),
       spamReason: z.enum(SPAM_REASONS).nullable().describe("Why it is spam; null when it is not."),
+      spamScore: z.number().min(0).max(1).optional().describe("The learning filter's score (0 to 1); present only when the filter scored the submission."),
+      spamTokens: z
+        .array(z.string())
+        .optional()
+        .describe("The few tokens that pulled the score most towards spam; present only when the filter scored the submission."),
     })
     .describe("A submission.");
 
@@ -202,6 +223,23 @@ export function responseSchemas() {
     id: id("sub"),
     next: z.string().describe("The absolute address a browser would have been sent to: _next, else the form's redirectUrl, else /thanks."),
   });
+
+  const AltchaChallenge = z
+    .object({
+      parameters: z.object({
+        algorithm: z.literal("PBKDF2/SHA-256"),
+        cost: z.int(),
+        data: z.object({ form: z.string().describe("The form's slug: a solution is good for this form only.") }),
+        expiresAt: z.int().describe("Unix seconds; a solution must be posted before."),
+        keyLength: z.int(),
+        keyPrefix: z.string(),
+        keySignature: z.string(),
+        nonce: z.string(),
+        salt: z.string(),
+      }),
+      signature: z.string(),
+    })
+    .describe("An ALTCHA challenge, in the format the altcha widget solves; its solution goes in the form's altcha field.");
   const Health = z.object({ status: z.literal("ok") });
 
   return {
@@ -226,6 +264,7 @@ export function responseSchemas() {
     DeliveryPage,
     Erasure,
     SubmitSuccess,
+    AltchaChallenge,
     Health,
   };
 }

@@ -12,7 +12,7 @@ import { domainsOf } from "../services/forms.ts";
 const SUCCESS_MESSAGE = "Thank you! Your submission has been received.";
 
 /** CORS headers for a public answer: the caller's origin when the form accepts it (any, when it has no allowedDomains). */
-function corsHeaders(request: Request, form: FormRow | null): Record<string, string> {
+export function corsHeaders(request: Request, form: FormRow | null): Record<string, string> {
   const origin = request.headers.get("origin");
   if (!origin) return {};
   const domains = form ? domainsOf(form) : [];

@@ -12,7 +12,12 @@ export interface Account {
   createdAt: string;
 }
 
-const toAccount = (row: AccountRow): Account => ({ id: row.id, name: row.name, isDefault: row.isDefault, createdAt: iso(row.createdAt) });
+const toAccount = (row: Pick<AccountRow, "id" | "name" | "isDefault" | "createdAt">): Account => ({
+  id: row.id,
+  name: row.name,
+  isDefault: row.isDefault,
+  createdAt: iso(row.createdAt),
+});
 
 /** Accounts own forms and keys; they are made and listed by the operator (local CLI) only. */
 export function accountsService(store: Store) {

@@ -11,6 +11,7 @@ import {
   type Mode,
   type OtherFields,
   type Principal,
+  type SpamRules,
 } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
@@ -19,11 +20,48 @@ import { iso } from "../lib/time.ts";
 import { allowedDomains, email, formName, httpUrl, lazySchema, parseBody, retentionDays, slug, type Zod } from "../lib/validate.ts";
 import { fieldRules, otherFields } from "./submissions/fields.ts";
 import { recordActivity } from "./activity.ts";
+import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY } from "./spam/altcha.ts";
+import { DEFAULT_FILTER_THRESHOLD } from "./spam/filter.ts";
+import { rulesColumn, spamRulesSchema } from "./spam/rules.ts";
 
-const captcha = (z: Zod) =>
+const complexityMessage = `captcha.complexity must be a whole number from ${COMPLEXITY_RANGE.min} to ${COMPLEXITY_RANGE.max}.`;
+const altcha = (z: Zod) =>
   z.strictObject(
     {
-      provider: z.enum(CAPTCHA_PROVIDERS, { error: `captcha.provider must be one of ${CAPTCHA_PROVIDERS.join(", ")}.` }),
+      provider: z.literal("altcha"),
+      complexity: z
+        .number({ error: complexityMessage })
+        .int(complexityMessage)
+        .min(COMPLEXITY_RANGE.min, complexityMessage)
+        .max(COMPLEXITY_RANGE.max, complexityMessage)
+        .optional(),
+    },
+    { error: 'captcha must be {provider: "altcha", complexity?} or null.' },
+  );
+
+const captcha = (z: Zod) =>
+  z.discriminatedUnion("provider", [hostedCaptcha(z), altcha(z)], {
+    // Only a provider that is none of these reaches this message: a known one reports its own fields.
+    error: `captcha.provider must be one of ${CAPTCHA_PROVIDERS.join(", ")}, altcha.`,
+  });
+
+const spamFilter = (z: Zod) =>
+  z.strictObject(
+    {
+      enabled: z.boolean({ error: "spamFilter.enabled must be true or false." }).optional(),
+      threshold: z
+        .number({ error: "spamFilter.threshold must be a number from 0 to 1." })
+        .min(0, "spamFilter.threshold must be a number from 0 to 1.")
+        .max(1, "spamFilter.threshold must be a number from 0 to 1.")
+        .optional(),
+    },
+    { error: "spamFilter must be {enabled?, threshold?}." },
+  );
+
+const hostedCaptcha = (z: Zod) =>
+  z.strictObject(
+    {
+      provider: z.enum(CAPTCHA_PROVIDERS, { error: `captcha.provider must be one of ${CAPTCHA_PROVIDERS.join(", ")}, or altcha.` }),
       secret: z
         .string({ error: "captcha.secret must be the provider's secret key, a string." })
         .trim()
@@ -49,6 +87,8 @@ export const createSchema = lazySchema((z) =>
     captcha: captcha(z).nullish(),
     fields: fieldRules(z).nullish(),
     otherFields: otherFields(z).optional(),
+    spamRules: spamRulesSchema(z).nullish(),
+    spamFilter: spamFilter(z).optional(),
   }),
 );
 
@@ -61,6 +101,22 @@ const SLUG_CACHE_SIZE = 1000;
 
 // Parsed once per distinct text, not per request; frozen because every caller shares the one array.
 const parseList = memoized((text: string) => Object.freeze(JSON.parse(text) as string[]) as string[]);
+
+type CaptchaInput = { provider: CaptchaProvider; secret: string } | { provider: "altcha"; complexity?: number | undefined } | null;
+
+/** The columns of a captcha setting: a provider's secret, or ALTCHA's complexity (formsvc keeps its own key). */
+function captchaColumns(input: CaptchaInput): Pick<FormRow, "captchaProvider" | "captchaSecret" | "captchaComplexity"> {
+  if (!input) return { captchaProvider: null, captchaSecret: null, captchaComplexity: null };
+  if (input.provider === "altcha") return { captchaProvider: "altcha", captchaSecret: null, captchaComplexity: input.complexity ?? null };
+  return { captchaProvider: input.provider, captchaSecret: input.secret, captchaComplexity: null };
+}
+
+/** The captcha as the form object shows it: never a secret; ALTCHA's complexity with its default filled in. */
+function captchaOf(row: FormRow): Form["captcha"] {
+  if (!row.captchaProvider) return null;
+  if (row.captchaProvider === "altcha") return { provider: "altcha", complexity: row.captchaComplexity ?? DEFAULT_COMPLEXITY };
+  return { provider: row.captchaProvider as CaptchaProvider };
+}
 
 /** The form's public answers to a submission: where it may redirect, which origins it accepts. */
 export const domainsOf = (row: Pick<FormRow, "allowedDomains">): string[] => parseList(row.allowedDomains);
@@ -127,13 +183,15 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     notificationEmail: row.notificationEmail,
     redirectUrl: row.redirectUrl,
     allowedDomains: domainsOf(row),
-    captcha: row.captchaProvider ? { provider: row.captchaProvider as CaptchaProvider } : null,
+    captcha: captchaOf(row),
     submitUrl: `${urls.submitUrl()}/f/${row.slug}`,
     fileUploads: row.fileUploads,
     retentionDays: row.retentionDays,
     spamRetentionDays: row.spamRetentionDays,
     fields: rulesOf(row) ?? [],
     otherFields: row.otherFields as OtherFields,
+    spamRules: row.spamRules ? (JSON.parse(row.spamRules) as SpamRules) : null,
+    spamFilter: { enabled: row.spamFilterEnabled, threshold: row.spamFilterThreshold ?? DEFAULT_FILTER_THRESHOLD },
   });
 
   // Shared, read-only rows: callers never change a FormRow they are given.
@@ -223,10 +281,12 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           retentionDays: input.retentionDays ?? null,
           // Absent means the default of 30 days; null, given on purpose, keeps spam for ever.
           spamRetentionDays: input.spamRetentionDays === undefined ? DEFAULT_SPAM_RETENTION_DAYS : input.spamRetentionDays,
-          captchaProvider: input.captcha?.provider ?? null,
-          captchaSecret: input.captcha?.secret ?? null,
+          ...captchaColumns(input.captcha ?? null),
           fieldRules: input.fields?.length ? JSON.stringify(input.fields) : null,
           otherFields: input.otherFields ?? "keep",
+          spamRules: rulesColumn(input.spamRules),
+          spamFilterEnabled: input.spamFilter?.enabled ?? true,
+          spamFilterThreshold: input.spamFilter?.threshold ?? null,
           createdAt: now,
           updatedAt: now,
         };
@@ -252,10 +312,12 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           fileUploads: input.fileUploads,
           retentionDays: input.retentionDays,
           spamRetentionDays: input.spamRetentionDays,
-          captchaProvider: input.captcha === undefined ? undefined : (input.captcha?.provider ?? null),
-          captchaSecret: input.captcha === undefined ? undefined : (input.captcha?.secret ?? null),
+          ...(input.captcha === undefined ? {} : captchaColumns(input.captcha)),
           fieldRules: input.fields === undefined ? undefined : input.fields?.length ? JSON.stringify(input.fields) : null,
           otherFields: input.otherFields,
+          spamRules: input.spamRules === undefined ? undefined : rulesColumn(input.spamRules),
+          spamFilterEnabled: input.spamFilter?.enabled,
+          spamFilterThreshold: input.spamFilter?.threshold,
         };
         // Only what really changes is written; a patch that changes nothing leaves updatedAt alone.
         const changes = Object.fromEntries(

@@ -7,6 +7,7 @@ import { keysService } from "./keys.ts";
 import { notificationsService } from "./notifications.ts";
 import { retentionService } from "./retention.ts";
 import { settingsService } from "./settings.ts";
+import { spamService } from "./spam/verdict.ts";
 import { submissionBulkService } from "./submission-bulk.ts";
 import { submissionsService } from "./submissions.ts";
 import { idempotencyService } from "./submissions/idempotency.ts";
@@ -29,7 +30,8 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
   const notifications = notificationsService(store, forms, () => ((urls.known?.() ?? true) ? urls.baseUrl() : null));
   const files = filesService(store, forms);
   const webhooks = webhooksService(store, forms, urls, options.webhooks ?? defaultWebhookOptions);
-  const submissions = submissionsService(store, forms, notifications, files, webhooks);
+  const spam = spamService(store);
+  const submissions = submissionsService(store, forms, notifications, files, webhooks, spam.filter);
   const idempotency = idempotencyService(store);
   return {
     store,
@@ -38,9 +40,10 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
     forms,
     keys: keysService(store, forms),
     submissions,
-    intake: intakeService(forms, submissions, idempotency, urls),
+    intake: intakeService(forms, submissions, spam, idempotency, urls),
     idempotency,
     submissionBulk: submissionBulkService(store, forms, submissions),
+    spam,
     files,
     notifications,
     webhooks,

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, gt, sql, type SQL } from "drizzle-orm";
 import type { Store } from "../db/client.ts";
 import { preparedOn } from "../db/prepared.ts";
-import { forms, submissions, type SubmissionRow } from "../db/schema.ts";
+import { forms, notifications, submissions, type SubmissionRow } from "../db/schema.ts";
 import type { ExportFormat, Principal, SpamReason, Submission } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
 import { iso } from "../lib/time.ts";
@@ -9,11 +9,12 @@ import { lazySchema, parseBody } from "../lib/validate.ts";
 import { mayHoldFiles, withFilePaths } from "./submissions/export-rows.ts";
 import type { FilesService } from "./files.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
-import type { NotificationRequest, NotificationsService } from "./notifications.ts";
+import { notificationRowFor, type NotificationRequest, type NotificationsService } from "./notifications.ts";
 import { addShare, moveShare } from "./submissions/counters.ts";
 import { fieldsAfterRemoving } from "./submissions/field-list.ts";
-import { asBound, submissionWriter, type IdempotencyRequest, type ReceivingForm } from "./submissions/write.ts";
+import { asBound, submissionWriter, type ReceiveFlags, type ReceivingForm } from "./submissions/write.ts";
 import type { WebhooksService } from "./webhooks.ts";
+import type { Mark, SpamFilterService } from "./spam/filter.ts";
 import { exportText } from "./submission-export.ts";
 import { COLUMNS, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
 
@@ -50,6 +51,7 @@ export const toSubmission = (row: SubmissionRow): Submission => ({
   isStarred: row.isStarred,
   isSpam: row.isSpam,
   spamReason: row.isSpam ? ((row.spamReason as SpamReason | null) ?? null) : null,
+  ...(row.spamScore === null ? {} : { spamScore: row.spamScore, spamTokens: JSON.parse(row.spamTokens ?? "[]") as string[] }),
 });
 
 /** The body of PATCH .../submissions/{sid} (the OpenAPI document is generated from it too). */
@@ -88,6 +90,7 @@ export function submissionsService(
   notificationsService: NotificationsService,
   filesService: FilesService,
   webhooksService?: WebhooksService,
+  spamFilter?: SpamFilterService,
 ) {
   const where = (formId: string, query: SubmissionQuery) =>
     and(
@@ -227,11 +230,15 @@ export function submissionsService(
       return toSubmission(await findRow(form.id, submissionId));
     },
 
-    /** Sets any of isRead, isStarred, isSpam, keeping the form's counters true. */
+    /**
+     * Sets any of isRead, isStarred, isSpam, keeping the form's counters true. An isSpam given (even the value it
+     * has) is the owner's mark: the account's filter learns it; moved out of spam, the submission sends, once,
+     * the notification and webhook events its spam verdict held back.
+     */
     async update(principal: Principal, formRef: string, submissionId: string, body: unknown): Promise<Submission> {
       const patch = parseBody(await patchSchema(), body);
       const form = await formsService.findRow(principal, formRef);
-      return store.write(async (tx) => {
+      const { submission, queued, events } = await store.write(async (tx) => {
         const [before] = await tx
           .select()
           .from(submissions)
@@ -241,13 +248,31 @@ export function submissionsService(
         // The owner's word is the reason once they mark it spam; a submission moved out of spam has none.
         if (patch.isSpam === true && !before.isSpam) after.spamReason = "owner";
         if (patch.isSpam === false) after.spamReason = null;
+        const mark: Mark | null = patch.isSpam === undefined ? null : patch.isSpam ? "spam" : "ham";
+        if (mark && spamFilter) {
+          const data = JSON.parse(before.data) as Record<string, unknown>;
+          await spamFilter.learn(tx, form.accountId, data, before.trained as Mark | null, mark);
+          after.trained = mark;
+        }
+        const release = before.isSpam && patch.isSpam === false && before.held !== null;
+        if (release) after.held = null;
         await tx
           .update(submissions)
-          .set({ ...patch, spamReason: after.spamReason })
+          .set({ ...patch, spamReason: after.spamReason, trained: after.trained, held: after.held })
           .where(eq(submissions.id, before.id));
         await moveShare(tx, before, after);
-        return toSubmission(after);
+        const submission = toSubmission(after);
+        if (!release) return { submission, queued: false, events: false };
+        // Out of spam: the notification and webhook events its verdict held back go now, once.
+        const now = Date.now();
+        const notification = notificationRowFor(form, { id: before.id, createdAt: now }, JSON.parse(before.held!) as NotificationRequest);
+        if (notification) await tx.insert(notifications).values(notification);
+        const events = webhooksService !== undefined && (await tx.all(webhooksService.queueStatement(form, submission, now))).length > 0;
+        return { submission, queued: notification?.status === "pending", events };
       });
+      if (queued) notificationsService.announce();
+      if (events) webhooksService?.announce();
+      return submission;
     },
 
     async remove(principal: Principal, formRef: string, submissionId: string): Promise<void> {
@@ -269,16 +294,10 @@ export function submissionsService(
      * field list up to date and, unless it is spam, writes its notification (`_subject`, `_replyto` in
      * `notification`), all in one transaction.
      */
-    async receive(
-      formRef: string | ReceivingForm,
-      data: Record<string, unknown>,
-      flags: { isSpam: boolean; spamReason?: SpamReason; notification?: NotificationRequest; idempotency?: IdempotencyRequest },
-    ): Promise<Submission> {
+    async receive(formRef: string | ReceivingForm, data: Record<string, unknown>, flags: ReceiveFlags): Promise<Submission> {
       const form = typeof formRef === "string" ? await formForWrite(store.db).get({ id: formRef }) : formRef;
       if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
-      // A spam verdict with no reason given is the honeypot's, the first kind of spam there was.
-      const spamReason = flags.isSpam ? (flags.spamReason ?? "honeypot") : null;
-      const written = await write({ form, data, spamReason, notification: flags.notification ?? {}, idempotency: flags.idempotency });
+      const written = await write({ form, data, flags });
       // Only now is the notification committed, so the sender cannot look for it too early.
       if (written.queued) notificationsService.announce();
       if (written.events) webhooksService?.announce();

@@ -82,6 +82,8 @@ export function formObject(overrides: Record<string, unknown> = {}) {
     spamRetentionDays: 30,
     fields: [],
     otherFields: "keep",
+    spamRules: null,
+    spamFilter: { enabled: true, threshold: 0.8 },
     ...overrides,
   };
 }

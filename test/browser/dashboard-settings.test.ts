@@ -139,10 +139,10 @@ describe("a form's settings, all from the dashboard", () => {
   });
 
   test("captcha and retention are set here; a refused value shows beside its field; the captcha secret is never shown", async () => {
-    await section("spam").getByLabel("Captcha provider").selectOption("turnstile");
-    await section("spam").getByLabel("Secret key").fill("0x4AAAAAAAsecret");
-    await Promise.all([page.waitForURL(/notice=saved#spam$/, WAIT), section("spam").getByRole("button", { name: "Save captcha" }).click()]);
-    expect(await section("spam").getByLabel("Captcha provider").inputValue()).toBe("turnstile");
+    await section("captcha").getByLabel("Captcha provider").selectOption("turnstile");
+    await section("captcha").getByLabel("Secret key").fill("0x4AAAAAAAsecret");
+    await Promise.all([page.waitForURL(/notice=saved#captcha$/, WAIT), section("captcha").getByRole("button", { name: "Save captcha" }).click()]);
+    expect(await section("captcha").getByLabel("Captcha provider").inputValue()).toBe("turnstile");
     expect(await page.content()).not.toContain("0x4AAAAAAAsecret");
 
     await section("retention").getByLabel("Keep submissions for (days)").fill("0");

@@ -59,6 +59,10 @@ test("dist/formsvc runs alone from an empty directory: serve, keys, forms, a pos
   expect(await (await fetch(setup)).text()).toContain("Create user and sign in");
   expect(await (await fetch(`${url}/dashboard/assets/dashboard.css`)).text()).toContain("prefers-color-scheme: dark");
   expect(await (await fetch(`${url}/dashboard/assets/dashboard.js`)).text()).toContain("data-copy");
+  // The ALTCHA widget's script travels inside the binary, byte for byte.
+  const widget = await fetch(`${url}/altcha.js`);
+  expect(widget.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+  expect(await widget.text()).toBe(await Bun.file(join(ROOT, "node_modules", "altcha", "dist", "main", "altcha.min.js")).text());
 
   const minted = await formsvc("keys", "create", "--name", "admin");
   expect(minted.code).toBe(0);

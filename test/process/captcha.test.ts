@@ -236,7 +236,7 @@ test("the captcha is set, changed and removed through the API and the CLI; its s
   });
   const unknown = await runCli(["forms", "update", form.slug, "--captcha", "friendlycaptcha", "--captcha-secret", "s"], { env });
   expect(unknown.code).toBe(2);
-  expect(unknown.stderr).toBe("formsvc: captcha.provider must be one of recaptcha, hcaptcha, turnstile.\n");
+  expect(unknown.stderr).toBe("formsvc: captcha.provider must be one of recaptcha, hcaptcha, turnstile, altcha.\n");
 
   expect(server.stderr()).not.toContain(SECRET);
   expect(server.stderr()).not.toContain("another-secret-value");

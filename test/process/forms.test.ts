@@ -53,6 +53,8 @@ for (const mode of MODES) {
         spamRetentionDays: "30",
         fields: "",
         otherFields: "keep",
+        spamRules: "",
+        spamFilter: "on, threshold 0.8",
       });
       expect(result.stderr).toBe(`Made form Contact (${lines.id}). It takes submissions at ${world.server.url}/f/contact-${mode}\n`);
     });
@@ -99,7 +101,7 @@ for (const mode of MODES) {
         [["forms", "update", `contact-${mode}`, "--active", "maybe"], 'formsvc: --active must be true or false, not "maybe"\n'],
         [
           ["forms", "update", `contact-${mode}`],
-          "formsvc: nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --fields-file, --other-fields\n",
+          "formsvc: nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --fields-file, --other-fields, --spam-rules-file, --spam-filter, --spam-threshold\n",
         ],
         [
           ["forms", "create", "--name", "X", "--redirect", "ftp://example.com"],

@@ -135,6 +135,54 @@ describe("the public address, behind a trusted proxy, without --base-url", () =>
     expect(direct.submitUrl).toBe(`${server.url}/f/${form.slug}`);
   });
 
+  test("a chat webhook's link names the address each post came to, whichever post's write started the batch", async () => {
+    const bodies: string[] = [];
+    let arrived: () => void = () => {};
+    const all = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const POSTS = 12;
+    const receiver = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(request) {
+        bodies.push(await request.text());
+        if (bodies.length === POSTS) arrived();
+        return new Response("ok");
+      },
+    });
+    try {
+      const { server, key, slug } = await start({ trustProxy: "true", webhooksAllowPrivate: "true", rateLimit: "0" });
+      const [form] = await (await fetch(`${server.url}/api/forms`, { headers: { authorization: `Bearer ${key}` } })).json().then((page) => page.forms);
+      const hook = await fetch(`${server.url}/api/forms/${form.id}/webhooks`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/slack`, format: "slack" }),
+      });
+      expect(hook.status).toBe(201);
+      // Posts to two public names at once: their writes share batches, each started by one of them.
+      const hosts = Array.from({ length: POSTS }, (_, i) => (i % 2 === 0 ? "a.example.com" : "b.example.com"));
+      const answers = await Promise.all(
+        hosts.map((host, i) =>
+          fetch(`${server.url}/f/${slug}`, {
+            method: "POST",
+            headers: { accept: "application/json", "content-type": "application/json", "x-forwarded-proto": "https", "x-forwarded-host": host },
+            body: JSON.stringify({ host, n: i }),
+          }),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual(hosts.map(() => 200));
+      await all;
+      const links = bodies.map((body) => {
+        const text = JSON.parse(body).text as string;
+        return { posted: /^host: (\S+)$/m.exec(text)?.[1], linked: /https:\/\/([ab]\.example\.com)\/dashboard\//.exec(text)?.[1] };
+      });
+      expect(links.filter((l) => l.posted === undefined || l.posted !== l.linked)).toEqual([]);
+    } finally {
+      receiver.stop(true);
+    }
+  });
+
   test("without --trust-proxy the forwarded headers are not believed", async () => {
     const { server, key } = await start();
     const created = await fetch(`${server.url}/api/forms`, {

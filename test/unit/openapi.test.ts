@@ -108,6 +108,8 @@ describe("an answer that drifts from the document fails the test that receives i
     spamRetentionDays: 30,
     fields: [],
     otherFields: "keep",
+    spamRules: null,
+    spamFilter: { enabled: true, threshold: 0.8 },
   };
   const check = (status: number, body: unknown, url = `${BASE}/api/forms/${form.id}`) => checkResponse("GET", url, Response.json(body, { status }));
 

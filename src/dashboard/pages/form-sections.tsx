@@ -88,12 +88,13 @@ export function retentionSection({ session, form, errors }: SectionContext): Set
 export function captchaSection({ session, form, errors }: SectionContext): SettingsSection {
   const current = form.captcha?.provider ?? "";
   return {
-    id: "spam",
-    title: "Spam: captcha",
+    id: "captcha",
+    title: "Captcha of a third party",
     body: (
       <form method="post" action={action(form, "captcha")} class="grid">
         <Csrf session={session} />
         <Notice text={errors.captcha} kind="error" />
+        {current === "altcha" ? <p class="hint">The form uses the ALTCHA captcha (under Spam); choosing a provider here replaces it.</p> : null}
         <div class="field">
           <label for="f-provider">Captcha provider</label>
           <select id="f-provider" name="provider">

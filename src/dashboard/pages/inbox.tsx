@@ -174,7 +174,7 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
                   </span>
                   <a href={`/dashboard/forms/${form.id}/submissions/${s.id}`}>
                     <span class="preview">{preview(s, fields)}</span>
-                    {s.isSpam && s.spamReason ? <span class="reason">{` (spam: ${SPAM_REASONS[s.spamReason] ?? s.spamReason})`}</span> : null}
+                    {s.isSpam ? <span class="reason">{` (spam: ${spamReasonText(s)})`}</span> : null}
                     {s.isRead ? null : <span class="sr-only"> (unread)</span>}
                   </a>
                   <Time iso={s.createdAt} />
@@ -240,6 +240,12 @@ function DataValue({ form, submission, value }: { form: Form; submission: Submis
   );
 }
 
+/** Why a submission is spam, in words a person reads (the filter's with its score). */
+function spamReasonText(submission: Submission): string {
+  const text = SPAM_REASONS[submission.spamReason ?? ""] ?? submission.spamReason ?? "spam";
+  return submission.spamReason === "filter" && submission.spamScore !== undefined ? `${text} (${submission.spamScore.toFixed(2)})` : text;
+}
+
 /** One submission, its data as text, and what can be done with it. */
 export function SubmissionPage({
   session,
@@ -284,10 +290,16 @@ export function SubmissionPage({
         <p class="muted">
           Received <Time iso={submission.createdAt} />
           {submission.isStarred ? " · starred" : ""}
-          {submission.isSpam ? ` · spam${submission.spamReason ? ` (${SPAM_REASONS[submission.spamReason] ?? submission.spamReason})` : ""}` : ""}
+          {submission.isSpam ? ` · spam: ${spamReasonText(submission)}` : ""}
           {" · "}
           <code>{submission.id}</code>
         </p>
+        {submission.spamScore === undefined ? null : (
+          <p class="muted" id="spam-score">
+            Spam filter score {submission.spamScore.toFixed(2)}
+            {submission.spamTokens?.length ? `; the words that weighed most: ${submission.spamTokens.join(", ")}` : ""}
+          </p>
+        )}
         {reply ? (
           <p>
             <a class="button secondary" href={`mailto:${encodeURIComponent(reply).replace("%40", "@")}?subject=${encodeURIComponent(`Re: ${form.name}`)}`}>
@@ -322,5 +334,11 @@ export function SubmissionPage({
 export const SPAM_REASONS: Record<string, string> = {
   honeypot: "honeypot field filled",
   captcha_unverified: "captcha not verified",
+  "rule:blocked_words": "blocked word",
+  "rule:blocked_emails": "blocked email",
+  "rule:max_links": "too many links",
+  disposable_email: "disposable email",
+  duplicate: "duplicate",
+  filter: "spam filter",
   owner: "marked by you",
 };

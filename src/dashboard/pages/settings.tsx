@@ -26,6 +26,16 @@ export const settingsInput = (form: Form): SettingsInput => ({
   allowedDomains: form.allowedDomains.join("\n"),
 });
 
+/** The ALTCHA widget's lines of the snippet, when the form has that captcha. */
+const altchaOf = (form: Form) => {
+  if (form.captcha?.provider !== "altcha") return null;
+  const origin = new URL(form.submitUrl).origin;
+  return {
+    script: `<script async defer src="${origin}/altcha.js" type="module"></script>\n`,
+    widget: `\n  <altcha-widget challenge="${form.submitUrl}/altcha"></altcha-widget>`,
+  };
+};
+
 const attr = (text: string) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 /** One declared field as the input a browser checks before it posts: its type, required, lengths, range, pattern. */
@@ -50,17 +60,19 @@ function inputFor(rule: FieldRule): string {
 
 /**
  * The HTML to paste into a page: a plain form posting to this form's address, with the honeypot; its inputs are
- * the form's declared fields when it has some (so the browser checks what formsvc will), else an email and a message.
+ * the form's declared fields when it has some (so the browser checks what formsvc will), else an email and a message;
+ * with the ALTCHA widget when the form has that captcha.
  */
 export function snippetHtml(form: Form): string {
+  const altcha = altchaOf(form);
   const inputs =
     form.fields.length > 0
       ? form.fields.map(inputFor)
       : ['<label>Email <input name="email" type="email" required></label>', '<label>Message <textarea name="message"></textarea></label>'];
   const multipart = form.fields.some((rule) => rule.type === "file") ? ' enctype="multipart/form-data"' : "";
-  return `<form action="${form.submitUrl}" method="post"${multipart}>
+  return `${altcha?.script ?? ""}<form action="${form.submitUrl}" method="post"${multipart}>
 ${inputs.map((input) => `  ${input}`).join("\n")}
-  <input name="_gotcha" style="display:none" tabindex="-1" autocomplete="off">
+  <input name="_gotcha" style="display:none" tabindex="-1" autocomplete="off">${altcha?.widget ?? ""}
   <button>Send</button>
 </form>`;
 }
@@ -72,7 +84,11 @@ const key = crypto.randomUUID();
 const send = () => fetch("${form.submitUrl}", {
   method: "POST",
   headers: { "Content-Type": "application/json", Accept: "application/json", "Idempotency-Key": key },
-  body: JSON.stringify({ email: "ada@example.com", message: "Hello" }),
+  body: JSON.stringify({ email: "ada@example.com", message: "Hello"${
+    altchaOf(form)
+      ? `,\n    // the ALTCHA widget's solution, from the hidden field it adds to the form\n    altcha: document.querySelector("input[name=altcha]").value`
+      : ""
+  } }),
 });
 const answer = await send().catch(send); // tried once more if the network failed
 const result = await answer.json(); // {success: true, message, id, next} or {error: {code, message}, errors: [{field, code, message}]}`;
@@ -102,7 +118,7 @@ export interface SettingsProps {
  * Where each section goes on the page, by id: a section added later (fields, confirmation) takes its place
  * here; one with an id not listed goes before the snippet.
  */
-const SECTION_ORDER = ["general", "fields", "spam", "files", "webhooks", "notifications", "confirmation", "retention", "snippet", "test", "delete"];
+const SECTION_ORDER = ["general", "fields", "captcha", "spam", "files", "webhooks", "notifications", "confirmation", "retention", "snippet", "test", "delete"];
 const rank = (id: string) => (SECTION_ORDER.includes(id) ? SECTION_ORDER.indexOf(id) : SECTION_ORDER.indexOf("snippet") - 0.5);
 
 /** A form's settings: every field, the snippet, a test submission, and deletion with typed confirmation. */

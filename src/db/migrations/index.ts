@@ -12,7 +12,8 @@ import m9 from "./0009_webhook_circuit.sql" with { type: "text" };
 import m10 from "./0010_form_fields.sql" with { type: "text" };
 import m11 from "./0012_webhook_secret_overlap.sql" with { type: "text" };
 import m12 from "./0014_teams_activity.sql" with { type: "text" };
-import m13 from "./0017_idempotency.sql" with { type: "text" };
+import m13 from "./0015_spam_defence.sql" with { type: "text" };
+import m14 from "./0017_idempotency.sql" with { type: "text" };
 
 /** Every migration in order, as text, so that the compiled binary carries them. */
 export const migrations: { tag: string; when: number; sql: string }[] = [
@@ -29,5 +30,6 @@ export const migrations: { tag: string; when: number; sql: string }[] = [
   { tag: "0010_form_fields", when: 1795600010000, sql: m10 },
   { tag: "0012_webhook_secret_overlap", when: 1795600012000, sql: m11 },
   { tag: "0014_teams_activity", when: 1795600014000, sql: m12 },
-  { tag: "0017_idempotency", when: 1795600017000, sql: m13 },
+  { tag: "0015_spam_defence", when: 1795600015000, sql: m13 },
+  { tag: "0017_idempotency", when: 1795600017000, sql: m14 },
 ];

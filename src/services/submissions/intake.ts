@@ -1,7 +1,7 @@
 // The intake: every rule of a public post, in the contract's order (form, active, origin, rate limit, then the
-// body the route reads, special fields, honeypot, field names, redirect, captcha), for every path that posts to
-// a form: the public endpoint and the dashboard's test submission alike. The route only reads the request and
-// writes the answer.
+// body the route reads, special fields, honeypot, field names, the form's fields, redirect, captcha, then the
+// spam rules and the learning filter), for every path that posts to a form: the public endpoint and the
+// dashboard's test submission alike. The route only reads the request and writes the answer.
 import type { FormRow } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
 import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type CaptchaOptions } from "../captcha.ts";
@@ -14,9 +14,20 @@ import { applyFieldRules } from "./fields.ts";
 import { fingerprintOf, idempotencyKeyOf, type IdempotencyService } from "./idempotency.ts";
 import type { IdempotencyRequest } from "./write.ts";
 import type { SubmissionsService } from "../submissions.ts";
+import type { SpamService } from "../spam/verdict.ts";
 
 /** Fields that steer the submission and are never stored. */
-export const SPECIAL_FIELDS = ["_next", "_subject", "_replyto", "_cc", "_gotcha", "g-recaptcha-response", "h-captcha-response", "cf-turnstile-response"];
+export const SPECIAL_FIELDS = [
+  "_next",
+  "_subject",
+  "_replyto",
+  "_cc",
+  "_gotcha",
+  "g-recaptcha-response",
+  "h-captcha-response",
+  "cf-turnstile-response",
+  "altcha",
+];
 
 /** Most fields one submission may have, and the longest field name: no form needs more. */
 export const MAX_FIELDS = 200;
@@ -111,7 +122,21 @@ function checkFieldNames(data: Record<string, unknown>): void {
  * cannot be asked makes the submission spam (`captcha_unverified`), kept and answered as a success, so that
  * an outage loses nothing. Null when the captcha passed or the form has none.
  */
-async function checkCaptcha(form: FormRow, special: Record<string, unknown>, ip: string, options: CaptchaOptions): Promise<SpamReason | null> {
+async function checkCaptcha(
+  form: FormRow,
+  special: Record<string, unknown>,
+  ip: string,
+  options: CaptchaOptions,
+  altcha: SpamService["altcha"],
+): Promise<SpamReason | null> {
+  if (form.captchaProvider === "altcha") {
+    if (await altcha.verify(form, special.altcha)) return null;
+    throw new ApiError(
+      "captcha_failed",
+      "The captcha was not solved, or its solution was already used or expired. Go back, let the captcha finish and send the form again.",
+      { field: "altcha" },
+    );
+  }
   if (!form.captchaProvider || !form.captchaSecret) return null;
   const provider = form.captchaProvider as CaptchaProvider;
   const token = special[CAPTCHA_TOKEN_FIELDS[provider]];
@@ -164,7 +189,13 @@ function splitFields(fields: Record<string, unknown>): { special: Record<string,
 }
 
 /** The intake of posts to forms: the public endpoint's rules, which the dashboard's test post obeys too. */
-export function intakeService(forms: FormsService, submissions: SubmissionsService, idempotency: IdempotencyService, urls: { baseUrl: () => string }) {
+export function intakeService(
+  forms: FormsService,
+  submissions: SubmissionsService,
+  spam: SpamService,
+  idempotency: IdempotencyService,
+  urls: { baseUrl: () => string },
+) {
   /** The rules that follow the reading of the post's fields, and its write (with its Idempotency-Key, if any). */
   async function accept(
     form: FormRow,
@@ -186,18 +217,22 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
     const location = redirectTarget(form, special._next, thanks);
     const redirected = location !== thanks;
     // A honeypot catch is spam whatever its captcha says: the provider is not asked about it.
-    const spamReason: SpamReason | null = honeypot
+    const caught: SpamReason | null = honeypot
       ? "honeypot"
       : post.byOwner
         ? null
-        : await checkCaptcha(form, special, post.ip, policy.captcha ?? defaultCaptchaOptions);
+        : await checkCaptcha(form, special, post.ip, policy.captcha ?? defaultCaptchaOptions, spam.altcha);
+    // The form's rules and the account's filter judge what the honeypot and the captcha let through.
+    const verdict = caught ? { reason: caught, score: null, tokens: null } : await spam.judge(form, kept);
     const submission = await submissions.receive(form, kept, {
-      isSpam: spamReason !== null,
-      spamReason: spamReason ?? undefined,
+      isSpam: verdict.reason !== null,
+      spamReason: verdict.reason ?? undefined,
+      spamScore: verdict.score,
+      spamTokens: verdict.tokens,
       notification: { subject: special._subject, replyTo: special._replyto ?? kept.email, cc },
       idempotency: key ? { ...key, location, redirected } : undefined,
     });
-    return { submissionId: submission.id, location, redirected, spamReason, replayed: false };
+    return { submissionId: submission.id, location, redirected, spamReason: verdict.reason, replayed: false };
   }
 
   return {

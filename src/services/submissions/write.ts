@@ -14,6 +14,8 @@ import { attachFiles } from "../files.ts";
 import { notificationRowFor, type NotificationRequest } from "../notifications.ts";
 import { countReceivedStatements, dayOf, storedSubmission } from "./counters.ts";
 import { growFieldListStatement } from "./field-list.ts";
+import { dataHash } from "../spam/verdict.ts";
+import type { SpamReason } from "../../domain/types.ts";
 
 /** SQL text and its parameters, placeholders among them: made once. */
 type Defined = { sql: string; params: unknown[] };
@@ -51,9 +53,10 @@ const STATEMENTS = {
    * one) and no post with its Idempotency-Key was stored meanwhile (by another process, or the same one's twin).
    */
   insert: define(sql`
-    INSERT INTO ${submissions} (id, form_id, data, created_at, is_read, is_starred, is_spam, spam_reason)
+    INSERT INTO ${submissions} (id, form_id, data, created_at, is_read, is_starred, is_spam, spam_reason, spam_score, spam_tokens, data_hash, held)
     SELECT ${sql.placeholder("id")}, ${sql.placeholder("formId")}, ${sql.placeholder("data")}, ${sql.placeholder("createdAt")}, 0, 0,
-      ${sql.placeholder("isSpam")}, ${sql.placeholder("spamReason")}
+      ${sql.placeholder("isSpam")}, ${sql.placeholder("spamReason")}, ${sql.placeholder("spamScore")}, ${sql.placeholder("spamTokens")},
+      ${sql.placeholder("dataHash")}, ${sql.placeholder("held")}
     FROM ${forms} WHERE id = ${sql.placeholder("formId")} AND last_submission_at < ${sql.placeholder("createdAt")} AND NOT ${keyHeld}
     RETURNING id`),
   /** The post's Idempotency-Key, taking the place of an expired record of the same key that the purger has not reached. */
@@ -76,26 +79,50 @@ export type ReceivingForm = Pick<FormRow, "id" | "name" | "slug" | "mode" | "not
 /** The Idempotency-Key of a post, written with its submission: what a repeat is answered with. */
 export interface IdempotencyRequest {
   key: string;
-  /** Of the post's fields as read (see fingerprintOf in intake-key.ts). */
+  /** Of the post's fields as read (see fingerprintOf in idempotency.ts). */
   fingerprint: string;
   location: string;
   redirected: boolean;
+}
+
+/** How a post is to be stored: spam or not and why, the filter's score, what its notification asked for. */
+export interface ReceiveFlags {
+  isSpam: boolean;
+  /** Why it is spam; a spam verdict with no reason given is the honeypot's, the first kind of spam there was. */
+  spamReason?: SpamReason;
+  spamScore?: number | null;
+  spamTokens?: string[] | null;
+  notification?: NotificationRequest;
+  /** The post's Idempotency-Key, when it sent one. */
+  idempotency?: IdempotencyRequest;
 }
 
 /** One submission to write, its createdAt chosen by the caller. */
 export interface Received {
   form: ReceivingForm;
   data: Record<string, unknown>;
-  /** Null: not spam. */
-  spamReason: string | null;
-  notification: NotificationRequest;
-  /** The post's Idempotency-Key, when it sent one. */
-  idempotency?: IdempotencyRequest;
+  flags: ReceiveFlags;
   createdAt: number;
 }
 
 /** Thrown when a post's Idempotency-Key was stored by another post while this one was being read: answer as that one. */
 export class IdempotencyKeyTaken extends Error {}
+
+/**
+ * The spam columns of a new submission: its reason, score and tokens, the hash the duplicate rule looks for,
+ * and (when a verdict makes it spam) the notification held back until the owner says it is not spam.
+ */
+function spamColumns(data: Record<string, unknown>, flags: ReceiveFlags) {
+  const request = flags.notification ?? {};
+  return {
+    spamReason: flags.isSpam ? (flags.spamReason ?? "honeypot") : null,
+    spamScore: flags.spamScore ?? null,
+    spamTokens: flags.spamTokens ? JSON.stringify(flags.spamTokens) : null,
+    dataHash: dataHash(data),
+    held: flags.isSpam ? JSON.stringify({ subject: request.subject, replyTo: request.replyTo, cc: request.cc }) : null,
+    trained: null,
+  };
+}
 
 /** The write of one submission as statements, and how to read what they did. */
 export interface SubmissionWrite {
@@ -114,7 +141,7 @@ export interface SubmissionWrite {
 export function submissionWrite(input: Received, events: ((row: SubmissionRow) => Bound) | null): SubmissionWrite {
   const { form, createdAt } = input;
   const attached = attachFiles(input.data, createdAt);
-  const isSpam = input.spamReason !== null;
+  const { isSpam } = input.flags;
   const row: SubmissionRow = {
     id: newId("submission", createdAt),
     formId: form.id,
@@ -123,7 +150,7 @@ export function submissionWrite(input: Received, events: ((row: SubmissionRow) =
     isRead: false,
     isStarred: false,
     isSpam,
-    spamReason: input.spamReason,
+    ...spamColumns(input.data, input.flags),
   };
   const kept = isSpam ? 0 : 1;
   const values = {
@@ -134,17 +161,19 @@ export function submissionWrite(input: Received, events: ((row: SubmissionRow) =
     spam: 1 - kept,
     day: dayOf(createdAt),
     names: JSON.stringify(Object.keys(input.data)),
-    idempotencyKey: input.idempotency?.key ?? null,
+    idempotencyKey: input.flags.idempotency?.key ?? null,
     keysFrom: createdAt - IDEMPOTENCY_WINDOW_MS,
   };
-  const notification = isSpam ? null : notificationRowFor(form, row, input.notification);
+  const notification = isSpam ? null : notificationRowFor(form, row, input.flags.notification ?? {});
   const statements = [
     bind(STATEMENTS.insert, values),
     ...attached.files.map((file) => bind(STATEMENTS.file, { ...file, submissionId: row.id, formId: form.id })),
     ...STATEMENTS.counters.map((statement) => bind(statement, values)),
     bind(STATEMENTS.fields, values),
     ...(notification ? [bind(STATEMENTS.notification, notification)] : []),
-    ...(input.idempotency ? [bind(STATEMENTS.idempotencyKey, { ...values, ...input.idempotency, redirected: input.idempotency.redirected ? 1 : 0 })] : []),
+    ...(input.flags.idempotency
+      ? [bind(STATEMENTS.idempotencyKey, { ...values, ...input.flags.idempotency, redirected: input.flags.idempotency.redirected ? 1 : 0 })]
+      : []),
   ];
   return { row, statements, queued: notification?.status === "pending", events: events && !isSpam ? () => events(row) : null };
 }
@@ -238,7 +267,7 @@ export function submissionWriter(store: Store, events: ((form: ReceivingForm, ro
       const write = submissionWrite({ ...input, createdAt }, queueEvents);
       const outcome = await runWrite(store, write, form.id);
       if (outcome.stored) return { row: write.row, queued: write.queued, events: outcome.events };
-      if (input.idempotency && (await keyStored(store.db, form.id, input.idempotency.key, createdAt))) throw new IdempotencyKeyTaken();
+      if (input.flags.idempotency && (await keyStored(store.db, form.id, input.flags.idempotency.key, createdAt))) throw new IdempotencyKeyTaken();
       const newest = await newestOf(store.db, form.id);
       if (newest === null) throw new ApiError("form_not_found", "This form no longer exists.");
       last = Math.max(createdAt, newest);

@@ -1,0 +1,72 @@
+import { eq, sql } from "drizzle-orm";
+import type { Db, Store } from "../../db/client.ts";
+import { preparedOn } from "../../db/prepared.ts";
+import { accounts, spamTokens } from "../../db/schema.ts";
+import { score, tokenize, type Score, type TokenCounts } from "./bayes.ts";
+import { valuesOf } from "./rules.ts";
+
+/** The filter acts once the account has marked at least this many submissions of each kind (contract §15). */
+export const FILTER_MIN_MARKS = 20;
+/** The score over which a submission is spam when the form does not say. */
+export const DEFAULT_FILTER_THRESHOLD = 0.8;
+
+/** What an owner's mark teaches: this submission is spam, or it is not. */
+export type Mark = "spam" | "ham";
+
+// The two reads of a post, prepared once per connection: the account's totals, then its counts of the post's tokens.
+const marksOf = preparedOn((db) =>
+  db
+    .select({ spam: accounts.spamMarks, ham: accounts.hamMarks })
+    .from(accounts)
+    .where(eq(accounts.id, sql.placeholder("accountId")))
+    .prepare(),
+);
+const countsOf = preparedOn((db) =>
+  db
+    .select({ token: spamTokens.token, spam: spamTokens.spam, ham: spamTokens.ham })
+    .from(spamTokens)
+    .where(
+      sql`${spamTokens.accountId} = ${sql.placeholder("accountId")} AND ${spamTokens.token} IN (SELECT value FROM json_each(${sql.placeholder("tokens")}))`,
+    )
+    .prepare(),
+);
+
+/** The tokens the filter reads in a submission's data. */
+export const tokensOf = (data: Record<string, unknown>) => tokenize(data, valuesOf(data));
+
+/** The learning filter of each account: scores new submissions, learns from the owner's marks. */
+export function spamFilterService(store: Store) {
+  return {
+    /** The score of a new submission of the account, or null while the account has too few marks of either kind. */
+    async score(accountId: string, data: Record<string, unknown>): Promise<Score | null> {
+      const marks = await marksOf(store.db).get({ accountId });
+      if (!marks || marks.spam < FILTER_MIN_MARKS || marks.ham < FILTER_MIN_MARKS) return null;
+      const tokens = tokensOf(data);
+      const rows: { token: string; spam: number; ham: number }[] = await countsOf(store.db).all({ accountId, tokens: JSON.stringify(tokens) });
+      const counts = new Map<string, TokenCounts>(rows.map((row) => [row.token, { spam: row.spam, ham: row.ham }]));
+      return score(counts, marks.spam, marks.ham);
+    },
+
+    /**
+     * Learns the owner's mark of a submission, in the caller's transaction: what it taught before (`was`) is
+     * taken back first, so that marking a submission twice the same way counts it once.
+     */
+    async learn(tx: Db, accountId: string, data: Record<string, unknown>, was: Mark | null, mark: Mark): Promise<void> {
+      if (was === mark) return;
+      const tokens = JSON.stringify(tokensOf(data));
+      const add = async (kind: Mark, sign: 1 | -1) => {
+        const spam = kind === "spam" ? sign : 0;
+        const ham = kind === "ham" ? sign : 0;
+        await tx.run(sql`INSERT INTO ${spamTokens} (account_id, token, spam, ham)
+          SELECT ${accountId}, value, max(${spam}, 0), max(${ham}, 0) FROM json_each(${tokens}) WHERE true
+          ON CONFLICT (account_id, token) DO UPDATE SET spam = max(spam + ${spam}, 0), ham = max(ham + ${ham}, 0)`);
+        await tx.run(sql`UPDATE ${accounts} SET spam_marks = max(spam_marks + ${spam}, 0), ham_marks = max(ham_marks + ${ham}, 0)
+          WHERE id = ${accountId}`);
+      };
+      if (was !== null) await add(was, -1);
+      await add(mark, 1);
+    },
+  };
+}
+
+export type SpamFilterService = ReturnType<typeof spamFilterService>;

@@ -1,0 +1,76 @@
+import { and, eq, gt, sql } from "drizzle-orm";
+import type { Store } from "../../db/client.ts";
+import { memoized, preparedOn } from "../../db/prepared.ts";
+import { submissions, type FormRow } from "../../db/schema.ts";
+import type { SpamReason, SpamRules } from "../../domain/types.ts";
+import { altchaService } from "./altcha.ts";
+import { DEFAULT_FILTER_THRESHOLD, spamFilterService } from "./filter.ts";
+import { checkRules } from "./rules.ts";
+
+/** Why a new submission is spam, with the filter's score and telling tokens when the filter scored it. */
+export interface SpamVerdict {
+  reason: SpamReason | null;
+  score: number | null;
+  tokens: string[] | null;
+}
+
+/** What the checks read of a form. */
+export type JudgedForm = Pick<FormRow, "id" | "accountId" | "spamRules" | "spamFilterEnabled" | "spamFilterThreshold">;
+
+const HOUR_MS = 3_600_000;
+
+/** A hash of the data as posted (a file counts by its name, type and size), for the duplicate rule. */
+export function dataHash(data: Record<string, unknown>): string {
+  const text = JSON.stringify(data, (_key, value) => (ArrayBuffer.isView(value) ? (value as Uint8Array).byteLength : value));
+  return new Bun.CryptoHasher("sha256")
+    .update(text ?? "")
+    .digest("hex")
+    .slice(0, 32);
+}
+
+const earlierSame = preparedOn((db) =>
+  db
+    .select({ id: submissions.id })
+    .from(submissions)
+    .where(
+      and(
+        eq(submissions.formId, sql.placeholder("formId")),
+        eq(submissions.dataHash, sql.placeholder("hash")),
+        gt(submissions.createdAt, sql.placeholder("since")),
+      ),
+    )
+    .limit(1)
+    .prepare(),
+);
+
+const rulesOf = memoized((text: string) => JSON.parse(text) as SpamRules, 256);
+
+/** The spam checks of a public post (rules, duplicates, the learning filter) and the ALTCHA captcha. */
+export function spamService(store: Store) {
+  const filter = spamFilterService(store);
+  return {
+    filter,
+    altcha: altchaService(store),
+
+    /** The verdict of the form's rules, then of the account's filter, on a new submission's data. */
+    async judge(form: JudgedForm, data: Record<string, unknown>): Promise<SpamVerdict> {
+      if (form.spamRules) {
+        const rule = await checkRules(form.spamRules, data);
+        if (rule) return { reason: rule, score: null, tokens: null };
+        const hours = rulesOf(form.spamRules).duplicateWindowHours;
+        if (hours) {
+          const since = Date.now() - hours * HOUR_MS;
+          const earlier = await earlierSame(store.db).get({ formId: form.id, hash: dataHash(data), since });
+          if (earlier) return { reason: "duplicate", score: null, tokens: null };
+        }
+      }
+      if (!form.spamFilterEnabled) return { reason: null, score: null, tokens: null };
+      const scored = await filter.score(form.accountId, data);
+      if (!scored) return { reason: null, score: null, tokens: null };
+      const threshold = form.spamFilterThreshold ?? DEFAULT_FILTER_THRESHOLD;
+      return { reason: scored.score > threshold ? "filter" : null, score: scored.score, tokens: scored.tokens };
+    },
+  };
+}
+
+export type SpamService = ReturnType<typeof spamService>;

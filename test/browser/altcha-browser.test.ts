@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import type { BrowserContext, Page } from "playwright-core";
+import { escapeHtml } from "../../src/http/pages.ts";
+import { launchBrowser } from "../helpers/browser.ts";
+import { runCli } from "../helpers/cli.ts";
+import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
+import type { StoredSubmission } from "../api/public-support.ts";
+
+// The real altcha widget, served by formsvc, solves a real challenge from formsvc in a real Chromium.
+const WAIT = { timeout: 25_000 };
+
+let server: ServerProcess;
+let site: ReturnType<typeof Bun.serve>;
+let siteUrl: string;
+let key: string;
+let browser: BrowserContext | undefined;
+let launchError: Error | undefined;
+
+/** A static site's contact page: the widget's script from formsvc, the form posting to formsvc, with or without the widget. */
+function sitePage(url: URL): Response {
+  const server = escapeHtml(url.searchParams.get("server") ?? "");
+  const slug = escapeHtml(url.searchParams.get("slug") ?? "");
+  const widget = url.searchParams.get("widget") === "no" ? "" : `<altcha-widget challenge="${server}/f/${slug}/altcha" auto="onload"></altcha-widget>`;
+  const page = `<!doctype html><html><head><meta charset="utf-8"><title>Site</title>
+<script async defer src="${server}/altcha.js" type="module"></script></head><body><h1>Contact</h1>
+<form action="${server}/f/${slug}" method="post"><textarea name="message" id="message"></textarea>${widget}<button type="submit">Send</button></form>
+</body></html>`;
+  return new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } });
+}
+
+beforeAll(async () => {
+  server = await startServerProcess({ args: ["--rate-limit", "0"] });
+  key = (await runCli(["keys", "create", "--db", server.db])).stdout.trim();
+  site = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => sitePage(new URL(request.url)) });
+  siteUrl = `http://127.0.0.1:${site.port}`;
+  try {
+    browser = await launchBrowser();
+  } catch (error) {
+    launchError = error as Error;
+  }
+}, 30_000);
+
+afterAll(async () => {
+  await browser?.close();
+  site?.stop(true);
+  await server?.stop();
+  if (server?.dir) rmSync(server.dir, { recursive: true, force: true });
+});
+
+async function newPage(): Promise<Page> {
+  if (!browser) throw launchError ?? new Error("the browser did not start");
+  return browser.newPage();
+}
+
+async function createForm(): Promise<{ id: string; slug: string }> {
+  const answer = await fetch(`${server.url}/api/forms`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "Contact", captcha: { provider: "altcha", complexity: 500 } }),
+  });
+  expect(answer.status).toBe(201);
+  return (await answer.json()) as { id: string; slug: string };
+}
+
+async function stored(formId: string): Promise<StoredSubmission[]> {
+  const answer = await fetch(`${server.url}/api/forms/${formId}/submissions`, { headers: { authorization: `Bearer ${key}` } });
+  return ((await answer.json()) as { submissions: StoredSubmission[] }).submissions;
+}
+
+test("the altcha widget solves formsvc's challenge in Chromium and the post is stored; its solution posted again is refused", async () => {
+  const form = await createForm();
+  const page = await newPage();
+  let solution = "";
+  try {
+    await page.goto(`${siteUrl}/contact.html?server=${encodeURIComponent(server.url)}&slug=${form.slug}`);
+    await page.fill("#message", "Hello from a person");
+    // The widget puts its payload in a hidden altcha field once it has solved the challenge.
+    await page.waitForFunction(() => (document.querySelector("input[name=altcha]") as HTMLInputElement | null)?.value, undefined, WAIT);
+    solution = await page.$eval("input[name=altcha]", (input) => (input as HTMLInputElement).value);
+    await Promise.all([page.waitForURL(`${server.url}/thanks`, WAIT), page.click("button[type=submit]")]);
+    expect(await page.textContent("h1")).toBe("Thank you!");
+  } finally {
+    await page.close();
+  }
+  expect((await stored(form.id)).map((s) => ({ data: s.data, isSpam: s.isSpam }))).toEqual([{ data: { message: "Hello from a person" }, isSpam: false }]);
+  // A bot that replays the solution it saw gets the contract's error, and nothing is stored.
+  const replay = await fetch(`${server.url}/f/${form.slug}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify({ message: "Replayed", altcha: solution }),
+  });
+  expect(replay.status).toBe(400);
+  expect(((await replay.json()) as { error: { code: string; field: string } }).error).toMatchObject({ code: "captcha_failed", field: "altcha" });
+  expect(await stored(form.id)).toHaveLength(1);
+}, 60_000);
+
+test("a browser posting without the widget's solution gets the captcha error page, with a way back", async () => {
+  const form = await createForm();
+  const page = await newPage();
+  try {
+    await page.goto(`${siteUrl}/contact.html?server=${encodeURIComponent(server.url)}&slug=${form.slug}&widget=no`);
+    await page.fill("#message", "No captcha here");
+    const [answer] = await Promise.all([page.waitForNavigation(WAIT), page.click("button[type=submit]")]);
+    expect(answer?.status()).toBe(400);
+    expect(await page.textContent("body")).toContain("captcha");
+    expect(await page.getAttribute("a", "href")).toStartWith(siteUrl);
+  } finally {
+    await page.close();
+  }
+  expect(await stored(form.id)).toEqual([]);
+}, 60_000);
