@@ -81,11 +81,11 @@ export function idempotencyService(store: Store) {
 
   return {
     /**
-     * Runs `store` (the rest of the post's rules and its write) unless a post with the same key and fields was
+     * Runs `accept` (the rest of the post's rules and its write) unless a post with the same key and fields was
      * stored within 24 hours, whose answer `replay` gives instead. A repeat waits for a post with its key that is
      * still under way in this process; one under way in another process is caught by the write itself.
      */
-    async once<T>(formId: string, key: string, fingerprint: string, store: () => Promise<T>, replay: (kept: KeptAnswer) => T): Promise<T> {
+    async once<T>(formId: string, key: string, fingerprint: string, accept: () => Promise<T>, replay: (kept: KeptAnswer) => T): Promise<T> {
       const slot = `${formId}\n${key}`;
       for (let ahead = underWay.get(slot); ahead; ahead = underWay.get(slot)) await ahead;
       let done!: () => void;
@@ -99,7 +99,7 @@ export function idempotencyService(store: Store) {
         const kept = await keptAnswer(formId, key, fingerprint);
         if (kept) return replay(kept);
         try {
-          return await store();
+          return await accept();
         } catch (error) {
           const first = error instanceof IdempotencyKeyTaken ? await keptAnswer(formId, key, fingerprint) : null;
           if (first) return replay(first);
