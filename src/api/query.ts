@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { ApiError } from "../errors.ts";
 import { EXPORT_FORMATS } from "../domain/types.ts";
-import { parseIsoDate } from "../lib/time.ts";
+import { parseIsoDate, parseWhen } from "../lib/time.ts";
 import { lazySchema } from "../lib/validate.ts";
 import { FILTERS } from "../services/submissions.ts";
 
@@ -48,9 +48,11 @@ export const queryParameters = lazySchema((z) => {
       invalid: (value: string) => `filter must be one of ${FILTERS.join(", ")}, not "${value}".`,
     },
     since: {
-      schema: isoDate(z),
-      description: "Only submissions created strictly after this ISO 8601 date or date-time (2026-11-22 or 2026-11-22T12:00:00Z).",
-      invalid: (value: string) => `since must be an ISO 8601 date or date-time such as 2026-11-22T12:00:00Z, not "${value}".`,
+      schema: z.string().refine((text) => parseWhen(text) !== null),
+      description:
+        "Only submissions created strictly after this ISO 8601 date or date-time (2026-11-22 or 2026-11-22T12:00:00Z), or after a span back from the time of the request (90s, 15m, 24h, 7d, 2w).",
+      invalid: (value: string) =>
+        `since must be an ISO 8601 date or date-time such as 2026-11-22T12:00:00Z, or a span back from now such as 24h or 7d, not "${value}".`,
     },
     until: {
       schema: isoDate(z),

@@ -1,11 +1,11 @@
 import { json } from "../http/respond.ts";
-import { parseIsoDate } from "../lib/time.ts";
+import { parseIsoDate, parseWhen } from "../lib/time.ts";
 import { dailyStats, MAX_DAYS } from "../services/form-stats.ts";
 import { FORM, operation } from "./operation.ts";
 
-/** The service's range from the declared parameters (already checked to be ISO 8601 dates). */
+/** The service's range from the declared parameters (already checked: ISO 8601 dates, and `since` also a span back). */
 export const dailyRange = ({ since, until }: { since?: string; until?: string }) => ({
-  since: since === undefined ? null : parseIsoDate(since),
+  since: since === undefined ? null : parseWhen(since),
   until: until === undefined ? null : parseIsoDate(until),
 });
 
@@ -22,7 +22,8 @@ export const statsOperations = [
     permission: "read",
     query: ["since", "until"],
     queryNotes: {
-      since: "The first day, as an ISO 8601 date (2026-11-01) or any time within it, UTC; by default 29 days before until.",
+      since:
+        "The first day, as an ISO 8601 date (2026-11-01) or any time within it, UTC, or the day a span back from now falls on (7d); by default 29 days before until.",
       until: "The last day, included, as an ISO 8601 date or any time within it, UTC; by default today.",
     },
     ok: {

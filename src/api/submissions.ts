@@ -2,7 +2,7 @@ import { ApiError } from "../errors.ts";
 import { json, noContent } from "../http/respond.ts";
 import { CONTENT_TYPES, exportStream } from "../services/submissions/export.ts";
 import { attachmentHeader } from "../lib/files.ts";
-import { parseIsoDate } from "../lib/time.ts";
+import { parseWhen } from "../lib/time.ts";
 import type { ListQuery } from "../services/submissions.ts";
 import { FORM, operation } from "./operation.ts";
 import type { QueryValues } from "./query.ts";
@@ -19,7 +19,7 @@ export function listQuery(values: Partial<QueryValues<(typeof LIST_QUERY)[number
   if (after !== undefined && offset !== 0) {
     throw new ApiError("invalid_parameter", "offset cannot be combined with after: a cursor already says where the page starts.", { field: "offset" });
   }
-  return { limit, offset, since: since === undefined ? null : parseIsoDate(since), order, filter, after: after ?? null, search: q?.trim() || null };
+  return { limit, offset, since: since === undefined ? null : parseWhen(since), order, filter, after: after ?? null, search: q?.trim() || null };
 }
 
 /**

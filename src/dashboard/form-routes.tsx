@@ -12,7 +12,7 @@ import { action, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";
 import { localPath, ownerOf, ownForm, page, reaches, redirect, SECURITY_HEADERS } from "./http.ts";
 import { DeliveriesPage, EndpointsSection, NotificationsSection } from "./pages/deliveries.tsx";
 import { FormsPage, type FormSummary, type NewFormInput } from "./pages/forms.tsx";
-import { InboxPage, type Neighbours, PAGE_SIZE, SubmissionPage, type InboxQuery } from "./pages/inbox.tsx";
+import { InboxPage, inboxHref, type Neighbours, PAGE_SIZE, SubmissionPage, type InboxQuery } from "./pages/inbox.tsx";
 import type { SettingsInput } from "./pages/settings.tsx";
 import { webhookDeliveriesSection } from "./pages/webhooks.tsx";
 import { settingsResponse } from "./settings-routes.tsx";
@@ -49,7 +49,11 @@ async function neighboursOf(ctx: RequestContext, principal: Principal, formId: s
   return { newer: await near("asc"), older: await near("desc") };
 }
 
-/** The inbox's view from its URL; a bad value falls back to the default, and a bad `since` is reported. */
+/**
+ * The inbox's view from its URL. A filter or page that is not one falls back to the default (only an edited
+ * address has one); a `since` that cannot be read is reported, and nothing is listed or exported for it, since
+ * every submission is not the view that was asked for.
+ */
 function inboxQuery(url: URL): { query: InboxQuery; since: number | null; sinceError?: string } {
   const filter = url.searchParams.get("filter") ?? "all";
   const page = Number(url.searchParams.get("page") ?? "1");
@@ -61,7 +65,10 @@ function inboxQuery(url: URL): { query: InboxQuery; since: number | null; sinceE
     page: Number.isSafeInteger(page) && page >= 1 ? page : 1,
   };
   const since = sinceText ? parseWhen(sinceText) : null;
-  const sinceError = sinceText && since === null ? "Give a date (2026-11-01), a date and time, or a span back from now such as 24h or 7d." : undefined;
+  const sinceError =
+    sinceText && since === null
+      ? `Give a date (2026-11-01), a date and time (2026-11-01T14:30Z, UTC unless it says otherwise), or a span back from now such as 90m, 24h or 7d; "${sinceText.slice(0, 40)}" is none of these.`
+      : undefined;
   return { query, since, sinceError };
 }
 
@@ -115,18 +122,20 @@ export function formPageRoutes(router: Router<Handler>): void {
     signedIn(async (ctx, session) => {
       const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
       const { query, since, sinceError } = inboxQuery(ctx.url);
-      const list = await ctx.services.submissions.list(principal, row.id, {
-        filter: query.filter,
-        search: query.q || null,
-        since,
-        order: "desc",
-        limit: PAGE_SIZE,
-        offset: (query.page - 1) * PAGE_SIZE,
-        after: null,
-      });
+      const list = sinceError
+        ? { submissions: [], fields: [], pagination: { total: 0, hasMore: false } }
+        : await ctx.services.submissions.list(principal, row.id, {
+            filter: query.filter,
+            search: query.q || null,
+            since,
+            order: "desc",
+            limit: PAGE_SIZE,
+            offset: (query.page - 1) * PAGE_SIZE,
+            after: null,
+          });
       const form = ctx.services.forms.toForm(row);
       return render(
-        200,
+        sinceError ? 400 : 200,
         <InboxPage
           session={session}
           form={form}
@@ -148,7 +157,8 @@ export function formPageRoutes(router: Router<Handler>): void {
     signedIn(async (ctx, session) => {
       const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
       const format = ctx.url.searchParams.get("format") === "ndjson" ? "ndjson" : "csv";
-      const { query, since } = inboxQuery(ctx.url);
+      const { query, since, sinceError } = inboxQuery(ctx.url);
+      if (sinceError) return redirect(inboxHref(ctx.services.forms.toForm(row), query));
       const selection: SubmissionQuery = { filter: query.filter, search: query.q || null, since, order: "desc" };
       const exported = await ctx.services.submissions.export(principal, row.id, selection);
       return new Response(exportStream(exported.chunks(format, { spamReason: false })), {

@@ -164,7 +164,12 @@ export function responseSchemas() {
     replyTo: z.string().nullable(),
     status: z.enum(["pending", "sent", "failed", "recorded"]).describe("recorded: a test-mode form's email, kept instead of sent."),
     attempts: z.int().min(0),
-    lastError: z.string().nullable(),
+    lastError: z
+      .string()
+      .nullable()
+      .describe(
+        "Why the last attempt failed or the message was refused; on a sent one, what had to be left out (a copy or the Reply-To the mail server could not take), else null.",
+      ),
     createdAt: time(),
     sentAt: nullableTime(),
     nextAttemptAt: nullableTime(),

@@ -217,12 +217,28 @@ export function notificationsService(store: Store, formsService: FormsService, d
     /** Extends the leases `worker` holds while it sends them. */
     extend: leases.extend,
 
-    /** Records that `worker` sent the notification it holds; a claim it lost meanwhile (its lease ran out) records nothing. */
-    async markSent(notification: OutgoingNotification, worker: string, now: number): Promise<void> {
+    /**
+     * Records that `worker` sent the notification it holds, with `note` in lastError when part of it was left out
+     * (a copy or the Reply-To the mail server could not take); a claim it lost meanwhile records nothing.
+     */
+    async markSent(notification: OutgoingNotification, worker: string, now: number, note: string | null = null): Promise<void> {
       await store.batch((db) => [
         db
           .update(notifications)
-          .set({ status: "sent", sentAt: now, attempts: notification.attempts + 1, lastError: null, nextAttemptAt: null, ...leases.released })
+          .set({ status: "sent", sentAt: now, attempts: notification.attempts + 1, lastError: note, nextAttemptAt: null, ...leases.released })
+          .where(leases.heldBy(notification.id, worker)),
+      ]);
+    },
+
+    /**
+     * Records that the notification cannot be sent as it is (an address the mail server cannot take): failed at
+     * once, `reason` in lastError, never tried again unless the owner retries it (after mending the settings).
+     */
+    async markRefused(notification: OutgoingNotification, worker: string, reason: string): Promise<void> {
+      await store.batch((db) => [
+        db
+          .update(notifications)
+          .set({ status: "failed", attempts: notification.attempts + 1, lastError: reason.slice(0, MAX_ERROR), nextAttemptAt: null, ...leases.released })
           .where(leases.heldBy(notification.id, worker)),
       ]);
     },

@@ -1,5 +1,7 @@
 import nodemailer from "nodemailer";
 import { headerSafe, type Mailbox } from "../lib/mail.ts";
+import { needsSmtpUtf8, planAddresses, type AddressPlan } from "../lib/mail-address.ts";
+import { offersSmtpUtf8 } from "../lib/smtp-probe.ts";
 import { startOutboxLoop, withinGrace, workerName } from "./outbox.ts";
 import type { NotificationsService, OutgoingNotification } from "../services/notifications.ts";
 import { HELD_PER_SLOT } from "../services/outbox-shares.ts";
@@ -10,6 +12,8 @@ const CONCURRENCY = 4;
 const POLL_MS = 60_000;
 /** How long a stop waits for a send under way (systemd's default stop timeout is 90 s). */
 const STOP_GRACE_MS = 20_000;
+/** How long the server's answer on SMTPUTF8 is trusted before it is asked again. */
+const SMTPUTF8_KNOWN_MS = 60_000;
 
 export interface SenderOptions {
   /** smtp:// or smtps:// with the credentials in it. */
@@ -73,15 +77,43 @@ export function startSender(notifications: NotificationsService, options: Sender
     return text;
   }
 
+  // What the server said of SMTPUTF8, kept for a minute: a run of such messages asks once, a changed server is heard soon.
+  let smtpUtf8Known: { offered: boolean; until: number } | null = null;
+  async function serverOffersSmtpUtf8(): Promise<boolean> {
+    if (smtpUtf8Known && Date.now() < smtpUtf8Known.until) return smtpUtf8Known.offered;
+    const offered = await offersSmtpUtf8(options.smtpUrl, timeoutMs);
+    smtpUtf8Known = { offered, until: Date.now() + SMTPUTF8_KNOWN_MS };
+    return offered;
+  }
+
+  /**
+   * The addresses the notification can go out with: when one of them needs SMTPUTF8, the server is asked whether
+   * it offers it (a short conversation of its own, only then), and what it cannot take is refused or left out.
+   */
+  async function addressesOf(notification: OutgoingNotification): Promise<AddressPlan> {
+    const wanted = { from: options.from.address, to: notification.to, cc: notification.cc, replyTo: notification.replyTo };
+    return planAddresses(wanted, needsSmtpUtf8(wanted) && (await serverOffersSmtpUtf8()));
+  }
+
   async function deliver(notification: OutgoingNotification): Promise<void> {
+    let note: string | null = null;
     try {
+      const plan = await addressesOf(notification);
+      if (plan.refusal) {
+        await notifications.markRefused(notification, worker, plan.refusal);
+        options.log.line(`notification ${notification.id} to ${notification.to}: refused: ${plan.refusal}`);
+        return;
+      }
+      note = plan.note;
+      const { from, to, cc, replyTo } = plan.addresses;
       await transport.sendMail({
-        from: options.from,
-        to: notification.to,
+        from: { name: options.from.name, address: from },
+        to,
         subject: notification.subject,
-        replyTo: notification.replyTo ?? undefined,
-        ...(notification.cc.length > 0 ? { cc: notification.cc } : {}),
-        text: notification.text,
+        replyTo: replyTo ?? undefined,
+        ...(cc.length > 0 ? { cc } : {}),
+        // What was left out is said in the message too: the owner may still want to answer or copy by hand.
+        text: note ? `${notification.text}\n${note}\n` : notification.text,
         // RFC 3834: tells auto-responders (vacation replies) not to answer a machine.
         headers: { "Auto-Submitted": "auto-generated" },
         disableFileAccess: true,
@@ -97,8 +129,8 @@ export function startSender(notifications: NotificationsService, options: Sender
       options.log.line(`notification ${notification.id} to ${notification.to}: attempt ${notification.attempts + 1} failed, ${outcome}: ${reason}`);
       return;
     }
-    await notifications.markSent(notification, worker, Date.now());
-    options.log.line(`notification ${notification.id} sent to ${notification.to}`);
+    await notifications.markSent(notification, worker, Date.now(), note);
+    options.log.line(`notification ${notification.id} sent to ${notification.to}${note ? `: ${note}` : ""}`);
   }
 
   const loop = startOutboxLoop({

@@ -198,3 +198,31 @@ describe("the settings page's HTML snippet", () => {
     ]);
   });
 });
+
+describe("the inbox's since", () => {
+  test("a since that cannot be read is a 400 that says so, lists nothing and offers no download; a span works", async () => {
+    await t.services.submissions.receive(ownForm.id, { email: "ann@example.com" }, { isSpam: false });
+    const inbox = `/dashboard/forms/${ownForm.id}/submissions`;
+    const bad = await get(`${inbox}?since=yesterday`);
+    const badPage = await bad.text();
+    expect(bad.status).toBe(400);
+    expect(badPage).toContain('<p class="error" id="f-since-error">Give a date (2026-11-01)');
+    expect(badPage).toContain("&quot;yesterday&quot; is none of these.");
+    expect(badPage).toContain("Nothing is listed while Since cannot be read");
+    expect(badPage).not.toContain("ann@example.com");
+    expect(badPage).not.toContain("/export?");
+    const good = await get(`${inbox}?since=1h`);
+    const goodPage = await good.text();
+    expect(good.status).toBe(200);
+    expect(goodPage).toContain("ann@example.com");
+    expect(goodPage).toContain(`/dashboard/forms/${ownForm.id}/export?format=csv&amp;since=1h`);
+  });
+
+  test("an export asked for with a since that cannot be read goes back to the inbox, which says why, rather than exporting everything", async () => {
+    const answer = await get(`/dashboard/forms/${ownForm.id}/export?format=csv&since=7x&filter=unread`);
+    expect({ status: answer.status, location: answer.headers.get("location") }).toEqual({
+      status: 303,
+      location: `/dashboard/forms/${ownForm.id}/submissions?filter=unread&since=7x`,
+    });
+  });
+});

@@ -48,6 +48,11 @@ test("GET /api/forms/{id}/stats/daily: every day of the range, oldest first, 0 o
     // A time within a day names that day; the slug reaches the form as its id does.
     const bySlug = await w.t.request("GET", `/api/forms/${w.form.slug}/stats/daily?since=2026-11-20T13:00:00Z&until=2026-11-20`, { key: w.admin });
     expect((await bySlug.json()).days).toEqual([{ date: "2026-11-20", submissions: 1, spam: 1 }]);
+    // A span back from now names the day it falls on (now is 2026-11-23T12:00Z).
+    expect((await get(w, "?since=2d&until=2026-11-22")).body.days).toEqual([
+      { date: "2026-11-21", submissions: 0, spam: 0 },
+      { date: "2026-11-22", submissions: 0, spam: 1 },
+    ]);
   } finally {
     t.close();
   }

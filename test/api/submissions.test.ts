@@ -140,6 +140,8 @@ runScenarios<World>("GET /api/forms/{id}/submissions: the envelope and its param
   refusedParameter("since=2026-02-30", "since"),
   refusedParameter("since=2026-11-22T25:00:00Z", "since"),
   refusedParameter("since=1732000000", "since"),
+  refusedParameter("since=7x", "since"),
+  refusedParameter("since=-1h", "since"),
   {
     name: "an unknown form is 404 form_not_found",
     method: "GET",
@@ -185,13 +187,16 @@ async function timedWorld(t: World["t"]): Promise<Timed> {
   return { ...w, timed, at };
 }
 
-/** `since=value` (as written in a URL) must keep exactly these submissions, oldest first. */
-function since(value: string, kept: string[]): ApiScenario<Timed> {
+/** `since=value` (as written in a URL; asked at `now` when given) must keep exactly these submissions, oldest first. */
+function since(value: string, kept: string[], now?: string): ApiScenario<Timed> {
   return {
-    name: `since=${decodeURIComponent(value)} keeps ${kept.join(", ") || "nothing"}`,
+    name: `since=${decodeURIComponent(value)}${now ? ` at ${now}` : ""} keeps ${kept.join(", ") || "nothing"}`,
     method: "GET",
     url: (w) => `/api/forms/${w.timed.id}/submissions?order=asc&since=${value}`,
     key: (w) => w.admin,
+    before: async () => {
+      if (now) setSystemTime(new Date(now));
+    },
     expectedStatus: 200,
     expectedBody: (w) => ({
       submissions: kept.map((name) => submissionObject(w.at[name]!, { n: Number(name.slice(1)) })),
@@ -211,6 +216,11 @@ runScenarios<Timed>("GET /api/forms/{id}/submissions?since", timedWorld, [
   // s3 was stored in the same clock millisecond as s2: it gets the next millisecond, so a poll never misses it.
   since("2026-03-02T12:00:00.000Z", ["s3"]),
   since("2026-03-02T12:00:00.001Z", []),
+  // A span is measured back from the time of the request.
+  since("2h", ["s2", "s3"], "2026-03-02T13:00:00.000Z"),
+  since("1h", ["s3"], "2026-03-02T13:00:00.000Z"),
+  since("3d", ["s0", "s1", "s2", "s3"], "2026-03-02T13:00:00.000Z"),
+  since("90m", [], "2026-03-02T13:30:00.002Z"),
   {
     name: "two stored in the same clock millisecond come out one after the other, newest first by default",
     method: "GET",

@@ -77,3 +77,27 @@ test("a submission of more than 200 fields, or with a field name over 200 charac
   const most = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`${"n".repeat(196)}${String(i).padStart(3, "0")}`, i]));
   expect((await f.post(form.slug, { body: most, headers: json })).status).toBe(200);
 });
+
+/** A field name of `count` characters outside ASCII, emoji among them: 5 UTF-16 units and 12 UTF-8 bytes every 4. */
+const wideName = (count: number) => Array.from("名前😀ü".repeat(60)).slice(0, count).join("");
+
+test("a field name of 200 characters outside ASCII is kept whole in JSON, urlencoded and multipart; 201 is a 400 naming it", async () => {
+  f = await publicFixture();
+  const form = await f.form();
+  const bodies = (name: string) => {
+    const multipart = new FormData();
+    multipart.append(name, "x");
+    return { json: { [name]: "x" }, urlencoded: new URLSearchParams([[name, "x"]]), multipart };
+  };
+  const longest = wideName(200);
+  expect({ utf16Units: longest.length, utf8Bytes: Buffer.byteLength(longest) }).toEqual({ utf16Units: 250, utf8Bytes: 600 });
+  for (const [encoding, body] of Object.entries(bodies(longest))) {
+    const answer = await f.post(form.slug, { body, headers: json });
+    expect({ encoding, status: answer.status }).toEqual({ encoding, status: 200 });
+  }
+  expect((await f.stored(form.id)).map((submission) => submission.data)).toEqual([{ [longest]: "x" }, { [longest]: "x" }, { [longest]: "x" }]);
+  for (const body of Object.values(bodies(wideName(201)))) {
+    await expectJsonError(await f.post(form.slug, { body, headers: json }), 400, "invalid_body", wideName(40));
+  }
+  expect(await f.stored(form.id)).toHaveLength(3);
+});

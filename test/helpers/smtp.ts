@@ -6,6 +6,10 @@ import { SMTPServer } from "smtp-server";
 export interface ReceivedMail {
   mailFrom: string;
   rcptTos: string[];
+  /** Whether MAIL FROM asked for SMTPUTF8. */
+  smtpUtf8: boolean;
+  /** MAIL FROM and RCPT TO as they came over the wire (smtp-server shows a punycode domain decoded in the others). */
+  commands: string[];
   /** Every header as it arrived: [name, raw value]. */
   headers: [string, string][];
   subject: string;
@@ -47,7 +51,7 @@ function rawHeader(line: string): [string, string] {
   return [line.slice(0, colon), line.slice(colon + 1).replace(/^[ \t]+/, "")];
 }
 
-async function decode(raw: Buffer, envelope: { mailFrom: string; rcptTos: string[] }): Promise<ReceivedMail> {
+async function decode(raw: Buffer, envelope: Omit<ReceivedMail, "headers" | "subject" | "replyTo" | "text" | "html" | "raw">): Promise<ReceivedMail> {
   const parsed = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true });
   return {
     ...envelope,
@@ -62,18 +66,29 @@ async function decode(raw: Buffer, envelope: { mailFrom: string; rcptTos: string
 
 /**
  * Starts the SMTP server on `port` (a free one by default) and resolves once it accepts connections. It offers
- * AUTH without TLS and takes any credentials, as a relay on loopback would.
+ * AUTH without TLS and takes any credentials, as a relay on loopback would; SMTPUTF8 unless `smtpUtf8` is false.
  */
-export async function startSmtpSink(options: { port?: number } = {}): Promise<SmtpSink> {
+export async function startSmtpSink(options: { port?: number; smtpUtf8?: boolean } = {}): Promise<SmtpSink> {
   const received: ReceivedMail[] = [];
+  // The envelope commands of each connection since its last message, read from smtp-server's debug log.
+  const commands = new Map<string, string[]>();
+  const quiet = () => {};
+  const logger = {
+    ...{ trace: quiet, info: quiet, warn: quiet, error: quiet, fatal: quiet },
+    debug(entry: { tnx?: string; cid?: string }, _format: string, line?: unknown) {
+      if (entry.tnx !== "command" || typeof line !== "string" || !/^(MAIL FROM|RCPT TO):/i.test(line)) return;
+      commands.set(entry.cid!, [...(commands.get(entry.cid!) ?? []), line]);
+    },
+  };
   const server = new SMTPServer({
     name: "sink.test",
     banner: "formsvc test sink",
     authOptional: true,
     allowInsecureAuth: true,
     disabledCommands: ["STARTTLS"],
+    hideSMTPUTF8: options.smtpUtf8 === false,
     closeTimeout: 100,
-    logger: false,
+    logger: logger as never,
     onAuth: (auth, _session, done) => done(null, { user: auth.username }),
     onData(stream, session, done) {
       const chunks: Buffer[] = [];
@@ -83,7 +98,10 @@ export async function startSmtpSink(options: { port?: number } = {}): Promise<Sm
         const envelope = {
           mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
           rcptTos: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          smtpUtf8: (session.envelope as { smtpUtf8?: boolean }).smtpUtf8 === true,
+          commands: commands.get(session.id) ?? [],
         };
+        commands.delete(session.id);
         decode(Buffer.concat(chunks), envelope).then(
           (mail) => {
             received.push(mail);

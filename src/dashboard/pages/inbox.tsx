@@ -110,21 +110,25 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
           </button>
         </div>
       </form>
-      <p class="downloads">
-        <span class="muted">Download this view:</span>{" "}
-        <a href={inboxHref(form, query, { page: 1 }, "export", { format: "csv" })} download>
-          CSV
-        </a>{" "}
-        <a href={inboxHref(form, query, { page: 1 }, "export", { format: "ndjson" })} download>
-          NDJSON
-        </a>
-      </p>
+      {sinceError ? null : (
+        <p class="downloads">
+          <span class="muted">Download this view:</span>{" "}
+          <a href={inboxHref(form, query, { page: 1 }, "export", { format: "csv" })} download>
+            CSV
+          </a>{" "}
+          <a href={inboxHref(form, query, { page: 1 }, "export", { format: "ndjson" })} download>
+            NDJSON
+          </a>
+        </p>
+      )}
       <section class="card flush">
         {submissions.length === 0 ? (
           <p class="empty">
-            {query.q || query.since || query.filter !== "all"
-              ? "Nothing matches this view."
-              : "No submissions yet. Send a test one from Settings, or post the form from your site."}
+            {sinceError
+              ? "Nothing is listed while Since cannot be read: correct it, or clear it to see every submission."
+              : query.q || query.since || query.filter !== "all"
+                ? "Nothing matches this view."
+                : "No submissions yet. Send a test one from Settings, or post the form from your site."}
           </p>
         ) : (
           <form method="post" action={`/dashboard/forms/${form.id}/submissions/actions`}>

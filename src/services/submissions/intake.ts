@@ -111,9 +111,10 @@ function checkFieldNames(data: Record<string, unknown>): void {
   if (names.length > MAX_FIELDS) {
     throw new ApiError("invalid_body", `A submission may have at most ${MAX_FIELDS} fields; this one has ${names.length}.`);
   }
-  const long = names.find((name) => name.length > MAX_FIELD_NAME);
+  // Characters are code points, as a person counts them: an emoji is one, not the two UTF-16 units of .length.
+  const long = names.find((name) => name.length > MAX_FIELD_NAME && Array.from(name).length > MAX_FIELD_NAME);
   if (long !== undefined) {
-    throw new ApiError("invalid_body", `Field names may be at most ${MAX_FIELD_NAME} characters long.`, { field: long.slice(0, 40) });
+    throw new ApiError("invalid_body", `Field names may be at most ${MAX_FIELD_NAME} characters long.`, { field: Array.from(long).slice(0, 40).join("") });
   }
 }
 
