@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   form_not_found: 404,
   method_not_allowed: 405,
   slug_taken: 409,
+  idempotency_key_reused: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unsupported_charset: 415,

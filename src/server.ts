@@ -156,6 +156,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     now: Date.now,
     log: { line: log.request, error: log.error },
     activity: { service: services.activity, days: config.activityDays },
+    idempotency: services.idempotency,
   });
   const webhookSender = startWebhookSender(services.webhooks, {
     ...webhookOptions,

@@ -228,6 +228,34 @@ export const files = sqliteTable(
   (t) => [index("files_submission").on(t.submissionId), index("files_form").on(t.formId)],
 );
 
+/**
+ * The Idempotency-Key of a public post that stored a submission: a repeat with the same key (per form, within 24
+ * hours) gets the first answer again. Deleted with its submission, and purged after 24 hours.
+ */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    formId: text("form_id")
+      .notNull()
+      .references(() => forms.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    /** SHA-256 of the post's fields as read: a repeat must send the same ones. */
+    fingerprint: text("fingerprint").notNull(),
+    submissionId: text("submission_id")
+      .notNull()
+      .references(() => submissions.id, { onDelete: "cascade" }),
+    /** Where the first answer sent the browser, and whether that was `_next` or the form's redirect. */
+    location: text("location").notNull(),
+    redirected: integer("redirected", { mode: "boolean" }).notNull(),
+    createdAt: millis("created_at"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.formId, t.key] }),
+    index("idempotency_keys_submission").on(t.submissionId),
+    index("idempotency_keys_created").on(t.createdAt),
+  ],
+);
+
 /** A form's webhook endpoints: each event of the form is POSTed to each of them. */
 export const webhooks = sqliteTable(
   "webhooks",

@@ -30,9 +30,13 @@ export function decodeText(bytes: Uint8Array, charset: string, field?: string): 
     return decoder.decode(bytes);
   } catch {
     const where = field === undefined ? "The body" : `The value of ${field.slice(0, 200)}`;
-    throw new ApiError("invalid_body", `${where} is not valid ${decoder.encoding}: send the bytes of the charset the request names.`, {
-      ...(field === undefined ? {} : { field: field.slice(0, 200) }),
-    });
+    throw new ApiError(
+      "invalid_body",
+      `${where} is not valid ${decoder.encoding}. A form on a page in another charset must say which: add <input type="hidden" name="_charset_"> to it.`,
+      {
+        ...(field === undefined ? {} : { field: field.slice(0, 200) }),
+      },
+    );
   }
 }
 

@@ -21,7 +21,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: "No key, or a malformed, unknown or revoked one.",
   403: "Refused: the key lacks the permission, or a form-level key used outside its form; for a submission, the origin or an inactive form.",
   404: "No such resource, or another account's or mode's.",
-  409: "The slug is taken.",
+  409: "A conflict: the slug is taken (a form), or the Idempotency-Key was used before with other fields (a submission).",
   413: "The body is over the server's --max-body.",
   415: "A body that is not JSON (or, for a submission, urlencoded or multipart).",
   429: "Too many submissions from this address to this form.",
@@ -36,7 +36,7 @@ function errorStatuses(operation: Operation): number[] {
   if (operation.path.includes("{")) statuses.push(404);
   if (operation.query?.length || operation.body) statuses.push(400);
   if (operation.body) statuses.push(413, 415);
-  if (operation.scope === "public" && operation.method === "POST") statuses.push(400, 403, 413, 415, 429);
+  if (operation.scope === "public" && operation.method === "POST") statuses.push(400, 403, 409, 413, 415, 429);
   if (operation.scope === "public" && operation.method === "OPTIONS") statuses.push(403);
   return [...new Set(statuses)].toSorted((a, b) => a - b);
 }
@@ -60,6 +60,16 @@ function errorResponse(status: number, html: boolean): Json {
   return { description: `${STATUS_TEXT[status]} Codes: ${codes.join(", ")}.`, ...(Object.keys(headers).length ? { headers } : {}), content };
 }
 
+/** The header a public post may send so that its retries store once (contract §14). */
+const IDEMPOTENCY_KEY: Json = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Any 1 to 200 printable ASCII characters (a UUID is usual), new for each submission. A repeat with the same key to the same form within 24 hours gets the first answer again (with Idempotent-Replayed: true) and stores nothing; the same key with other fields is 409 idempotency_key_reused.",
+  schema: { type: "string", minLength: 1, maxLength: 200 },
+};
+
 const SECURITY: Record<Scope, Json[]> = {
   account: [{ liveKey: [] }, { testKey: [] }],
   form: [{ liveKey: [] }, { testKey: [] }, { formKey: [] }],
@@ -77,6 +87,7 @@ function operationObject(operation: Operation, query: Awaited<ReturnType<typeof 
       description: operation.queryNotes?.[name] ?? query[name].description,
       schema: paramSchemas.get(name),
     })),
+    ...(operation.scope === "public" && operation.method === "POST" ? [IDEMPOTENCY_KEY] : []),
   ];
   const { ok } = operation;
   const okHeaders = Object.fromEntries(Object.entries(ok.headers ?? {}).map(([name, description]) => [name, { description, schema: { type: "string" } }]));

@@ -22,7 +22,7 @@ export function corsHeaders(request: Request, form: FormRow | null): Record<stri
   return { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": EXPOSED, Vary: "Origin" };
 }
 
-const EXPOSED = "Retry-After, HX-Redirect";
+const EXPOSED = "Retry-After, HX-Redirect, Idempotent-Replayed";
 /** What a preflight allows when it does not say what it will send: the headers fetch() and htmx send. */
 const ALLOWED_HEADERS = "Content-Type, Accept, Idempotency-Key, HX-Request, HX-Current-URL, HX-Target, HX-Trigger, HX-Trigger-Name, HX-Boosted, HX-Prompt";
 
@@ -54,16 +54,22 @@ export async function submit(ctx: RequestContext): Promise<Response> {
     form = await ctx.services.intake.findForm(ctx.params.slug!);
     const accepted = await ctx.services.intake.receive(
       form,
-      { origin: requestOrigin(request), ip: ctx.ip, readFields: (found) => readPost(ctx, found) },
+      {
+        origin: requestOrigin(request),
+        ip: ctx.ip,
+        readFields: (found) => readPost(ctx, found),
+        idempotencyKey: request.headers.get("idempotency-key"),
+      },
       { rateLimit: (key) => ctx.options.rateLimiter.take(key), captcha: ctx.options.captcha },
     );
-    ctx.options.metrics?.submission(accepted.spamReason !== null);
-    const cors = corsHeaders(request, form);
+    if (!accepted.replayed) ctx.options.metrics?.submission(accepted.spamReason !== null);
+    // A repeat says it is one (Stripe's header), so that a client can tell a replayed answer from a new one.
+    const cors = { ...corsHeaders(request, form), ...(accepted.replayed ? { "Idempotent-Replayed": "true" } : {}) };
     if (fromHtmx(request)) {
       const redirect: Record<string, string> = accepted.redirected ? { "HX-Redirect": accepted.location } : {};
       return html(200, thanksFragment(SUCCESS_MESSAGE), { ...cors, ...redirect });
     }
-    if (wantsJson(request)) return json(200, { success: true, message: SUCCESS_MESSAGE, id: accepted.submission.id, next: accepted.location }, cors);
+    if (wantsJson(request)) return json(200, { success: true, message: SUCCESS_MESSAGE, id: accepted.submissionId, next: accepted.location }, cors);
     return new Response(null, { status: 303, headers: { Location: accepted.location, ...cors } });
   } catch (error) {
     const answer = errorResponse(error, {

@@ -11,6 +11,7 @@ import { settingsService } from "./settings.ts";
 import { spamService } from "./spam/verdict.ts";
 import { submissionBulkService } from "./submission-bulk.ts";
 import { submissionsService } from "./submissions.ts";
+import { idempotencyService } from "./submissions/idempotency.ts";
 import { intakeService } from "./submissions/intake.ts";
 import { teamService } from "./team.ts";
 import { usersService } from "./users.ts";
@@ -33,6 +34,7 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
   const spam = spamService(store);
   const optIn = optInService(store, urls, { notifications, webhooks });
   const submissions = submissionsService(store, forms, notifications, files, webhooks, spam.filter, optIn);
+  const idempotency = idempotencyService(store);
   return {
     store,
     urls,
@@ -41,7 +43,8 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
     keys: keysService(store, forms),
     submissions,
     optIn,
-    intake: intakeService(forms, submissions, spam, urls),
+    intake: intakeService(forms, submissions, spam, idempotency, urls),
+    idempotency,
     submissionBulk: submissionBulkService(store, forms, submissions),
     spam,
     files,

@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, or, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client.ts";
-import { forms, notifications, spamTokens, submissions } from "../db/schema.ts";
+import { forms, idempotencyKeys, notifications, spamTokens, submissions } from "../db/schema.ts";
 import type { Principal } from "../domain/types.ts";
 
 /**
@@ -38,6 +38,19 @@ export function holdsAddress(text: string | null, address: string): boolean {
     .toLowerCase()
     .split(/[\s<>,;:"'()[\]]+/)
     .some((token) => token.replace(/[.!?]+$/, "") === address);
+}
+
+/** True when a part of `url` (its path's segments, its query's names and values, decoded) holds `address`. */
+function addressInUrl(url: string, address: string): boolean {
+  return url.split(/[/?&=#]/).some((part) => {
+    let decoded = part;
+    try {
+      decoded = decodeURIComponent(part.replaceAll("+", " "));
+    } catch {
+      // Not percent-encoded as it should be: looked at as it is.
+    }
+    return holdsAddress(decoded, address);
+  });
 }
 
 /** Every place, in the order an erasure looks. */
@@ -113,6 +126,19 @@ export const PERSONAL_DATA: PersonalDataPlace[] = [
     },
   },
   { where: "webhook_deliveries: payload (a copy of the event), response_snippet, last_error", how: "deleted with its submission" },
+  {
+    where: "idempotency_keys: the answer kept for a repeated post (its `_next` address) and the fingerprint of its fields",
+    how: "found, then deleted with its submission",
+    async find(db, principal, address) {
+      // `_next` is stored nowhere else: an address given only there (`?email=ann%40example.com`) is found here.
+      const rows = await db
+        .select({ submissionId: idempotencyKeys.submissionId, location: idempotencyKeys.location })
+        .from(idempotencyKeys)
+        .innerJoin(forms, eq(forms.id, idempotencyKeys.formId))
+        .where(and(eq(forms.accountId, principal.accountId), eq(forms.mode, principal.mode)));
+      return rows.filter((row) => addressInUrl(row.location, address)).map((row) => row.submissionId);
+    },
+  },
   {
     where:
       "spam_tokens: the learning filter's tokens of marked submissions (an address among them, as from:…); an erased submission's marks are taken back with it, and a token that still names the address is removed",

@@ -1,5 +1,7 @@
 import type { ActivityService } from "../services/activity.ts";
 import type { RetentionService } from "../services/retention.ts";
+import type { IdempotencyService } from "../services/submissions/idempotency.ts";
+import { IDEMPOTENCY_WINDOW_MS } from "../services/submissions/write.ts";
 
 export interface PurgerOptions {
   /** Time between purges; an hour unless a test says otherwise. */
@@ -9,6 +11,8 @@ export interface PurgerOptions {
   log: { line(text: string): void; error(message: string, error: unknown): void };
   /** The activity log and how many days it keeps (`--activity-days`); absent: the log is not purged here. */
   activity?: { service: ActivityService; days: number };
+  /** The public posts' Idempotency-Keys, purged 24 hours after their post; absent: not purged here. */
+  idempotency?: IdempotencyService;
 }
 
 /** The running purger: stop it before the database closes. */
@@ -38,6 +42,7 @@ export function startPurger(retention: RetentionService, options: PurgerOptions)
         const old = await options.activity.service.purge(options.now() - options.activity.days * 86_400_000);
         if (old > 0) options.log.line(`purged ${old} activity log entries older than ${options.activity.days} days`);
       }
+      if (options.idempotency && !stopped) await options.idempotency.purge(options.now() - IDEMPOTENCY_WINDOW_MS);
     } catch (error) {
       options.log.error("retention purge failed", error);
     } finally {

@@ -46,7 +46,7 @@ test("htmx: a success is a 200 fragment with the thank-you message; HX-Redirect 
     redirect: thanked.headers.get("hx-redirect"),
     cors: thanked.headers.get("access-control-allow-origin"),
     exposed: thanked.headers.get("access-control-expose-headers"),
-  }).toEqual({ status: 200, type: "text/html; charset=utf-8", redirect: null, cors: SITE, exposed: "Retry-After, HX-Redirect" });
+  }).toEqual({ status: 200, type: "text/html; charset=utf-8", redirect: null, cors: SITE, exposed: "Retry-After, HX-Redirect, Idempotent-Replayed" });
   expect(await thanked.text()).toContain("Thank you! Your submission has been received.");
   const redirected = await f.post(redirecting.slug, { body: "email=a%40example.com", headers: htmx });
   expect({ status: redirected.status, redirect: redirected.headers.get("hx-redirect") }).toEqual({ status: 200, redirect: "https://site.example/done" });

@@ -86,7 +86,7 @@ describe("the rate limit in the order of checks", () => {
       acao: limited.headers.get("access-control-allow-origin"),
       exposed: limited.headers.get("access-control-expose-headers"),
       retryAfter: limited.headers.get("retry-after"),
-    }).toEqual({ acao: "https://example.com", exposed: "Retry-After, HX-Redirect", retryAfter: "10" });
+    }).toEqual({ acao: "https://example.com", exposed: "Retry-After, HX-Redirect, Idempotent-Replayed", retryAfter: "10" });
     await expectJsonError(limited, 429, "rate_limited");
     const inactive = await fx.form({ isActive: false });
     await expectJsonError(await fx.post(inactive.slug, { headers: JSON_ACCEPT, body: { a: 1 } }), 403, "form_inactive");

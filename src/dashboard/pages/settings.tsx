@@ -79,15 +79,18 @@ ${inputs.map((input) => `  ${input}`).join("\n")}
 
 /** The same from a script, asking for JSON back. */
 export function snippetFetch(form: Form): string {
-  return `const answer = await fetch("${form.submitUrl}", {
+  return `// One Idempotency-Key per submission: a retry after a network error sends the same one and is stored once.
+const key = crypto.randomUUID();
+const send = () => fetch("${form.submitUrl}", {
   method: "POST",
-  headers: { "Content-Type": "application/json", Accept: "application/json" },
+  headers: { "Content-Type": "application/json", Accept: "application/json", "Idempotency-Key": key },
   body: JSON.stringify({ email: "ada@example.com", message: "Hello"${
     altchaOf(form)
       ? `,\n    // the ALTCHA widget's solution, from the hidden field it adds to the form\n    altcha: document.querySelector("input[name=altcha]").value`
       : ""
   } }),
 });
+const answer = await send().catch(send); // tried once more if the network failed
 const result = await answer.json(); // {success: true, message, id, next} or {error: {code, message}, errors: [{field, code, message}]}`;
 }
 

@@ -8,9 +8,11 @@ import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type Captch
 import { domainAllowed } from "../../lib/domains.ts";
 import { visibleBidi } from "../../lib/files.ts";
 import { isEmail, isHttpUrl } from "../../lib/validate.ts";
-import type { CaptchaProvider, OtherFields, SpamReason, Submission } from "../../domain/types.ts";
+import type { CaptchaProvider, OtherFields, SpamReason } from "../../domain/types.ts";
 import { domainsOf, rulesOf, type FormsService } from "../forms.ts";
 import { applyFieldRules } from "./fields.ts";
+import { fingerprintOf, idempotencyKeyOf, type IdempotencyService } from "./idempotency.ts";
+import type { IdempotencyRequest } from "./write.ts";
 import type { SubmissionsService } from "../submissions.ts";
 import type { SpamService } from "../spam/verdict.ts";
 
@@ -51,17 +53,22 @@ export interface Post {
    * visitor, so the origin, the rate limit and the captcha are not checked; every other rule is.
    */
   byOwner?: boolean;
+  /** The post's Idempotency-Key header, as sent; null or absent when it sent none. */
+  idempotencyKey?: string | null;
 }
 
 /** A post the form took. */
 export interface Accepted {
-  submission: Submission;
+  /** The submission stored: by this post, or by the first post with its Idempotency-Key. */
+  submissionId: string;
   /** Where a browser goes next: `_next`, else the form's redirectUrl, else the thank-you page. */
   location: string;
   /** True when `location` is the post's `_next` or the form's redirectUrl, not the default thank-you page. */
   redirected: boolean;
   /** Why it was kept as spam, or null. */
   spamReason: SpamReason | null;
+  /** True when the answer is the first post's, given again to a repeat with its Idempotency-Key: nothing was stored. */
+  replayed: boolean;
 }
 
 /** Form exists (404), is active (403), and the page it was posted from may use it (403). */
@@ -183,7 +190,52 @@ function splitFields(fields: Record<string, unknown>): { special: Record<string,
 }
 
 /** The intake of posts to forms: the public endpoint's rules, which the dashboard's test post obeys too. */
-export function intakeService(forms: FormsService, submissions: SubmissionsService, spam: SpamService, urls: { baseUrl: () => string }) {
+export function intakeService(
+  forms: FormsService,
+  submissions: SubmissionsService,
+  spam: SpamService,
+  idempotency: IdempotencyService,
+  urls: { baseUrl: () => string },
+) {
+  /** The rules that follow the reading of the post's fields, and its write (with its Idempotency-Key, if any). */
+  async function accept(
+    form: FormRow,
+    fields: Record<string, unknown>,
+    post: Post,
+    policy: IntakePolicy,
+    key: Omit<IdempotencyRequest, "location" | "redirected"> | null,
+  ): Promise<Accepted> {
+    const { special, data } = splitFields(fields);
+    // A filled honeypot is answered exactly like a success, so a bot learns nothing (not even from a post
+    // that holds nothing else); the owner finds it under spam.
+    const honeypot = filled(special._gotcha);
+    if (!honeypot && Object.keys(data).length === 0) throw new ApiError("empty_submission", "The submission has no fields to store.");
+    checkFieldNames(data);
+    const cc = honeypot ? [] : copiedTo(special._cc);
+    const kept = honeypot ? data : applyFieldRules(rulesOf(form), form.otherFields as OtherFields, data);
+    // _next is checked whoever asks, so that a bad one is found on the first fetch() test, not in a browser later.
+    const thanks = `${urls.baseUrl()}/thanks`;
+    const location = redirectTarget(form, special._next, thanks);
+    const redirected = location !== thanks;
+    // A honeypot catch is spam whatever its captcha says: the provider is not asked about it.
+    const caught: SpamReason | null = honeypot
+      ? "honeypot"
+      : post.byOwner
+        ? null
+        : await checkCaptcha(form, special, post.ip, policy.captcha ?? defaultCaptchaOptions, spam.altcha);
+    // The form's rules and the account's filter judge what the honeypot and the captcha let through.
+    const verdict = caught ? { reason: caught, score: null, tokens: null } : await spam.judge(form, kept);
+    const submission = await submissions.receive(form, kept, {
+      isSpam: verdict.reason !== null,
+      spamReason: verdict.reason ?? undefined,
+      spamScore: verdict.score,
+      spamTokens: verdict.tokens,
+      notification: { subject: special._subject, replyTo: special._replyto ?? kept.email, cc },
+      idempotency: key ? { ...key, location, redirected } : undefined,
+    });
+    return { submissionId: submission.id, location, redirected, spamReason: verdict.reason, replayed: false };
+  }
+
   return {
     /** The form a post to `slug` is for, or null (looked up first, so that even an error answer knows the form's origins). */
     findForm: (slug: string): Promise<FormRow | null> => forms.findBySlug(slug),
@@ -191,39 +243,23 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
     /** Applies every rule to a post to `form` (null: no such form) and stores it, or throws the first rule it breaks. */
     async receive(form: FormRow | null, post: Post, policy: IntakePolicy): Promise<Accepted> {
       checkForm(form, post);
+      const key = idempotencyKeyOf(post.idempotencyKey ?? null);
       const retryAfter = post.byOwner ? 0 : policy.rateLimit(`${form.id}|${post.ip}`);
       if (retryAfter > 0) {
         throw new ApiError("rate_limited", `Too many submissions from your address; try again in ${retryAfter} seconds.`, {
           headers: { "Retry-After": String(retryAfter) },
         });
       }
-      const { special, data } = splitFields(await post.readFields(form));
-      // A filled honeypot is answered exactly like a success, so a bot learns nothing (not even from a post
-      // that holds nothing else); the owner finds it under spam.
-      const honeypot = filled(special._gotcha);
-      if (!honeypot && Object.keys(data).length === 0) throw new ApiError("empty_submission", "The submission has no fields to store.");
-      checkFieldNames(data);
-      const cc = honeypot ? [] : copiedTo(special._cc);
-      const kept = honeypot ? data : applyFieldRules(rulesOf(form), form.otherFields as OtherFields, data);
-      // _next is checked whoever asks, so that a bad one is found on the first fetch() test, not in a browser later.
-      const thanks = `${urls.baseUrl()}/thanks`;
-      const location = redirectTarget(form, special._next, thanks);
-      // A honeypot catch is spam whatever its captcha says: the provider is not asked about it.
-      const caught: SpamReason | null = honeypot
-        ? "honeypot"
-        : post.byOwner
-          ? null
-          : await checkCaptcha(form, special, post.ip, policy.captcha ?? defaultCaptchaOptions, spam.altcha);
-      // The form's rules and the account's filter judge what the honeypot and the captcha let through.
-      const verdict = caught ? { reason: caught, score: null, tokens: null } : await spam.judge(form, kept);
-      const submission = await submissions.receive(form, kept, {
-        isSpam: verdict.reason !== null,
-        spamReason: verdict.reason ?? undefined,
-        spamScore: verdict.score,
-        spamTokens: verdict.tokens,
-        notification: { subject: special._subject, replyTo: special._replyto ?? kept.email, cc },
-      });
-      return { submission, location, redirected: location !== thanks, spamReason: verdict.reason };
+      const fields = await post.readFields(form);
+      if (key === null) return accept(form, fields, post, policy, null);
+      const fingerprint = fingerprintOf(fields);
+      return idempotency.once(
+        form.id,
+        key,
+        fingerprint,
+        () => accept(form, fields, post, policy, { key, fingerprint }),
+        (first) => ({ ...first, spamReason: null, replayed: true }),
+      );
     },
   };
 }

@@ -6,7 +6,8 @@ import type { Database, Statement } from "bun:sqlite";
 import { fillPlaceholders, getTableColumns, sql, type SQL } from "drizzle-orm";
 import { SQLiteSyncDialect, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Store, WriteStatement } from "../../db/client.ts";
-import { files, forms, notifications, submissions, webhooks, type FormRow, type SubmissionRow } from "../../db/schema.ts";
+import { files, forms, idempotencyKeys, notifications, submissions, webhooks, type FormRow, type SubmissionRow } from "../../db/schema.ts";
+import { DAY_MS } from "../../domain/types.ts";
 import { ApiError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { attachFiles } from "../files.ts";
@@ -40,16 +41,34 @@ function insertIfStored(table: SQLiteTable, omit: string[] = []): Defined {
   return define(sql`INSERT INTO ${table} (${names}) SELECT ${values} WHERE ${storedSubmission}`);
 }
 
+/** How long a post's Idempotency-Key is kept: a repeat within this time gets the first answer again. */
+export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
+
+/** A live record of the post's Idempotency-Key (none without a key: `key = NULL` matches nothing). */
+const keyHeld = sql`EXISTS (SELECT 1 FROM ${idempotencyKeys}
+  WHERE form_id = ${sql.placeholder("formId")} AND key = ${sql.placeholder("idempotencyKey")} AND created_at > ${sql.placeholder("keysFrom")})`;
+
 const STATEMENTS = {
-  /** The submission, only while its createdAt is later than the form's newest (another process may have stored one). */
+  /**
+   * The submission, only while its createdAt is later than the form's newest (another process may have stored
+   * one) and no post with its Idempotency-Key was stored meanwhile (by another process, or the same one's twin).
+   */
   insert: define(sql`
     INSERT INTO ${submissions} (id, form_id, data, created_at, is_read, is_starred, is_spam, spam_reason, spam_score, spam_tokens, data_hash, held,
       unconfirmed)
     SELECT ${sql.placeholder("id")}, ${sql.placeholder("formId")}, ${sql.placeholder("data")}, ${sql.placeholder("createdAt")}, 0, 0,
       ${sql.placeholder("isSpam")}, ${sql.placeholder("spamReason")}, ${sql.placeholder("spamScore")}, ${sql.placeholder("spamTokens")},
       ${sql.placeholder("dataHash")}, ${sql.placeholder("held")}, ${sql.placeholder("unconfirmed")}
-    FROM ${forms} WHERE id = ${sql.placeholder("formId")} AND last_submission_at < ${sql.placeholder("createdAt")}
+    FROM ${forms} WHERE id = ${sql.placeholder("formId")} AND last_submission_at < ${sql.placeholder("createdAt")} AND NOT ${keyHeld}
     RETURNING id`),
+  /** The post's Idempotency-Key, taking the place of an expired record of the same key that the purger has not reached. */
+  idempotencyKey: define(sql`
+    INSERT INTO ${idempotencyKeys} (form_id, key, fingerprint, submission_id, location, redirected, created_at)
+    SELECT ${sql.placeholder("formId")}, ${sql.placeholder("idempotencyKey")}, ${sql.placeholder("fingerprint")}, ${sql.placeholder("submissionId")},
+      ${sql.placeholder("location")}, ${sql.placeholder("redirected")}, ${sql.placeholder("createdAt")}
+    WHERE ${storedSubmission}
+    ON CONFLICT (form_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, submission_id = excluded.submission_id,
+      location = excluded.location, redirected = excluded.redirected, created_at = excluded.created_at`),
   counters: countReceivedStatements(storedSubmission).map(define),
   fields: define(growFieldListStatement(storedSubmission)),
   file: insertIfStored(files),
@@ -61,6 +80,15 @@ const STATEMENTS = {
 /** What the write needs of its form: the route's own look-up, read before the write. */
 export type ReceivingForm = Pick<FormRow, "id" | "name" | "slug" | "mode" | "notificationEmail" | "confirmation"> & { lastSubmissionAt?: number };
 
+/** The Idempotency-Key of a post, written with its submission: what a repeat is answered with. */
+export interface IdempotencyRequest {
+  key: string;
+  /** Of the post's fields as read (see fingerprintOf in idempotency.ts). */
+  fingerprint: string;
+  location: string;
+  redirected: boolean;
+}
+
 /** How a post is to be stored: spam or not and why, the filter's score, what its notification asked for. */
 export interface ReceiveFlags {
   isSpam: boolean;
@@ -69,6 +97,8 @@ export interface ReceiveFlags {
   spamScore?: number | null;
   spamTokens?: string[] | null;
   notification?: NotificationRequest;
+  /** The post's Idempotency-Key, when it sent one. */
+  idempotency?: IdempotencyRequest;
 }
 
 /** One submission to write, its createdAt chosen by the caller. */
@@ -78,6 +108,9 @@ export interface Received {
   flags: ReceiveFlags;
   createdAt: number;
 }
+
+/** Thrown when a post's Idempotency-Key was stored by another post while this one was being read: answer as that one. */
+export class IdempotencyKeyTaken extends Error {}
 
 /**
  * The spam columns of a new submission: its reason, score and tokens, the hash the duplicate rule looks for,
@@ -138,6 +171,8 @@ export function submissionWrite(input: Received, events: ((row: SubmissionRow) =
     spam: isSpam ? 1 : 0,
     day: dayOf(createdAt),
     names: JSON.stringify(Object.keys(input.data)),
+    idempotencyKey: input.flags.idempotency?.key ?? null,
+    keysFrom: createdAt - IDEMPOTENCY_WINDOW_MS,
   };
   const notification = kept ? notificationRowFor(form, row, input.flags.notification ?? {}) : null;
   const confirmation = confirmationValues(form, row, input.data, optIn ? optIn.link : null);
@@ -148,6 +183,9 @@ export function submissionWrite(input: Received, events: ((row: SubmissionRow) =
     bind(STATEMENTS.fields, values),
     ...(notification ? [bind(STATEMENTS.notification, notification)] : []),
     ...(confirmation ? [bind(STATEMENTS.confirmation, { ...confirmation })] : []),
+    ...(input.flags.idempotency
+      ? [bind(STATEMENTS.idempotencyKey, { ...values, ...input.flags.idempotency, redirected: input.flags.idempotency.redirected ? 1 : 0 })]
+      : []),
   ];
   // A confirmation may wait in the outbox too: waking the sender for nothing costs one look.
   const queued = notification?.status === "pending" || confirmation !== null;
@@ -209,6 +247,12 @@ async function newestOf(db: Store["db"], formId: string): Promise<number | null>
   return rows[0]?.last ?? null;
 }
 
+/** True when a live record of this Idempotency-Key is committed (the reader's view). */
+async function keyStored(db: Store["db"], formId: string, key: string, now: number): Promise<boolean> {
+  const rows = await db.all(sql`SELECT 1 FROM ${idempotencyKeys} WHERE form_id = ${formId} AND key = ${key} AND created_at > ${now - IDEMPOTENCY_WINDOW_MS}`);
+  return rows.length > 0;
+}
+
 /** What a stored submission's write did. */
 export interface Written {
   row: SubmissionRow;
@@ -240,6 +284,7 @@ export function submissionWriter(store: Store, events: ((form: ReceivingForm, ro
       const write = submissionWrite({ ...input, createdAt }, queueEvents, optIn);
       const outcome = await runWrite(store, write, form.id);
       if (outcome.stored) return { row: write.row, queued: write.queued, events: outcome.events };
+      if (input.flags.idempotency && (await keyStored(store.db, form.id, input.flags.idempotency.key, createdAt))) throw new IdempotencyKeyTaken();
       const newest = await newestOf(store.db, form.id);
       if (newest === null) throw new ApiError("form_not_found", "This form no longer exists.");
       last = Math.max(createdAt, newest);
