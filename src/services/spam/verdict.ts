@@ -3,6 +3,7 @@ import type { Store } from "../../db/client.ts";
 import { memoized, preparedOn } from "../../db/prepared.ts";
 import { submissions, type FormRow } from "../../db/schema.ts";
 import type { SpamReason, SpamRules } from "../../domain/types.ts";
+import { UploadedFile } from "../../lib/files.ts";
 import { altchaService } from "./altcha.ts";
 import { DEFAULT_FILTER_THRESHOLD, spamFilterService } from "./filter.ts";
 import { checkRules } from "./rules.ts";
@@ -21,7 +22,10 @@ const HOUR_MS = 3_600_000;
 
 /** A hash of the data as posted (a file counts by its name, type and size), for the duplicate rule. */
 export function dataHash(data: Record<string, unknown>): string {
-  const text = JSON.stringify(data, (_key, value) => (ArrayBuffer.isView(value) ? (value as Uint8Array).byteLength : value));
+  // At the file, not at its bytes: JSON.stringify calls a Buffer's toJSON (an array of every byte) before the replacer sees it.
+  const text = JSON.stringify(data, (_key, value) =>
+    value instanceof UploadedFile ? { file: value.name, type: value.type, size: value.content.byteLength } : value,
+  );
   return new Bun.CryptoHasher("sha256")
     .update(text ?? "")
     .digest("hex")
