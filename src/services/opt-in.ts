@@ -3,7 +3,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { Store } from "../db/client.ts";
 import { forms, notifications, settings, submissions, type SubmissionRow } from "../db/schema.ts";
-import { notificationRowFor, type NotificationsService } from "./notifications.ts";
+import { notificationRowFor, type NotificationRequest, type NotificationsService } from "./notifications.ts";
 import { moveShare } from "./submissions/counters.ts";
 import { toSubmission } from "./submissions.ts";
 import type { WebhooksService } from "./webhooks.ts";
@@ -71,16 +71,20 @@ export function optInService(store: Store, urls: { submitUrl: () => string }, de
         if (!row) return { result: "expired" as const };
         if (!row.unconfirmed) return { result: row.confirmedAt !== null ? ("already_confirmed" as const) : ("invalid" as const) };
         if (Number.parseInt(expires, 36) < now) return { result: "expired" as const };
-        const after: SubmissionRow = { ...row, unconfirmed: false, confirmedAt: now, confirmedFrom: ip.slice(0, 100) };
+        // Once confirmed, what the post asked of its notification is no longer held (unless it is spam as well).
+        const held = row.isSpam ? row.held : null;
+        const after: SubmissionRow = { ...row, unconfirmed: false, confirmedAt: now, confirmedFrom: ip.slice(0, 100), held };
         await tx
           .update(submissions)
-          .set({ unconfirmed: false, confirmedAt: now, confirmedFrom: after.confirmedFrom })
+          .set({ unconfirmed: false, confirmedAt: now, confirmedFrom: after.confirmedFrom, held })
           .where(sql`${submissions.id} = ${row.id} AND ${submissions.unconfirmed} = 1`);
         await moveShare(tx, row, after);
         const [form] = await tx.select().from(forms).where(eq(forms.id, row.formId));
         if (!form || after.isSpam) return { result: "confirmed" as const, queued: false, events: false };
         // The owner's notification and the webhook deliveries held back until now, as the public write makes them.
-        const notification = notificationRowFor(form, { id: row.id, createdAt: now }, {});
+        // With what the post asked of it: its _subject, _replyto and _cc, kept while it waited.
+        const request = row.held ? (JSON.parse(row.held) as NotificationRequest) : {};
+        const notification = notificationRowFor(form, { id: row.id, createdAt: now }, request);
         if (notification) await tx.insert(notifications).values(notification);
         const delivered = deps.webhooks ? await tx.all(deps.webhooks.queueStatement(form, toSubmission(after), now)) : [];
         return { result: "confirmed" as const, queued: notification?.status === "pending", events: delivered.length > 0 };

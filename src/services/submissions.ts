@@ -277,9 +277,10 @@ export function submissionsService(
           after.trained = mark;
         }
         const release = before.isSpam && patch.isSpam === false && before.held !== null;
-        if (release) after.held = null;
-        // Released on a double opt-in form, it waits for its link as a post that arrived clean does.
+        // Released on a double opt-in form, it waits for its link as a post that arrived clean does, and what its
+        // notification asked for stays held until then.
         if (release && awaitsOptIn(form, false)) after.unconfirmed = true;
+        else if (release) after.held = null;
         await tx
           .update(submissions)
           .set({ ...patch, spamReason: after.spamReason, trained: after.trained, held: after.held, unconfirmed: after.unconfirmed })

@@ -141,7 +141,7 @@ describe("double opt-in", () => {
     expect(hook.status).toBe(201);
     const deliveries = async () =>
       ((await (await fx.t.request("GET", `/api/forms/${form.id}/deliveries`, { key: fx.key })).json()) as any).deliveries.map((d: any) => d.submissionId);
-    const id = await post(form.slug, { name: "Ann", email: "ann@example.com" });
+    const id = await post(form.slug, { name: "Ann", email: "ann@example.com", _subject: "Sign-up from the site", _replyto: "ann.home@example.com" });
     expect(await list(form.id, "all")).toEqual([]);
     expect(await deliveries()).toEqual([]);
     const [waiting] = await list(form.id, "unconfirmed");
@@ -163,6 +163,9 @@ describe("double opt-in", () => {
     expect(confirmed).toMatchObject({ id, confirmedAt: expect.stringMatching(/Z$/), confirmedFrom: "203.0.113.9" });
     expect(await list(form.id, "unconfirmed")).toEqual([]);
     expect((await all()).map((n: any) => n.kind).sort()).toEqual(["confirmation", "notification"]);
+    // The owner's notification is the one the post asked for, though it waited for the link.
+    const told = (await all()).find((n: any) => n.kind === "notification");
+    expect({ subject: told.subject, replyTo: told.replyTo }).toEqual({ subject: "Sign-up from the site", replyTo: "ann.home@example.com" });
     // The webhook event held back is written once, by the first opening only.
     expect(await deliveries()).toEqual([id]);
   });

@@ -114,16 +114,17 @@ export class IdempotencyKeyTaken extends Error {}
 
 /**
  * The spam columns of a new submission: its reason, score and tokens, the hash the duplicate rule looks for,
- * and (when a verdict makes it spam) the notification held back until the owner says it is not spam.
+ * and (when it is spam, or awaits its double opt-in) what its notification asked for, held back until the owner
+ * says it is not spam or the link is opened.
  */
-function spamColumns(data: Record<string, unknown>, flags: ReceiveFlags) {
+function spamColumns(data: Record<string, unknown>, flags: ReceiveFlags, awaitingOptIn: boolean) {
   const request = flags.notification ?? {};
   return {
     spamReason: flags.isSpam ? (flags.spamReason ?? "honeypot") : null,
     spamScore: flags.spamScore ?? null,
     spamTokens: flags.spamTokens ? JSON.stringify(flags.spamTokens) : null,
     dataHash: dataHash(data),
-    held: flags.isSpam ? JSON.stringify({ subject: request.subject, replyTo: request.replyTo, cc: request.cc }) : null,
+    held: flags.isSpam || awaitingOptIn ? JSON.stringify({ subject: request.subject, replyTo: request.replyTo, cc: request.cc }) : null,
     trained: null,
   };
 }
@@ -147,6 +148,7 @@ export function submissionWrite(input: Received, events: ((row: SubmissionRow) =
   const { form, createdAt } = input;
   const attached = attachFiles(input.data, createdAt);
   const { isSpam } = input.flags;
+  const unconfirmed = awaitsOptIn(form, isSpam);
   const row: SubmissionRow = {
     id: newId("submission", createdAt),
     formId: form.id,
@@ -155,8 +157,8 @@ export function submissionWrite(input: Received, events: ((row: SubmissionRow) =
     isRead: false,
     isStarred: false,
     isSpam,
-    ...spamColumns(input.data, input.flags),
-    unconfirmed: awaitsOptIn(form, isSpam),
+    ...spamColumns(input.data, input.flags, unconfirmed),
+    unconfirmed,
     confirmedAt: null,
     confirmedFrom: null,
   };
