@@ -99,7 +99,8 @@ export const PERSONAL_DATA: PersonalDataPlace[] = [
     },
   },
   {
-    where: "submissions.held: the `_subject`, `_replyto` and `_cc` of the notification held back by a spam verdict (§15) or until a double opt-in link is opened (§16)",
+    where:
+      "submissions.held: the `_subject`, `_replyto` and `_cc` of the notification held back by a spam verdict (§15) or until a double opt-in link is opened (§16)",
     how: "found, then deleted with its submission",
     async find(db, principal, address) {
       const ascii = /^[\x21-\x7e]+$/.test(address);
