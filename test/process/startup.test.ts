@@ -84,7 +84,7 @@ test("every command (version, --help) loads the CLI and commander only: no datab
       packages: ["drizzle-orm", "zod", "nodemailer", "@libsql", "csv-stringify", "undici"],
       sources: [
         "src/db/client.ts",
-        "src/db/schema.ts",
+        "src/db/schema",
         "src/services/index.ts",
         "src/server.ts",
         "src/app.ts",
