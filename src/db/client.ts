@@ -24,7 +24,7 @@ function openSqlite(path: string, migrate: boolean): Store {
   // submission that was answered 200/303 survives a crash of the process and of the machine.
   // busy_timeout first: switching to WAL waits for another process's checkpoint rather than failing at once.
   writer.exec("PRAGMA busy_timeout = 5000");
-  writer.exec("PRAGMA journal_mode = WAL");
+  switchToWal(writer);
   writer.exec("PRAGMA synchronous = FULL");
   writer.exec("PRAGMA foreign_keys = ON");
   // Deleted content is overwritten with zeros, not left in free space: an erasure leaves nothing to `strings`.
@@ -252,6 +252,23 @@ function groupCommit(writer: SqliteDatabase, writeDb: Db, lock: ReturnType<typeo
         setImmediate(drain);
       }
     });
+}
+
+/**
+ * Sets WAL mode. While other processes open a new file at the same moment, SQLite can answer SQLITE_BUSY at
+ * once (its busy handler is not called for every lock this takes), so the switch is tried again for up to 5 s.
+ */
+function switchToWal(writer: SqliteDatabase): void {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      writer.exec("PRAGMA journal_mode = WAL");
+      return;
+    } catch (error) {
+      if (!isBusy(error) || Date.now() > deadline) throw error;
+      Bun.sleepSync(5 + Math.random() * 5);
+    }
+  }
 }
 
 /**
