@@ -14,6 +14,25 @@ function serial() {
   };
 }
 
+/**
+ * Sets WAL mode on a `file:` database. While other processes open a new file at the same moment, SQLite can
+ * answer SQLITE_BUSY at once (its busy handler is not called for every lock this takes), so the switch is tried
+ * again for up to 5 s, as for a SQLite file.
+ */
+async function switchToWal(client: import("@libsql/client").Client): Promise<void> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    try {
+      await client.execute("PRAGMA journal_mode = WAL");
+      return;
+    } catch (error) {
+      const busy = (error as { code?: string }).code?.startsWith("SQLITE_BUSY") ?? false;
+      if (!busy || Date.now() > deadline) throw error;
+      await Bun.sleep(5 + Math.random() * 5);
+    }
+  }
+}
+
 /** Opens a libSQL database, migrating it when it is new or `migrate` is set. */
 export async function openLibsql(url: string, authToken: string | undefined, migrate: boolean): Promise<Store> {
   // The libSQL client is loaded only for a libSQL URL: a SQLite file never pays for it.
@@ -22,7 +41,7 @@ export async function openLibsql(url: string, authToken: string | undefined, mig
   // here, so that every connection waits for another process's write rather than fail at once.
   const client = createClient({ url, authToken, timeout: 5000 });
   if (url.startsWith("file:")) {
-    await client.execute("PRAGMA journal_mode = WAL");
+    await switchToWal(client);
     await client.execute("PRAGMA synchronous = FULL");
     // As on a SQLite file: deleted content is zeroed. (A libSQL server's own settings and history are its own.)
     await client.execute("PRAGMA secure_delete = ON");
