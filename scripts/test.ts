@@ -1,0 +1,63 @@
+// npm test's runs of bun test, two at a time: the browser suites beside the rest, then the storage suites again
+// on libSQL after the browser suites. Most of a run is spent waiting on other processes (Chromium, spawned
+// servers, SMTP and webhook receivers), so two runs on two cores take little more than the longer one.
+// Each run's output is printed whole when it ends, so that the log reads as one run after another.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** Bun's default of 5 s is too short for tests that spawn real processes on a loaded machine. */
+export const TIMEOUT_MS = 30_000;
+
+const root = join(import.meta.dir, "..");
+const unitFiles = readdirSync(join(root, "test/unit"))
+  .filter((name) => name.endsWith(".test.ts") || name.endsWith(".test.tsx"))
+  .map((name) => `./test/unit/${name}`);
+// The test that finds Chromium runs with the browser suites: @sparticuz/chromium unpacks its build on first
+// use, and two runs must not unpack it at once.
+const BROWSER_FINDER = "./test/unit/browser-finder.test.ts";
+/** Unit tests that open a store, and so run again on libSQL. */
+const storeUnitFiles = unitFiles.filter((file) => /testApp|openStore|defaultDriver/.test(readFileSync(join(root, file), "utf8")));
+
+interface Run {
+  name: string;
+  paths: string[];
+  env?: Record<string, string>;
+}
+
+/** The runs of bun test, as lanes: the runs of a lane one after another, the lanes side by side. */
+export const LANES: Run[][] = [
+  [
+    { name: "browser", paths: ["./test/browser", BROWSER_FINDER] },
+    { name: "libSQL", paths: ["./test/api", ...storeUnitFiles], env: { FORMSVC_TEST_DRIVER: "libsql" } },
+  ],
+  [{ name: "api, process and unit", paths: ["./test/api", "./test/process", ...unitFiles.filter((file) => file !== BROWSER_FINDER)] }],
+];
+
+/** The command line of a run: bun test with the timeout, then its paths. */
+export const command = (paths: string[]): string[] => [process.execPath, "test", "--timeout", String(TIMEOUT_MS), ...paths];
+
+/** Runs one bun test, its output held until it ends; true when it passed. */
+async function run({ name, paths, env }: Run): Promise<boolean> {
+  const started = performance.now();
+  const proc = Bun.spawn(command(paths), {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const seconds = ((performance.now() - started) / 1000).toFixed(0);
+  process.stdout.write(`\n=== bun test: ${name} (${seconds} s, exit ${code}) ===\n${out}${err}`);
+  return code === 0;
+}
+
+if (import.meta.main) {
+  const outcomes = await Promise.all(
+    LANES.map(async (lane) => {
+      let passed = true;
+      for (const step of lane) passed = (await run(step)) && passed;
+      return passed;
+    }),
+  );
+  process.exit(outcomes.every(Boolean) ? 0 : 1);
+}
