@@ -47,7 +47,8 @@ async function run({ name, paths, env }: Run): Promise<boolean> {
   });
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   const seconds = ((performance.now() - started) / 1000).toFixed(0);
-  process.stdout.write(`\n=== bun test: ${name} (${seconds} s, exit ${code}) ===\n${out}${err}`);
+  // Written whole, and waited for: a pipe (npm test | tee) takes a large output in several writes.
+  await Bun.write(Bun.stdout, `\n=== bun test: ${name} (${seconds} s, exit ${code}) ===\n${out}${err}`);
   return code === 0;
 }
 
@@ -59,5 +60,6 @@ if (import.meta.main) {
       return passed;
     }),
   );
-  process.exit(outcomes.every(Boolean) ? 0 : 1);
+  // exitCode, not exit(): the process ends when the output is written.
+  process.exitCode = outcomes.every(Boolean) ? 0 : 1;
 }
