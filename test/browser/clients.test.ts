@@ -11,8 +11,11 @@ import { runCli } from "../helpers/cli.ts";
 import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
 
 // The client libraries sites already use, from npm and unchanged, in Chromium, on a page of another origin,
-// posting to formsvc (contract §14): @formspree/core, @formspree/react (bundled by Bun) and htmx 2.
+// posting to formsvc (contract §14): @formspree/core, @formspree/react (bundled by Bun), @formspree/ajax (its
+// script-tag build, as a site loads it from a CDN) and htmx 2.
 const WAIT = { timeout: 15_000 };
+/** @formspree/ajax's own build for a script tag, as published. */
+const AJAX_SCRIPT = Bun.fileURLToPath(import.meta.resolve("@formspree/ajax/dist/global.js"));
 
 let server: ServerProcess;
 let site: ReturnType<typeof Bun.serve>;
@@ -29,6 +32,7 @@ const FIELDS = [
 
 /** The site's pages; `?endpoint=&slug=` (or `action=`) say where they post. */
 function sitePage(url: URL): Response {
+  if (url.pathname === "/formspree-ajax.js") return new Response(Bun.file(AJAX_SCRIPT), { headers: { "content-type": "text/javascript; charset=utf-8" } });
   const script = scripts.get(url.pathname.slice(1));
   if (script !== undefined) return new Response(script, { headers: { "content-type": "text/javascript; charset=utf-8" } });
   const action = escapeHtml(url.searchParams.get("action") ?? "");
@@ -37,6 +41,17 @@ function sitePage(url: URL): Response {
 <label for="email">Email</label> <input id="email" name="email"> <span id="email-error" data-error-for="email"></span>
 <label for="message">Message</label> <textarea id="message" name="message"></textarea> <span id="message-error" data-error-for="message"></span>
 <button type="submit">Send</button></form><p id="status"></p><script src="/formspree-core.js"></script>`,
+    // @formspree/ajax as its README shows it for a script tag: a queue, then the script, deferred.
+    "/ajax.html": `<div data-fs-success></div><div id="form-error" data-fs-error></div>
+<form id="contact">
+<label for="email">Email</label> <input id="email" name="email" data-fs-field> <span id="email-error" data-fs-error="email"></span>
+<label for="message">Message</label> <textarea id="message" name="message" data-fs-field></textarea> <span id="message-error" data-fs-error="message"></span>
+<button type="submit" data-fs-submit-btn>Send</button></form>
+<script>
+window.formspree = window.formspree || function () { (formspree.q = formspree.q || []).push(arguments); };
+const where = new URLSearchParams(location.search);
+formspree("initForm", { formElement: "#contact", formId: where.get("slug"), origin: where.get("endpoint") });
+</script><script src="/formspree-ajax.js" defer></script>`,
     "/react.html": `<div id="root"></div><script src="/formspree-react.js"></script>`,
     "/htmx.html": `<form hx-post="${action}" hx-target="#result">
 <label for="email">Email</label> <input id="email" name="email">
@@ -157,6 +172,41 @@ describe("@formspree/react pointed at formsvc, bundled by Bun", () => {
       await page.click("button");
       await page.waitForSelector("#status", WAIT);
       expect(await page.textContent("#status")).toBe("Thanks for joining!");
+      expect({ stored: await stored(form.id), errors }).toEqual({ stored: [GOOD], errors: [] });
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+describe("@formspree/ajax pointed at formsvc, from its script tag", () => {
+  test("each field's error in its data-fs-error, the field marked invalid; then Thank you!, stored once", async () => {
+    const form = await createForm();
+    const { page, errors } = await newPage();
+    try {
+      await page.goto(`${siteUrl}/ajax.html?${query(form)}`);
+      await page.fill("#email", "not an address");
+      await page.fill("#message", "Hi");
+      await page.click("button");
+      await page.waitForFunction(() => (document.querySelector("#email-error")?.textContent ?? "") !== "", undefined, WAIT);
+      expect({
+        email: await page.textContent("#email-error"),
+        message: await page.textContent("#message-error"),
+        invalid: [await page.getAttribute("#email", "aria-invalid"), await page.getAttribute("#message", "aria-invalid")],
+        success: await page.textContent("[data-fs-success]"),
+      }).toEqual({ email: expect.stringContaining("Your email"), message: expect.stringContaining("Message"), invalid: ["true", "true"], success: "" });
+      expect(await page.textContent("#form-error")).not.toContain("Unexpected response format");
+      expect(await stored(form.id)).toEqual([]);
+      await page.fill("#email", GOOD.email);
+      await page.fill("#message", GOOD.message);
+      await page.click("button");
+      await page.waitForFunction(() => (document.querySelector("[data-fs-success]")?.textContent ?? "") !== "", undefined, WAIT);
+      expect({
+        success: await page.textContent("[data-fs-success]"),
+        formError: await page.textContent("#form-error"),
+        email: await page.textContent("#email-error"),
+        invalid: await page.getAttribute("#email", "aria-invalid"),
+      }).toEqual({ success: "Thank you!", formError: "", email: "", invalid: null });
       expect({ stored: await stored(form.id), errors }).toEqual({ stored: [GOOD], errors: [] });
     } finally {
       await page.close();
