@@ -50,8 +50,13 @@ const lines = (text: string) =>
 // A number as typed, or the text itself so that the service refuses it with its own message.
 const number = (text: string) => (text === "" ? undefined : Number.isNaN(Number(text)) ? text : Number(text));
 
-/** The form update the section asks for; a captcha of another provider is left as it is unless ALTCHA is turned on. */
+/**
+ * The form update the section asks for; a captcha of another provider is left as it is unless ALTCHA is turned on,
+ * and the filter's threshold only when it differs from the one shown.
+ */
 export function spamUpdate(input: SpamInput, form: Form): Record<string, unknown> {
+  // The threshold is sent only when it was changed: a form on the default keeps following it.
+  const threshold = number(input.threshold);
   const update: Record<string, unknown> = {
     spamRules: {
       blockedWords: lines(input.blockedWords),
@@ -60,7 +65,7 @@ export function spamUpdate(input: SpamInput, form: Form): Record<string, unknown
       maxLinks: number(input.maxLinks),
       duplicateWindowHours: number(input.duplicateWindowHours),
     },
-    spamFilter: { enabled: input.filterEnabled, ...(input.threshold === "" ? {} : { threshold: number(input.threshold) }) },
+    spamFilter: { enabled: input.filterEnabled, ...(threshold === undefined || threshold === form.spamFilter.threshold ? {} : { threshold }) },
   };
   if (input.altcha) update.captcha = { provider: "altcha", ...(input.complexity === "" ? {} : { complexity: number(input.complexity) }) };
   else if (form.captcha?.provider === "altcha") update.captcha = null;
