@@ -69,7 +69,10 @@ describe("a form's fields, edited in the dashboard", () => {
     await fields().getByRole("button", { name: "Save fields" }).click();
     expect(await second.locator(".notice.error").textContent()).toBe("A select field needs its options.");
     await second.getByLabel("Options").fill("Free\nPro\n");
-    await fields().getByLabel("Fields not declared here").selectOption("refuse");
+    const otherFields = fields().getByLabel("Fields not declared here");
+    const hint = await otherFields.getAttribute("aria-describedby");
+    expect(await page.locator(`#${hint}`).textContent()).toContain("Applies once at least one field is declared above");
+    await otherFields.selectOption("refuse");
     await Promise.all([page.waitForURL(/notice=saved#fields$/, WAIT), fields().getByRole("button", { name: "Save fields" }).click()]);
     expect(await fields().locator("legend").allTextContents()).toEqual(["Field 1: email", "Field 2: plan", "New field"]);
     expect(await row("Field 2: plan").getByLabel("Options").inputValue()).toBe("Free\nPro");

@@ -224,13 +224,16 @@ export function fieldsSection({ session, form, errors, input }: { session: Sessi
         ))}
         <div class={`field${errors.otherFields ? " has-error" : ""}`}>
           <label for="f-otherFields">Fields not declared here</label>
-          <select id="f-otherFields" name="otherFields" aria-describedby={errors.otherFields ? "f-otherFields-error" : undefined}>
+          <select id="f-otherFields" name="otherFields" aria-describedby={errors.otherFields ? "f-otherFields-hint f-otherFields-error" : "f-otherFields-hint"}>
             {OTHER_FIELDS.map((choice) => (
               <option value={choice} selected={choice === state.otherFields}>
                 {OTHER_HELP[choice]}
               </option>
             ))}
           </select>
+          <p class="hint" id="f-otherFields-hint">
+            Applies once at least one field is declared above; a form with no fields takes any field.
+          </p>
           {errors.otherFields ? (
             <p class="error" id="f-otherFields-error">
               {errors.otherFields}
