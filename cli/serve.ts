@@ -4,6 +4,7 @@ import { dirname, relative, resolve } from "node:path";
 import type { BackupStatus } from "../src/workers/backups.ts";
 import { SETTINGS, type ServeConfig, type ServeFlags } from "../src/config.ts";
 import { isLibsqlUrl } from "../src/db/location.ts";
+import { asciiAddress } from "../src/lib/mail-address.ts";
 import { CliError } from "./errors.ts";
 import type { Io } from "./io.ts";
 
@@ -18,7 +19,12 @@ export interface ServeOptions extends ServeFlags {}
 /** Where notifications go, or that mail is off and how to turn it on; the SMTP password is never shown. */
 function mailStatus(config: ServeConfig, redactedSmtpUrl: (url: string) => string): string {
   const from = config.mailFrom.name ? `${config.mailFrom.name} <${config.mailFrom.address}>` : config.mailFrom.address;
-  if (config.smtpUrl) return `notification emails go out through ${redactedSmtpUrl(config.smtpUrl)}, from ${from}\n`;
+  if (config.smtpUrl) {
+    const sending = `notification emails go out through ${redactedSmtpUrl(config.smtpUrl)}, from ${from}\n`;
+    // A sender with no ASCII form is refused by every server that does not offer SMTPUTF8: said now, not at the first send.
+    if (asciiAddress(config.mailFrom.address) !== null) return sending;
+    return `${sending}warning: the sender address ${config.mailFrom.address} (--mail-from) needs a mail server that offers SMTPUTF8; with one that does not, every email is refused (the delivery log says why). An ASCII address goes everywhere.\n`;
+  }
   return (
     "mail is off: notifications of live forms are kept pending, not sent. Turn it on with\n" +
     "  --smtp-url smtp://user:pass@mail.example.com:587 (or FORMSVC_SMTP_URL) and --mail-from (FORMSVC_MAIL_FROM)\n"

@@ -140,3 +140,22 @@ test("the dashboard's own mail (invitations, the test email) to an address with 
   expect(mail!.commands).toEqual(["MAIL FROM:<forms@example.com> SMTPUTF8", "RCPT TO:<josé@bücher.de>"]);
   expect(plain.messages()).toEqual([]);
 });
+
+test("a sender address with no ASCII form is named at start as needing SMTPUTF8; an ASCII one is not", async () => {
+  const smtp = await startSmtpSink({ smtpUtf8: false });
+  started.sinks.push(smtp);
+  const ascii = await serveWithSink(false);
+  const international = await startServerProcess({ args: ["--rate-limit", "0", "--smtp-url", smtp.url, "--mail-from", "Zoë <zoë@example.com>"] });
+  started.servers.push(international);
+  const warning = "warning: the sender address zoë@example.com (--mail-from) needs a mail server that offers SMTPUTF8";
+  // The start lines follow the listening line: waited for (the mail line and its warning are one write).
+  const said = async (server: ServerProcess, text: string) => {
+    const deadline = Date.now() + 5_000;
+    while (!server.stderr().includes(text) && Date.now() < deadline) await Bun.sleep(10);
+    return server.stderr();
+  };
+  expect({
+    ascii: (await said(ascii.server, "notification emails go out through")).includes("SMTPUTF8"),
+    international: await said(international, warning),
+  }).toEqual({ ascii: false, international: expect.stringContaining(warning) });
+});
