@@ -17,6 +17,8 @@ export interface AcmeServer {
   caPem: string;
   /** The certificates issued, in order (PEM of the leaf). */
   issued: string[];
+  /** How many good nonces were refused on purpose (refuseNonceEvery). */
+  refusedNonces(): number;
   stop(): void;
 }
 
@@ -39,8 +41,10 @@ interface Order {
 /**
  * Starts the server. `validate` reaches the http port of the host being validated (loopback, with the
  * domain in the Host header); `lifetimes[i]` is how long the i-th certificate is valid (ms; 90 days after).
+ * `refuseNonceEvery: n` refuses every n-th good nonce with badNonce, as Pebble refuses a share of them on
+ * purpose (RFC 8555 §6.5: the client tries again with the nonce of the refusal).
  */
-export async function startAcmeServer(options: { httpPort: () => number; lifetimes?: number[] }): Promise<AcmeServer> {
+export async function startAcmeServer(options: { httpPort: () => number; lifetimes?: number[]; refuseNonceEvery?: number }): Promise<AcmeServer> {
   const caKeys = (await webcrypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as CryptoKeyPair;
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: "01",
@@ -59,6 +63,8 @@ export async function startAcmeServer(options: { httpPort: () => number; lifetim
   const issued: string[] = [];
   let next = 0;
   const id = () => String(++next);
+  let signedRequests = 0;
+  let refusedNonces = 0;
 
   let base = "";
   const server: ReturnType<typeof Bun.serve> = Bun.serve({
@@ -89,6 +95,10 @@ export async function startAcmeServer(options: { httpPort: () => number; lifetim
       const jws = (await request.json()) as { protected: string; payload: string; signature: string };
       const header = JSON.parse(fromB64u(jws.protected).toString()) as { alg: string; nonce: string; url: string; jwk?: Jwk; kid?: string };
       if (!nonces.delete(header.nonce)) return problem(400, "badNonce", "unknown or used nonce");
+      if (options.refuseNonceEvery && ++signedRequests % options.refuseNonceEvery === 0) {
+        refusedNonces++;
+        return problem(400, "badNonce", "refused on purpose, as Pebble does");
+      }
       if (header.url !== `${base}${url.pathname}`) return problem(401, "unauthorized", "url does not match");
       const jwk = header.jwk ?? accounts.get(header.kid ?? "");
       if (!jwk || (url.pathname === "/new-account") !== Boolean(header.jwk)) return problem(401, "accountDoesNotExist", "no such account");
@@ -181,5 +191,5 @@ export async function startAcmeServer(options: { httpPort: () => number; lifetim
   });
   const url = `http://127.0.0.1:${server.port}`;
   base = url;
-  return { url, directory: `${url}/directory`, caPem: ca.toString("pem"), issued, stop: () => server.stop(true) };
+  return { url, directory: `${url}/directory`, caPem: ca.toString("pem"), issued, refusedNonces: () => refusedNonces, stop: () => server.stop(true) };
 }

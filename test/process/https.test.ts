@@ -30,7 +30,8 @@ function overTls(port: number, ca: string, path: string): Promise<{ authorized: 
 test("--domain: a certificate from the ACME server over HTTP-01, a real TLS handshake, http redirecting, and renewal without a restart", async () => {
   const [httpsPort, httpPort] = [await freePort(), await freePort()];
   // The first certificate lives 30 seconds, so that it is due for renewal after 20; the next one 90 days.
-  const acme = await startAcmeServer({ httpPort: () => httpPort, lifetimes: [30_000] });
+  // Every fourth good nonce is refused, as Pebble refuses some: the client must try again.
+  const acme = await startAcmeServer({ httpPort: () => httpPort, lifetimes: [30_000], refuseNonceEvery: 4 });
   const dir = mkdtempSync(join(tmpdir(), "formsvc-https-"));
   dirs.push(dir);
   const lines: string[] = [];
@@ -85,6 +86,7 @@ test("--domain: a certificate from the ACME server over HTTP-01, a real TLS hand
       renewed = await overTls(httpsPort, acme.caPem, "/healthz").catch(() => renewed);
     }
     expect(acme.issued).toHaveLength(2);
+    expect(acme.refusedNonces()).toBeGreaterThan(0);
     expect(renewed.serial).not.toBe(first.serial);
     expect(renewed.authorized).toBe(true);
     expect(renewed.answer).toStartWith("HTTP/1.1 200");
