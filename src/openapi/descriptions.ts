@@ -1,6 +1,7 @@
 import { MAX_FILES } from "../http/multipart.ts";
 import { MAX_JSON_DEPTH } from "../lib/json-scan.ts";
-import { MAX_FIELD_NAME, MAX_FIELDS } from "../services/submissions/intake.ts";
+import { MAX_FIELD_NAME } from "../services/submissions/fields.ts";
+import { MAX_FIELDS } from "../services/submissions/intake.ts";
 import { MAX_WEBHOOKS_PER_FORM } from "../domain/types.ts";
 
 // What the request fields mean, written beside the schemas they describe: the zod schemas give each field's

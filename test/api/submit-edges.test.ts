@@ -101,3 +101,27 @@ test("a field name of 200 characters outside ASCII is kept whole in JSON, urlenc
   }
   expect(await f.stored(form.id)).toHaveLength(3);
 });
+
+test("the same 200-character name declared as a form's required field is taken and enforced; 201 characters are refused", async () => {
+  f = await publicFixture();
+  const longest = wideName(200);
+  const form = await f.form({ fields: [{ name: longest, label: "Name", type: "text", required: true }], otherFields: "refuse" });
+  const faults = await f.post(form.slug, { body: { other: "x" }, headers: json });
+  expect({
+    status: faults.status,
+    errors: ((await faults.json()) as { errors: { field: string; code: string }[] }).errors.map(({ field, code }) => ({ field, code })),
+  }).toEqual({
+    status: 400,
+    errors: [
+      { field: longest, code: "required" },
+      { field: "other", code: "unknown_field" },
+    ],
+  });
+  expect((await f.post(form.slug, { body: { [longest]: "Ann" }, headers: json })).status).toBe(200);
+  expect((await f.stored(form.id)).map((submission) => submission.data)).toEqual([{ [longest]: "Ann" }]);
+  const refused = await f.t.request("POST", "/api/forms", { key: f.key, body: { name: "Contact", fields: [{ name: wideName(201), type: "text" }] } });
+  expect({ status: refused.status, body: await refused.json() }).toEqual({
+    status: 400,
+    body: expect.objectContaining({ error: { code: "invalid_body", message: "fields[].name must be at most 200 characters.", field: "fields.0.name" } }),
+  });
+});

@@ -15,6 +15,9 @@ const validPattern = (pattern: string) => {
   }
 };
 
+/** The longest field name, in characters (not UTF-16 units), whether posted or declared on a form. */
+export const MAX_FIELD_NAME = 200;
+
 /** The schema of `fields` on create and update (the OpenAPI document is generated from it too). */
 export const fieldRules = (z: Zod) =>
   z
@@ -24,7 +27,9 @@ export const fieldRules = (z: Zod) =>
           name: z
             .string({ error: "fields[].name must be the field's name, as the form's inputs send it." })
             .min(1, "fields[].name must not be empty.")
-            .max(200, "fields[].name must be at most 200 characters.")
+            // JSON Schema's maxLength counts characters too (the document keeps it); zod's max counts UTF-16 units.
+            .refine((name) => Array.from(name).length <= MAX_FIELD_NAME, `fields[].name must be at most ${MAX_FIELD_NAME} characters.`)
+            .meta({ maxLength: MAX_FIELD_NAME })
             .refine((name) => !name.startsWith("_") && !name.endsWith("-response"), "fields[].name cannot be a special field (_next, _gotcha, …)."),
           label: z.string().max(200, "fields[].label must be at most 200 characters.").optional(),
           type: z.enum(FIELD_TYPES, { error: `fields[].type must be one of ${FIELD_TYPES.join(", ")}.` }),

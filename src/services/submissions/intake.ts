@@ -10,7 +10,7 @@ import { visibleBidi } from "../../lib/files.ts";
 import { isEmail, isHttpUrl } from "../../lib/validate.ts";
 import type { CaptchaProvider, OtherFields, SpamReason } from "../../domain/types.ts";
 import { domainsOf, rulesOf, type FormsService } from "../forms.ts";
-import { applyFieldRules } from "./fields.ts";
+import { applyFieldRules, MAX_FIELD_NAME } from "./fields.ts";
 import { fingerprintOf, idempotencyKeyOf, type IdempotencyService } from "./idempotency.ts";
 import type { IdempotencyRequest } from "./write.ts";
 import type { SubmissionsService } from "../submissions.ts";
@@ -29,9 +29,8 @@ export const SPECIAL_FIELDS = [
   "altcha",
 ];
 
-/** Most fields one submission may have, and the longest field name: no form needs more. */
+/** Most fields one submission may have: no form needs more. */
 export const MAX_FIELDS = 200;
-export const MAX_FIELD_NAME = 200;
 
 /** What the server's settings bring to the rules: the rate limit and where captchas are verified. */
 export interface IntakePolicy {
