@@ -33,18 +33,46 @@ async function switchToWal(client: import("@libsql/client").Client): Promise<voi
   }
 }
 
+/**
+ * Connections of a `file:` database. Only a transaction holds one for long (the writes, one at a time, and the
+ * write check), so a few are plenty; each is set up when the store opens, and the pool never opens another.
+ */
+const FILE_CONNECTIONS = 4;
+
+/**
+ * Runs `pragmas` on each of the pool's connections: as many transactions at once as it has connections, so that
+ * each takes its own, then rolled back (a deferred transaction that read nothing took no lock).
+ */
+async function onEveryConnection(client: import("@libsql/client").Client, pragmas: string[]): Promise<void> {
+  const held = await Promise.all(Array.from({ length: FILE_CONNECTIONS }, () => client.transaction("deferred")));
+  try {
+    for (const tx of held) for (const pragma of pragmas) await tx.execute(pragma);
+  } finally {
+    for (const tx of held) {
+      await tx.rollback();
+      tx.close();
+    }
+  }
+}
+
 /** Opens a libSQL database, migrating it when it is new or `migrate` is set. */
 export async function openLibsql(url: string, authToken: string | undefined, migrate: boolean): Promise<Store> {
   // The libSQL client is loaded only for a libSQL URL: a SQLite file never pays for it.
   const [{ createClient }, { drizzle: drizzleLibsql }] = await Promise.all([import("@libsql/client"), import("drizzle-orm/libsql")]);
   // The client keeps a pool of connections and a PRAGMA reaches only one of them: the busy timeout is given
-  // here, so that every connection waits for another process's write rather than fail at once.
-  const client = createClient({ url, authToken, timeout: 5000 });
-  if (url.startsWith("file:")) {
+  // here, so that every connection waits for another process's write rather than fail at once. A `file:`
+  // database has a fixed number of connections, each given its settings below before any other use.
+  const isFile = url.startsWith("file:");
+  const client = createClient({ url, authToken, timeout: 5000, ...(isFile ? { concurrency: FILE_CONNECTIONS } : {}) });
+  if (isFile) {
     await switchToWal(client);
+    // Every connection syncs the WAL at each commit and enforces foreign keys: both are this libSQL build's
+    // defaults, and neither PRAGMA takes effect inside the transactions below, so they are set on the first
+    // connection and checked on every one by the tests (test/unit/drivers.test.ts).
     await client.execute("PRAGMA synchronous = FULL");
-    // As on a SQLite file: deleted content is zeroed. (A libSQL server's own settings and history are its own.)
-    await client.execute("PRAGMA secure_delete = ON");
+    // As on a SQLite file: deleted content is zeroed, on every connection. (A libSQL server's own settings and
+    // history are its own.)
+    await onEveryConnection(client, ["PRAGMA secure_delete = ON"]);
   }
   await client.execute("PRAGMA foreign_keys = ON");
   await client.execute(MIGRATIONS_TABLE);

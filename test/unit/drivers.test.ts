@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { testApp, type Driver, type TestApp } from "../helpers/app.ts";
+import { sql } from "drizzle-orm";
 
 // The same scenario on both storage drivers: the embedded SQLite file and a libSQL database (here a libSQL
 // file URL, the same client that talks to a libSQL server).
@@ -40,3 +41,28 @@ for (const driver of ["sqlite", "libsql"] as Driver[]) {
     });
   });
 }
+
+test("libSQL file: every connection zeroes deleted content, enforces foreign keys and syncs each commit, the one beside a write too", async () => {
+  const t = await testApp({ driver: "libsql" });
+  try {
+    const store = t.services.store;
+    const settings = async () => ({
+      secureDelete: ((await store.db.all(sql`PRAGMA secure_delete`)) as { secure_delete: number }[])[0]!.secure_delete,
+      foreignKeys: ((await store.db.all(sql`PRAGMA foreign_keys`)) as { foreign_keys: number }[])[0]!.foreign_keys,
+      synchronous: ((await store.db.all(sql`PRAGMA synchronous`)) as { synchronous: number }[])[0]!.synchronous,
+    });
+    const expected = { secureDelete: 1, foreignKeys: 1, synchronous: 2 };
+    expect(await settings()).toEqual(expected);
+    // A write holds its connection while it runs: what runs meanwhile takes another of the pool's.
+    let release!: () => void;
+    const holding = new Promise<void>((resolve) => (release = resolve));
+    const write = store.write(() => holding);
+    await Bun.sleep(20);
+    const beside = await Promise.all([settings(), settings(), settings()]);
+    release();
+    await write;
+    expect(beside).toEqual([expected, expected, expected]);
+  } finally {
+    t.close();
+  }
+});
