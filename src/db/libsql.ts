@@ -63,6 +63,7 @@ export async function openLibsql(url: string, authToken: string | undefined, mig
   // here, so that every connection waits for another process's write rather than fail at once. A `file:`
   // database has a fixed number of connections, each given its settings below before any other use.
   const isFile = url.startsWith("file:");
+  const inMemory = /^file::memory:(\?|$)/.test(url);
   const client = createClient({ url, authToken, timeout: 5000, ...(isFile ? { concurrency: FILE_CONNECTIONS } : {}) });
   if (isFile) {
     await switchToWal(client);
@@ -70,9 +71,10 @@ export async function openLibsql(url: string, authToken: string | undefined, mig
     // defaults, and neither PRAGMA takes effect inside the transactions below, so they are set on the first
     // connection and checked on every one by the tests (test/unit/drivers.test.ts).
     await client.execute("PRAGMA synchronous = FULL");
-    // As on a SQLite file: deleted content is zeroed, on every connection. (A libSQL server's own settings and
-    // history are its own.)
-    await onEveryConnection(client, ["PRAGMA secure_delete = ON"]);
+    // As on a SQLite file: deleted content is zeroed, on every connection (an in-memory database has one).
+    // (A libSQL server's own settings and history are its own.)
+    if (inMemory) await client.execute("PRAGMA secure_delete = ON");
+    else await onEveryConnection(client, ["PRAGMA secure_delete = ON"]);
   }
   await client.execute("PRAGMA foreign_keys = ON");
   await client.execute(MIGRATIONS_TABLE);

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { testApp, type Driver, type TestApp } from "../helpers/app.ts";
 import { sql } from "drizzle-orm";
+import { openStore } from "../../src/db/client.ts";
+import { SCHEMA_VERSION } from "../../src/db/migrate.ts";
 
 // The same scenario on both storage drivers: the embedded SQLite file and a libSQL database (here a libSQL
 // file URL, the same client that talks to a libSQL server).
@@ -64,5 +66,14 @@ test("libSQL file: every connection zeroes deleted content, enforces foreign key
     expect(beside).toEqual([expected, expected, expected]);
   } finally {
     t.close();
+  }
+});
+
+test("libSQL in memory (file::memory:, one connection) opens and migrates", async () => {
+  const store = await openStore("file::memory:");
+  try {
+    expect(store.schema).toEqual({ from: 0, to: SCHEMA_VERSION });
+  } finally {
+    store.close();
   }
 });
