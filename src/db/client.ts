@@ -5,7 +5,7 @@ import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
 import { copyInto, migrateSqlite, PING, refuseOlderSchema, sqliteSchemaStatus, WRITE_CHECK } from "./migrate.ts";
 import { isLibsqlUrl } from "./location.ts";
 import * as schema from "./schema.ts";
-import { type Db, MAX_BATCH, type SchemaChange, type Store, type WriteStatement } from "./store.ts";
+import { type Db, isBusy, LOCK_WAIT_MS, MAX_BATCH, type SchemaChange, type Store, type WriteStatement } from "./store.ts";
 
 export type { Db, SchemaChange, Store, WriteStatement };
 
@@ -131,13 +131,8 @@ interface WriteTask {
   reject: (error: unknown) => void;
 }
 
-/** How long a write waits for the lock another process holds before it fails (as busy_timeout did). */
-const LOCK_WAIT_MS = 5_000;
 /** How long ago a wait for the lock counts as other writers being about: see groupCommit. */
 const CONTENDED_MS = 1_000;
-
-/** Whether SQLite said that another connection holds the lock. */
-const isBusy = (error: unknown) => (error as { code?: string }).code?.startsWith("SQLITE_BUSY") ?? false;
 
 /**
  * BEGIN IMMEDIATE that waits for another process's write without blocking: it tries, and on SQLITE_BUSY lets

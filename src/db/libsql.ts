@@ -2,7 +2,7 @@
 // libSQL URL: a SQLite file never pays for this module or the client it loads.
 import { LAST_MIGRATION, MIGRATIONS_TABLE, PING, pendingMigrations, RECORD_MIGRATION, refuseNewerSchema, refuseOlderSchema, WRITE_CHECK } from "./migrate.ts";
 import * as schema from "./schema.ts";
-import { type Db, MAX_BATCH, type Store } from "./store.ts";
+import { type Db, isBusy, LOCK_WAIT_MS, MAX_BATCH, type Store } from "./store.ts";
 
 /** A queue that runs one task at a time, in order. */
 function serial() {
@@ -20,14 +20,13 @@ function serial() {
  * again for up to 5 s, as for a SQLite file.
  */
 async function switchToWal(client: import("@libsql/client").Client): Promise<void> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     try {
       await client.execute("PRAGMA journal_mode = WAL");
       return;
     } catch (error) {
-      const busy = (error as { code?: string }).code?.startsWith("SQLITE_BUSY") ?? false;
-      if (!busy || Date.now() > deadline) throw error;
+      if (!isBusy(error) || Date.now() > deadline) throw error;
       await Bun.sleep(5 + Math.random() * 5);
     }
   }
@@ -64,7 +63,7 @@ export async function openLibsql(url: string, authToken: string | undefined, mig
   // database has a fixed number of connections, each given its settings below before any other use.
   const isFile = url.startsWith("file:");
   const inMemory = /^file::memory:(\?|$)/.test(url);
-  const client = createClient({ url, authToken, timeout: 5000, ...(isFile ? { concurrency: FILE_CONNECTIONS } : {}) });
+  const client = createClient({ url, authToken, timeout: LOCK_WAIT_MS, ...(isFile ? { concurrency: FILE_CONNECTIONS } : {}) });
   if (isFile) {
     await switchToWal(client);
     // Every connection syncs the WAL at each commit and enforces foreign keys: both are this libSQL build's

@@ -63,5 +63,11 @@ export interface SchemaChange {
   to: number;
 }
 
+/** How long a write waits for the lock another process holds before it fails (as busy_timeout did). */
+export const LOCK_WAIT_MS = 5_000;
+
+/** Whether SQLite (through either driver) said that another connection holds the lock. */
+export const isBusy = (error: unknown) => (error as { code?: string }).code?.startsWith("SQLITE_BUSY") ?? false;
+
 /** Most writes one commit takes (a SQLite transaction, or one libSQL request). */
 export const MAX_BATCH = 256;
