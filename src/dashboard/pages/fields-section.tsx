@@ -138,19 +138,41 @@ export function fieldsErrors(error: unknown, rowOf: number[]): Record<string, st
   return { [key ? `fields.${row}.${key}` : `fields.${row}`]: error.message };
 }
 
-/** A select with its label, and the error beside it. */
-function Choice({ name, label, value, choices, error }: { name: string; label: string; value: string; choices: readonly string[]; error?: string }) {
+/** A select with its label, its hint, and the error beside it; `labels` gives an option's text when not its value. */
+function Choice({
+  name,
+  label,
+  value,
+  choices,
+  labels,
+  hint,
+  error,
+}: {
+  name: string;
+  label: string;
+  value: string;
+  choices: readonly string[];
+  labels?: Record<string, string>;
+  hint?: string;
+  error?: string;
+}) {
   const id = `f-${name}`;
+  const described = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
   return (
     <div class={`field${error ? " has-error" : ""}`}>
       <label for={id}>{label}</label>
-      <select id={id} name={name} aria-invalid={error ? "true" : undefined} aria-describedby={error ? `${id}-error` : undefined}>
+      <select id={id} name={name} aria-invalid={error ? "true" : undefined} aria-describedby={described}>
         {choices.map((choice) => (
           <option value={choice} selected={choice === value}>
-            {choice}
+            {labels?.[choice] ?? choice}
           </option>
         ))}
       </select>
+      {hint ? (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      ) : null}
       {error ? (
         <p class="error" id={`${id}-error`}>
           {error}
@@ -222,24 +244,15 @@ export function fieldsSection({ session, form, errors, input }: { session: Sessi
         {state.rows.map((row, index) => (
           <RuleRow row={row} index={index} errors={errors} />
         ))}
-        <div class={`field${errors.otherFields ? " has-error" : ""}`}>
-          <label for="f-otherFields">Fields not declared here</label>
-          <select id="f-otherFields" name="otherFields" aria-describedby={errors.otherFields ? "f-otherFields-hint f-otherFields-error" : "f-otherFields-hint"}>
-            {OTHER_FIELDS.map((choice) => (
-              <option value={choice} selected={choice === state.otherFields}>
-                {OTHER_HELP[choice]}
-              </option>
-            ))}
-          </select>
-          <p class="hint" id="f-otherFields-hint">
-            Applies once at least one field is declared above; a form with no fields takes any field.
-          </p>
-          {errors.otherFields ? (
-            <p class="error" id="f-otherFields-error">
-              {errors.otherFields}
-            </p>
-          ) : null}
-        </div>
+        <Choice
+          name="otherFields"
+          label="Fields not declared here"
+          value={state.otherFields}
+          choices={OTHER_FIELDS}
+          labels={OTHER_HELP}
+          hint="Applies once at least one field is declared above; a form with no fields takes any field."
+          error={errors.otherFields}
+        />
         <div class="actions">
           <button type="submit">Save fields</button>
           <button type="submit" name="intent" value="add" class="secondary">
