@@ -1,21 +1,15 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { escapeHtml } from "../../src/http/pages.ts";
-import { launchBrowser } from "../helpers/browser.ts";
-import { runCli } from "../helpers/cli.ts";
-import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
-import type { StoredSubmission } from "../api/public-support.ts";
+import type { ServerProcess } from "../helpers/server.ts";
+import { type SiteRig, startSiteRig } from "./site-support.ts";
 
 // The real altcha widget, served by formsvc, solves a real challenge from formsvc in a real Chromium.
 const WAIT = { timeout: 25_000 };
 
+let rig: SiteRig;
 let server: ServerProcess;
-let site: ReturnType<typeof Bun.serve>;
 let siteUrl: string;
-let key: string;
-let browser: BrowserContext | undefined;
-let launchError: Error | undefined;
 
 /** A static site's contact page: the widget's script from formsvc, the form posting to formsvc, with or without the widget. */
 function sitePage(url: URL): Response {
@@ -30,43 +24,15 @@ function sitePage(url: URL): Response {
 }
 
 beforeAll(async () => {
-  server = await startServerProcess({ args: ["--rate-limit", "0"] });
-  key = (await runCli(["keys", "create", "--db", server.db])).stdout.trim();
-  site = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => sitePage(new URL(request.url)) });
-  siteUrl = `http://127.0.0.1:${site.port}`;
-  try {
-    browser = await launchBrowser();
-  } catch (error) {
-    launchError = error as Error;
-  }
+  rig = await startSiteRig(sitePage);
+  ({ server, siteUrl } = rig);
 }, 30_000);
 
-afterAll(async () => {
-  await browser?.close();
-  site?.stop(true);
-  await server?.stop();
-  if (server?.dir) rmSync(server.dir, { recursive: true, force: true });
-});
+afterAll(() => rig?.stop());
 
-async function newPage(): Promise<Page> {
-  if (!browser) throw launchError ?? new Error("the browser did not start");
-  return browser.newPage();
-}
-
-async function createForm(): Promise<{ id: string; slug: string }> {
-  const answer = await fetch(`${server.url}/api/forms`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Contact", captcha: { provider: "altcha", complexity: 500 } }),
-  });
-  expect(answer.status).toBe(201);
-  return (await answer.json()) as { id: string; slug: string };
-}
-
-async function stored(formId: string): Promise<StoredSubmission[]> {
-  const answer = await fetch(`${server.url}/api/forms/${formId}/submissions`, { headers: { authorization: `Bearer ${key}` } });
-  return ((await answer.json()) as { submissions: StoredSubmission[] }).submissions;
-}
+const newPage = (): Promise<Page> => rig.browser.newPage();
+const createForm = () => rig.createForm({ captcha: { provider: "altcha", complexity: 500 } });
+const stored = (formId: string) => rig.submissions(formId);
 
 test("the altcha widget solves formsvc's challenge in Chromium and the post is stored; its solution posted again is refused", async () => {
   const form = await createForm();

@@ -1,20 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
 import type { BrowserContext } from "playwright-core";
 import { escapeHtml } from "../../src/http/pages.ts";
-import type { StoredSubmission } from "../api/public-support.ts";
-import { launchBrowser } from "../helpers/browser.ts";
-import { runCli } from "../helpers/cli.ts";
-import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
+import type { ServerProcess } from "../helpers/server.ts";
+import { type SiteRig, startSiteRig } from "./site-support.ts";
 
 // Pages in legacy charsets post through Chromium, which encodes what was typed in the page's charset (or the
 // form's accept-charset) and fills in `_charset_`: what formsvc stores is what was typed (contract §14).
 const WAIT = { timeout: 15_000 };
 
+let rig: SiteRig;
 let server: ServerProcess;
-let site: ReturnType<typeof Bun.serve>;
 let siteUrl: string;
-let key: string;
 let browser: BrowserContext;
 
 /** A page served in `charset` (its text is ASCII, so its bytes are the same in each), posting to `action`. */
@@ -35,36 +31,14 @@ ${url.searchParams.get("bare") ? "" : '<input type="hidden" name="_charset_">'}
 }
 
 beforeAll(async () => {
-  server = await startServerProcess({ args: ["--rate-limit", "0"] });
-  const minted = await runCli(["keys", "create", "--db", server.db]);
-  expect(minted.code).toBe(0);
-  key = minted.stdout.trim();
-  site = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => sitePage(new URL(request.url)) });
-  siteUrl = `http://127.0.0.1:${site.port}`;
-  browser = await launchBrowser();
+  rig = await startSiteRig(sitePage);
+  ({ server, siteUrl, browser } = rig);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  site?.stop(true);
-  await server?.stop();
-  if (server?.dir) rmSync(server.dir, { recursive: true, force: true });
-});
+afterAll(() => rig?.stop());
 
-async function createForm(): Promise<{ id: string; submitUrl: string }> {
-  const answer = await fetch(`${server.url}/api/forms`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Contact" }),
-  });
-  expect(answer.status).toBe(201);
-  return (await answer.json()) as { id: string; submitUrl: string };
-}
-
-async function stored(formId: string): Promise<StoredSubmission["data"][]> {
-  const answer = await fetch(`${server.url}/api/forms/${formId}/submissions?filter=all&order=asc`, { headers: { authorization: `Bearer ${key}` } });
-  return ((await answer.json()) as { submissions: StoredSubmission[] }).submissions.map((s) => s.data);
-}
+const createForm = () => rig.createForm();
+const stored = async (formId: string) => (await rig.submissions(formId, "filter=all&order=asc")).map((s) => s.data);
 
 /**
  * Types `typed` into a page made with `page` options and sends it; gives the body the browser sent, what the

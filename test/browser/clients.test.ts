@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { snippetFetch } from "../../src/dashboard/pages/settings.tsx";
 import type { Form } from "../../src/domain/types.ts";
 import { escapeHtml } from "../../src/http/pages.ts";
-import type { StoredSubmission } from "../api/public-support.ts";
-import { launchBrowser } from "../helpers/browser.ts";
-import { runCli } from "../helpers/cli.ts";
-import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
+import type { ServerProcess } from "../helpers/server.ts";
+import { type SiteRig, startSiteRig } from "./site-support.ts";
 
 // The client libraries sites already use, from npm and unchanged, in Chromium, on a page of another origin,
 // posting to formsvc (contract §14): @formspree/core, @formspree/react (bundled by Bun), @formspree/ajax (its
@@ -17,10 +14,9 @@ const WAIT = { timeout: 15_000 };
 /** @formspree/ajax's own build for a script tag, as published. */
 const AJAX_SCRIPT = Bun.fileURLToPath(import.meta.resolve("@formspree/ajax/dist/global.js"));
 
+let rig: SiteRig;
 let server: ServerProcess;
-let site: ReturnType<typeof Bun.serve>;
 let siteUrl: string;
-let key: string;
 let browser: BrowserContext;
 /** The pages' scripts, bundled by Bun from test/browser/pages: file name → JavaScript. */
 const scripts = new Map<string, string>();
@@ -79,38 +75,16 @@ async function bundlePages(): Promise<void> {
 }
 
 beforeAll(async () => {
-  server = await startServerProcess({ args: ["--rate-limit", "0"] });
-  const minted = await runCli(["keys", "create", "--db", server.db]);
-  expect(minted.code).toBe(0);
-  key = minted.stdout.trim();
   await bundlePages();
-  site = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => sitePage(new URL(request.url)) });
-  siteUrl = `http://127.0.0.1:${site.port}`;
-  browser = await launchBrowser();
+  rig = await startSiteRig(sitePage);
+  ({ server, siteUrl, browser } = rig);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  site?.stop(true);
-  await server?.stop();
-  if (server?.dir) rmSync(server.dir, { recursive: true, force: true });
-});
+afterAll(() => rig?.stop());
 
-async function createForm(body: Record<string, unknown> = {}): Promise<{ id: string; slug: string; submitUrl: string }> {
-  const answer = await fetch(`${server.url}/api/forms`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Contact", fields: FIELDS, ...body }),
-  });
-  expect(answer.status).toBe(201);
-  return (await answer.json()) as { id: string; slug: string; submitUrl: string };
-}
-
+const createForm = (body: Record<string, unknown> = {}) => rig.createForm({ fields: FIELDS, ...body });
 /** What the form holds, read through the API. */
-async function stored(formId: string): Promise<StoredSubmission["data"][]> {
-  const answer = await fetch(`${server.url}/api/forms/${formId}/submissions?filter=all&order=asc`, { headers: { authorization: `Bearer ${key}` } });
-  return ((await answer.json()) as { submissions: StoredSubmission[] }).submissions.map((s) => s.data);
-}
+const stored = async (formId: string) => (await rig.submissions(formId, "filter=all&order=asc")).map((s) => s.data);
 
 /** A tab that fails the test on any script error of the page. */
 async function newPage(): Promise<{ page: Page; errors: string[] }> {
