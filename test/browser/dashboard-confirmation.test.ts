@@ -1,33 +1,27 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { rmSync } from "node:fs";
-import type { BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser.ts";
+import type { Page } from "playwright-core";
 import { runCli } from "../helpers/cli.ts";
-import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
-import { expectAccessible, setupLink, setUp, WAIT, watchCsp } from "./dashboard-support.ts";
+import type { ServerProcess } from "../helpers/server.ts";
+import { type Dashboard, expectAccessible, setUp, setupLink, startDashboard, WAIT } from "./dashboard-support.ts";
 
 // The confirmation email in the dashboard's form settings, in a real Chromium: set, previewed from a sample
 // submission, saved; then its entries on the deliveries page and the unconfirmed filter of the inbox.
 
 setDefaultTimeout(90_000);
 
+let dashboard: Dashboard;
 let server: ServerProcess;
-let browser: BrowserContext;
 let page: Page;
 let csp: string[];
 
 beforeAll(async () => {
-  server = await startServerProcess({ args: ["--rate-limit", "0"] });
-  browser = await launchBrowser();
-  csp = await watchCsp(browser);
-  page = await browser.newPage();
+  dashboard = await startDashboard({ csp: true });
+  ({ server, page, csp } = dashboard);
   await setUp(page, await setupLink(server));
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (server?.dir) rmSync(server.dir, { recursive: true, force: true });
+  await dashboard?.stop();
 });
 
 test("the owner writes the email, previews it filled from a sample submission, saves it; refusals and unconfirmed ones show", async () => {

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { rmSync } from "node:fs";
-import type { BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser.ts";
-import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
-import { checkBothWidths, setupLink, setUp, WAIT } from "./dashboard-support.ts";
+import type { Page } from "playwright-core";
+import type { ServerProcess } from "../helpers/server.ts";
+import { checkBothWidths, type Dashboard, setUp, setupLink, startDashboard, WAIT } from "./dashboard-support.ts";
 
 // A form's declared fields edited from the dashboard alone, in a real Chromium against a real `formsvc serve`,
 // by plain form posts (the page's script plays no part): the same rules and messages as PATCH /api/forms/{id}, shown beside the input at
@@ -12,20 +10,17 @@ import { checkBothWidths, setupLink, setUp, WAIT } from "./dashboard-support.ts"
 // Each step drives several pages and runs axe at two widths, on a machine shared with other work.
 setDefaultTimeout(90_000);
 
+let dashboard: Dashboard;
 let server: ServerProcess;
-let browser: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
-  server = await startServerProcess({ args: ["--rate-limit", "0"] });
-  browser = await launchBrowser();
-  page = await browser.newPage();
+  dashboard = await startDashboard();
+  ({ server, page } = dashboard);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (server?.dir) rmSync(server.dir, { recursive: true, force: true });
+  await dashboard?.stop();
 });
 
 const fields = () => page.locator("section#fields");

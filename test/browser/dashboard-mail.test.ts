@@ -1,19 +1,17 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { rmSync } from "node:fs";
-import type { BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser.ts";
-import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
+import type { Page } from "playwright-core";
+import type { ServerProcess } from "../helpers/server.ts";
 import { freePort, startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
-import { checkBothWidths, setupLink, setUp, WAIT } from "./dashboard-support.ts";
+import { checkBothWidths, type Dashboard, setUp, setupLink, startDashboard, WAIT } from "./dashboard-support.ts";
 
 // With mail on and a public address: the dashboard names the mail server (never its password), sends a test
 // email, mails invitations, and each notification links to its submission's page.
 
 setDefaultTimeout(90_000);
 
+let dashboard: Dashboard;
 let server: ServerProcess;
 let smtp: SmtpSink;
-let browser: BrowserContext;
 let page: Page;
 let base = "";
 
@@ -22,16 +20,13 @@ beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   const smtpUrl = smtp.url.replace("smtp://", "smtp://forms:hunter2secret@");
-  server = await startServerProcess({ args: ["--port", String(port), "--base-url", base, "--smtp-url", smtpUrl, "--rate-limit", "0"] });
-  browser = await launchBrowser();
-  page = await browser.newPage();
+  dashboard = await startDashboard({ args: ["--port", String(port), "--base-url", base, "--smtp-url", smtpUrl, "--rate-limit", "0"] });
+  ({ server, page } = dashboard);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
   await smtp?.stop();
-  if (server?.dir) rmSync(server.dir, { recursive: true, force: true });
+  await dashboard?.stop();
 });
 
 describe("mail on", () => {

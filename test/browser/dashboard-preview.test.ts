@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { rmSync } from "node:fs";
-import type { BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser.ts";
-import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
-import { checkBothWidths, setupLink, setUp, WAIT, watchCsp } from "./dashboard-support.ts";
+import type { Page } from "playwright-core";
+import type { ServerProcess } from "../helpers/server.ts";
+import { checkBothWidths, type Dashboard, setUp, setupLink, startDashboard, WAIT } from "./dashboard-support.ts";
 
 // Image previews on a submission's page, in a real Chromium against a real `formsvc serve`: a PNG uploaded
 // through the form shows as an image under the page's CSP, served by the same owner-only guard as the
@@ -13,8 +11,8 @@ import { checkBothWidths, setupLink, setUp, WAIT, watchCsp } from "./dashboard-s
 // Each step drives several pages and runs axe at two widths, on a machine shared with other work.
 setDefaultTimeout(90_000);
 
+let dashboard: Dashboard;
 let server: ServerProcess;
-let browser: BrowserContext;
 let page: Page;
 let csp: string[];
 let submissionPath = "";
@@ -27,16 +25,12 @@ const PNG = Buffer.from(
 const SVG = '<svg xmlns="http://www.w3.org/2000/svg"><script>document.title="pwned"</script><circle r="5"/></svg>';
 
 beforeAll(async () => {
-  server = await startServerProcess({ args: ["--rate-limit", "0"] });
-  browser = await launchBrowser();
-  csp = await watchCsp(browser);
-  page = await browser.newPage();
+  dashboard = await startDashboard({ csp: true });
+  ({ server, page, csp } = dashboard);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (server?.dir) rmSync(server.dir, { recursive: true, force: true });
+  await dashboard?.stop();
 });
 
 describe("image previews on a submission's page", () => {

@@ -1,15 +1,14 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { rmSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser.ts";
 import { runCli } from "../helpers/cli.ts";
-import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
-import { expectAccessible, OWNER, screenshot, setupLink, setUp, signIn, WAIT, watchCsp } from "./dashboard-support.ts";
+import type { ServerProcess } from "../helpers/server.ts";
+import { type Dashboard, expectAccessible, OWNER, screenshot, setUp, setupLink, signIn, startDashboard, WAIT } from "./dashboard-support.ts";
 
 // What the dashboard must refuse or render inert, in a real Chromium against a real server.
 setDefaultTimeout(90_000);
 
+let dashboard: Dashboard;
 let server: ServerProcess;
 let attacker: ReturnType<typeof Bun.serve>;
 let attackerUrl: string;
@@ -28,13 +27,11 @@ const HOSTILE = {
 };
 
 beforeAll(async () => {
-  server = await startServerProcess({ args: ["--rate-limit", "0"] });
+  dashboard = await startDashboard({ csp: true });
+  ({ server, browser, page, csp } = dashboard);
   // Same host, another port: another origin, but the same site, so that SameSite=Lax still sends the cookie.
   attacker = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(attackPage, { headers: { "content-type": "text/html; charset=utf-8" } }) });
   attackerUrl = `http://127.0.0.1:${attacker.port}`;
-  browser = await launchBrowser();
-  csp = await watchCsp(browser);
-  page = await browser.newPage();
   await setUp(page, await setupLink(server));
   await page.getByLabel("Name", { exact: true }).fill("Contact");
   await Promise.all([page.waitForURL(/settings/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
@@ -44,10 +41,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
   attacker?.stop(true);
-  await server?.stop();
-  if (server?.dir) rmSync(server.dir, { recursive: true, force: true });
+  await dashboard?.stop();
 });
 
 const formCount = () => new Database(server.db, { readonly: true }).query("SELECT count(*) AS n FROM forms").get() as { n: number };

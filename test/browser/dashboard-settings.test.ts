@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
-import { launchBrowser } from "../helpers/browser.ts";
 import { startReceiver, type Receiver } from "../helpers/receiver.ts";
-import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
-import { checkBothWidths, setupLink, setUp, WAIT } from "./dashboard-support.ts";
+import type { ServerProcess } from "../helpers/server.ts";
+import { checkBothWidths, type Dashboard, setUp, setupLink, startDashboard, WAIT } from "./dashboard-support.ts";
 
 // Every setting of a form from the dashboard alone, in a real Chromium against a real `formsvc serve`: files
 // taken from a real form and downloaded from the submission page, a webhook added here that a receiver on
@@ -14,6 +13,7 @@ import { checkBothWidths, setupLink, setUp, WAIT } from "./dashboard-support.ts"
 // Each step drives several pages and runs axe at two widths, on a machine shared with other work.
 setDefaultTimeout(90_000);
 
+let dashboard: Dashboard;
 let server: ServerProcess;
 let site: ReturnType<typeof Bun.serve>;
 let receiver: Receiver;
@@ -25,7 +25,8 @@ let submitUrl = "";
 const UPLOAD = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.from("%PDF-1.4 formsvc test\n")]);
 
 beforeAll(async () => {
-  server = await startServerProcess({ args: ["--rate-limit", "0", "--webhooks-allow-private", "--webhook-retry-scale", "0.001"] });
+  dashboard = await startDashboard({ args: ["--rate-limit", "0", "--webhooks-allow-private", "--webhook-retry-scale", "0.001"] });
+  ({ server, browser, page } = dashboard);
   receiver = startReceiver();
   // A site on another origin with a plain multipart form, as an owner would paste it.
   site = Bun.serve({
@@ -38,16 +39,12 @@ beforeAll(async () => {
         { headers: { "content-type": "text/html; charset=utf-8" } },
       ),
   });
-  browser = await launchBrowser();
-  page = await browser.newPage();
 });
 
 afterAll(async () => {
-  await browser?.close();
   site?.stop(true);
   receiver?.stop();
-  await server?.stop();
-  if (server?.dir) rmSync(server.dir, { recursive: true, force: true });
+  await dashboard?.stop();
 });
 
 const section = (id: string) => page.locator(`section#${id}`);

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { rmSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser.ts";
-import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
-import { checkBothWidths, expectAccessible, setupLink, setUp, WAIT } from "./dashboard-support.ts";
+import type { ServerProcess } from "../helpers/server.ts";
+import { checkBothWidths, type Dashboard, expectAccessible, setUp, setupLink, startDashboard, WAIT } from "./dashboard-support.ts";
 
 // The owner turns on the spam defence in the dashboard; a visitor's browser posts through the pasted snippet.
 setDefaultTimeout(60_000);
 
+let dashboard: Dashboard;
 let server: ServerProcess;
 let site: ReturnType<typeof Bun.serve>;
 let siteUrl: string;
@@ -17,7 +16,8 @@ let snippet = "";
 let formPath = "";
 
 beforeAll(async () => {
-  server = await startServerProcess({ args: ["--rate-limit", "0"] });
+  dashboard = await startDashboard();
+  ({ server, browser, page } = dashboard);
   site = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -27,15 +27,11 @@ beforeAll(async () => {
       }),
   });
   siteUrl = `http://127.0.0.1:${site.port}`;
-  browser = await launchBrowser();
-  page = await browser.newPage();
 });
 
 afterAll(async () => {
-  await browser?.close();
   site?.stop(true);
-  await server?.stop();
-  if (server?.dir) rmSync(server.dir, { recursive: true, force: true });
+  await dashboard?.stop();
 });
 
 /** A visitor fills the pasted form and ticks the ALTCHA widget, which solves its challenge before Send is pressed. */

@@ -1,13 +1,44 @@
 import { AxeBuilder } from "@axe-core/playwright";
 import { expect } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
+import { launchBrowser } from "../helpers/browser.ts";
 import { ROOT } from "../helpers/cli.ts";
-import type { ServerProcess } from "../helpers/server.ts";
+import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
 
 export const WAIT = { timeout: 10_000 };
 export const OWNER = { email: "owner@example.com", password: "correct horse battery" };
+
+/** A `formsvc serve` and a Chromium with one tab open: what each dashboard test file starts with. */
+export interface Dashboard {
+  server: ServerProcess;
+  browser: BrowserContext;
+  page: Page;
+  /** The Content-Security-Policy violations of the browser's pages, when asked to watch them (`watchCsp`). */
+  csp: string[];
+  /** Closes the browser, stops the server and removes its folder. */
+  stop(): Promise<void>;
+}
+
+/** Starts the server with `args` (by default without a rate limit) and the browser, watching CSP when asked. */
+export async function startDashboard(options: { args?: string[]; csp?: boolean } = {}): Promise<Dashboard> {
+  const server = await startServerProcess({ args: options.args ?? ["--rate-limit", "0"] });
+  let browser: BrowserContext | undefined;
+  const stop = async () => {
+    await browser?.close();
+    await server.stop();
+    rmSync(server.dir, { recursive: true, force: true });
+  };
+  try {
+    browser = await launchBrowser();
+    const csp = options.csp ? await watchCsp(browser) : [];
+    return { server, browser, page: await browser.newPage(), csp, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
 
 /** Waits until the server's stderr shows `pattern` (the setup link comes after the listening line). */
 export async function waitForLog(server: ServerProcess, pattern: RegExp, timeoutMs = 5000): Promise<RegExpExecArray> {

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { rmSync } from "node:fs";
-import type { BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser.ts";
-import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
-import { checkBothWidths, csrfOf, OWNER, setupLink, setUp, signIn, WAIT } from "./dashboard-support.ts";
+import type { Page } from "playwright-core";
+import type { ServerProcess } from "../helpers/server.ts";
+import { checkBothWidths, csrfOf, type Dashboard, OWNER, setUp, setupLink, signIn, startDashboard, WAIT } from "./dashboard-support.ts";
 
 // A team in a real Chromium against a real `formsvc serve`: the owner invites an editor and a viewer by
 // one-time links; each can do what the role allows and no more, checked on the server even for a forged
@@ -12,23 +10,20 @@ import { checkBothWidths, csrfOf, OWNER, setupLink, setUp, signIn, WAIT } from "
 // Each step drives several pages and runs axe at two widths, on a machine shared with other work.
 setDefaultTimeout(90_000);
 
+let dashboard: Dashboard;
 let server: ServerProcess;
-let browser: BrowserContext;
 let page: Page;
 let formPath = "";
 const links = { editor: "", viewer: "" };
 const PASSWORD = "a long enough password";
 
 beforeAll(async () => {
-  server = await startServerProcess({ args: ["--rate-limit", "0"] });
-  browser = await launchBrowser();
-  page = await browser.newPage();
+  dashboard = await startDashboard();
+  ({ server, page } = dashboard);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (server?.dir) rmSync(server.dir, { recursive: true, force: true });
+  await dashboard?.stop();
 });
 
 /** Invites `email` as `role` from the team page; answers the link the page shows once. */

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { rmSync } from "node:fs";
-import type { BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser.ts";
+import type { Page } from "playwright-core";
 import { startReceiver, type Receiver } from "../helpers/receiver.ts";
-import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
-import { checkBothWidths, csrfOf, OWNER, setupLink, setUp, signIn, WAIT } from "./dashboard-support.ts";
+import type { ServerProcess } from "../helpers/server.ts";
+import { checkBothWidths, csrfOf, type Dashboard, OWNER, setUp, setupLink, signIn, startDashboard, WAIT } from "./dashboard-support.ts";
 
 // What a viewer sees, in a real Chromium against a real `formsvc serve`: every page of a form with something
 // in it (a submission, a webhook and its delivery), and not one control that would change anything; a post
@@ -13,26 +11,23 @@ import { checkBothWidths, csrfOf, OWNER, setupLink, setUp, signIn, WAIT } from "
 // Each step drives several pages and runs axe at two widths, on a machine shared with other work.
 setDefaultTimeout(90_000);
 
+let dashboard: Dashboard;
 let server: ServerProcess;
 let receiver: Receiver;
-let browser: BrowserContext;
 let page: Page;
 let formPath = "";
 let submissionPath = "";
 const PASSWORD = "a long enough password";
 
 beforeAll(async () => {
-  server = await startServerProcess({ args: ["--rate-limit", "0", "--webhooks-allow-private"] });
+  dashboard = await startDashboard({ args: ["--rate-limit", "0", "--webhooks-allow-private"] });
+  ({ server, page } = dashboard);
   receiver = startReceiver();
-  browser = await launchBrowser();
-  page = await browser.newPage();
 });
 
 afterAll(async () => {
-  await browser?.close();
   receiver?.stop();
-  await server?.stop();
-  if (server?.dir) rmSync(server.dir, { recursive: true, force: true });
+  await dashboard?.stop();
 });
 
 /** Every control of the page's main part that would change something: post forms, their buttons, selections. */

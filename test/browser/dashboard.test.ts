@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { rmSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
 import { launchBrowser } from "../helpers/browser.ts";
-import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
-import { expectAccessible, OWNER, screenshot, setupLink, setUp, signIn, WAIT, watchCsp } from "./dashboard-support.ts";
+import type { ServerProcess } from "../helpers/server.ts";
+import { type Dashboard, expectAccessible, OWNER, screenshot, setUp, setupLink, signIn, startDashboard, WAIT } from "./dashboard-support.ts";
 
 // The owner's whole day in a real Chromium against a real `formsvc serve`: set up, make a form, put it on a
 // site, read and sort the submissions, download them, make and revoke a key, delete the form.
@@ -11,6 +10,7 @@ import { expectAccessible, OWNER, screenshot, setupLink, setUp, signIn, WAIT, wa
 // Each step drives a real browser through several pages.
 setDefaultTimeout(90_000);
 
+let dashboard: Dashboard;
 let server: ServerProcess;
 let site: ReturnType<typeof Bun.serve>;
 let siteUrl: string;
@@ -21,7 +21,8 @@ let snippet = "";
 let formPath = "";
 
 beforeAll(async () => {
-  server = await startServerProcess({ args: ["--rate-limit", "0"] });
+  dashboard = await startDashboard({ csp: true });
+  ({ server, browser, page, csp } = dashboard);
   // A static site on another origin, serving whatever snippet the owner pasted.
   site = Bun.serve({
     hostname: "127.0.0.1",
@@ -32,16 +33,11 @@ beforeAll(async () => {
       }),
   });
   siteUrl = `http://127.0.0.1:${site.port}`;
-  browser = await launchBrowser();
-  csp = await watchCsp(browser);
-  page = await browser.newPage();
 });
 
 afterAll(async () => {
-  await browser?.close();
   site?.stop(true);
-  await server?.stop();
-  if (server?.dir) rmSync(server.dir, { recursive: true, force: true });
+  await dashboard?.stop();
 });
 
 /** Posts a submission as a site's fetch() would. */
