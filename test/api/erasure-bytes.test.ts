@@ -12,6 +12,17 @@ afterEach(() => t?.close());
 
 const unique = (what: string) => `${what}${randomBytes(6).toString("hex")}`;
 
+/** A fresh app (kept in `t`) and its owner's API: each call must succeed, and gives its JSON. */
+async function ownerApi(): Promise<(method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>> {
+  t = await testApp();
+  const key = await (await t.account()).key();
+  return async (method, path, body) => {
+    const answer = await t.request(method, path, { key, body });
+    expect(answer.status).toBeLessThan(300);
+    return (await answer.json()) as Record<string, unknown>;
+  };
+}
+
 /** The database file and its -wal, as bytes: what `strings formsvc.db` would read. */
 function fileBytes(dir: string): Buffer {
   const file = join(dir, "formsvc.db");
@@ -19,14 +30,7 @@ function fileBytes(dir: string): Buffer {
 }
 
 test("after an erasure by address and a retention purge, none of their values is left in the file or the -wal", async () => {
-  t = await testApp();
-  const account = await t.account();
-  const key = await account.key();
-  const api = async (method: string, path: string, body?: unknown) => {
-    const answer = await t.request(method, path, { key, body });
-    expect(answer.status).toBeLessThan(300);
-    return (await answer.json()) as Record<string, unknown>;
-  };
+  const api = await ownerApi();
   const form = await api("POST", "/api/forms", { name: "Jobs", fileUploads: true, notificationEmail: "owner@example.com" });
   const kept = await api("POST", "/api/forms", { name: "Short", retentionDays: 1, notificationEmail: "owner@example.com" });
   await api("POST", `/api/forms/${form.id}/webhooks`, { url: "https://hooks.example.com/formsvc" });
@@ -64,14 +68,7 @@ test("after an erasure by address and a retention purge, none of their values is
 });
 
 test("an erasure reaches the confirmation emails sent to the address, and an opt-in window's purge leaves none of its values", async () => {
-  t = await testApp();
-  const account = await t.account();
-  const key = await account.key();
-  const api = async (method: string, path: string, body?: unknown) => {
-    const answer = await t.request(method, path, { key, body });
-    expect(answer.status).toBeLessThan(300);
-    return (await answer.json()) as Record<string, unknown>;
-  };
+  const api = await ownerApi();
   const ownerReply = `${unique("desk")}@example.com`;
   const confirmation = { enabled: true, subject: `Thanks from ${ownerReply}`, text: "Hello {{name}} ({{email}}), you wrote: {{note}}\n", replyTo: ownerReply };
   const form = await api("POST", "/api/forms", { name: "Letters", confirmation });
@@ -107,14 +104,7 @@ test("an erasure reaches the confirmation emails sent to the address, and an opt
 });
 
 test("an erasure takes back what the erased submissions taught the spam filter, and finds an address a spam verdict held back", async () => {
-  t = await testApp();
-  const account = await t.account();
-  const key = await account.key();
-  const api = async (method: string, path: string, body?: unknown) => {
-    const answer = await t.request(method, path, { key, body });
-    expect(answer.status).toBeLessThan(300);
-    return (await answer.json()) as Record<string, unknown>;
-  };
+  const api = await ownerApi();
   const form = await api("POST", "/api/forms", { name: "Contact", notificationEmail: "owner@example.com", spamRules: { blockedWords: ["casino"] } });
   const post = async (body: Record<string, string>) => {
     const answer = await t.request("POST", `/f/${form.slug}`, { body, headers: { accept: "application/json" } });
