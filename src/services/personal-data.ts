@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, or, sql } from "drizzle-orm";
+import { and, eq, isNotNull, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client.ts";
 import { forms, idempotencyKeys, notifications, spamTokens, submissions } from "../db/schema.ts";
@@ -53,6 +53,16 @@ function addressInUrl(url: string, address: string): boolean {
   });
 }
 
+/**
+ * A cheap first pass in SQL: `column` holds `address` (lower-cased) as it was typed. SQLite's lower() folds ASCII
+ * only, so the pass serves only an ASCII address; in JSON text only one that JSON writes as it is (no `"` or `\`).
+ * Undefined when it cannot serve: then every row is a candidate for the exact test.
+ */
+export function mentionedInSql(column: SQLiteColumn, address: string, stored: "text" | "json"): SQL | undefined {
+  if (!/^[\x21-\x7e]+$/.test(address) || (stored === "json" && /["\\]/.test(address))) return undefined;
+  return sql`instr(lower(${column}), ${address}) > 0`;
+}
+
 /** Every place, in the order an erasure looks. */
 export const PERSONAL_DATA: PersonalDataPlace[] = [
   { where: "submissions.data: every field's value", how: "scanned" },
@@ -63,9 +73,8 @@ export const PERSONAL_DATA: PersonalDataPlace[] = [
       "notifications: reply_to (`_replyto`), subject (`_subject`), to (`_cc` copies), the delivery log of mail; a confirmation's to (the submitter's address), subject and body (the email as rendered from the post, §16)",
     how: "found, then deleted with its submission",
     async find(db, principal, address) {
-      // A cheap first pass in SQL, when SQLite's lower() (ASCII only) can fold the address; the exact test on each candidate.
-      const ascii = /^[\x21-\x7e]+$/.test(address);
-      const mentions = (column: SQLiteColumn) => sql`instr(lower(${column}), ${address}) > 0`;
+      // A cheap first pass in SQL where it can serve (mentionedInSql); the exact test on each candidate.
+      const mentions = (column: SQLiteColumn) => mentionedInSql(column, address, "text");
       const rows = await db
         .select({
           submissionId: notifications.submissionId,
@@ -81,7 +90,7 @@ export const PERSONAL_DATA: PersonalDataPlace[] = [
           and(
             eq(forms.accountId, principal.accountId),
             eq(forms.mode, principal.mode),
-            ascii ? or(mentions(notifications.replyTo), mentions(notifications.subject), mentions(notifications.to)) : undefined,
+            or(mentions(notifications.replyTo), mentions(notifications.subject), mentions(notifications.to)),
           ),
         );
       return rows
@@ -103,7 +112,6 @@ export const PERSONAL_DATA: PersonalDataPlace[] = [
       "submissions.held: the `_subject`, `_replyto` and `_cc` of the notification held back by a spam verdict (§15) or until a double opt-in link is opened (§16)",
     how: "found, then deleted with its submission",
     async find(db, principal, address) {
-      const ascii = /^[\x21-\x7e]+$/.test(address);
       const rows = await db
         .select({ id: submissions.id, held: submissions.held })
         .from(submissions)
@@ -113,7 +121,7 @@ export const PERSONAL_DATA: PersonalDataPlace[] = [
             eq(forms.accountId, principal.accountId),
             eq(forms.mode, principal.mode),
             isNotNull(submissions.held),
-            ascii ? sql`instr(lower(${submissions.held}), ${address}) > 0` : undefined,
+            mentionedInSql(submissions.held, address, "json"),
           ),
         );
       const text = (value: unknown) => (typeof value === "string" ? value : null);

@@ -4,7 +4,7 @@ import { forms, submissions } from "../db/schema.ts";
 import { DAY_MS, type Principal } from "../domain/types.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";
 import { recordActivity } from "./activity.ts";
-import { PERSONAL_DATA } from "./personal-data.ts";
+import { mentionedInSql, PERSONAL_DATA } from "./personal-data.ts";
 import { removeShares } from "./submissions/counters.ts";
 import { rebuiltFields } from "./submissions/field-list.ts";
 import { confirmationOf } from "./confirmations.ts";
@@ -197,9 +197,8 @@ export function retentionService(store: Store) {
     async erase(principal: Principal, body: unknown): Promise<Erasure> {
       const input = parseBody(await eraseSchema(), body);
       const address = input.email.toLowerCase();
-      // A cheap first pass in SQL: the address must appear somewhere in the stored JSON text. SQLite's lower()
-      // folds ASCII only, so the pass is used only for an ASCII address that JSON writes as it is.
-      const prefilter = /^[\x21-\x7e]+$/.test(address) && !address.includes("\\") ? sql`instr(lower(${submissions.data}), ${address}) > 0` : undefined;
+      // A cheap first pass in SQL: the address must appear somewhere in the stored JSON text (mentionedInSql).
+      const prefilter = mentionedInSql(submissions.data, address, "json");
       const owned = await store.db
         .select({ id: forms.id })
         .from(forms)

@@ -202,6 +202,17 @@ describe("POST /api/submissions/erase", () => {
     expect(await again.json()).toEqual({ erased: 0, forms: {}, dryRun: false });
   });
 
+  test('an address with a quoted local part ("ann"@example.com), which JSON stores escaped, is found and erased', async () => {
+    const { key, make } = await setup();
+    const contact = await make({ name: "Contact" });
+    const quoted = await at(1, contact.id, { email: '"Ann"@example.com', message: "hi" });
+    const keep = await at(1, contact.id, { email: "ann@example.com" });
+    const answer = await t.request("POST", "/api/submissions/erase", { key, body: { email: '"ann"@example.com' } });
+    expect({ status: answer.status, body: await answer.json() }).toEqual({ status: 200, body: { erased: 1, forms: { [contact.id]: 1 }, dryRun: false } });
+    expect((await t.request("GET", `/api/forms/${contact.id}/submissions/${quoted}`, { key })).status).toBe(404);
+    expect((await t.request("GET", `/api/forms/${contact.id}/submissions/${keep}`, { key })).status).toBe(200);
+  });
+
   test("a missing or malformed address, or an unknown field, is 400 invalid_body", async () => {
     const { key } = await setup();
     for (const [body, field] of [
