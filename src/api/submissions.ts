@@ -3,7 +3,7 @@ import { json, noContent } from "../http/respond.ts";
 import { CONTENT_TYPES, exportStream } from "../services/submissions/export.ts";
 import { attachmentHeader } from "../lib/files.ts";
 import { parseWhen } from "../lib/time.ts";
-import type { ListQuery } from "../services/submissions.ts";
+import type { ListQuery } from "../services/submissions/submissions.ts";
 import { FORM, operation } from "./operation.ts";
 import type { QueryValues } from "./query.ts";
 

@@ -2,7 +2,7 @@ import type { Handler } from "../http/context.ts";
 import { confirmationPage } from "../http/pages.ts";
 import { html } from "../http/respond.ts";
 import type { Router } from "../http/router.ts";
-import type { OptInOutcome } from "../services/opt-in.ts";
+import type { OptInOutcome } from "../services/submissions/opt-in.ts";
 
 // Calm words for a person who clicked a link in an email: what happened, and nothing to do but close the page.
 const ANSWERS: Record<OptInOutcome, { status: number; title: string; message: string }> = {

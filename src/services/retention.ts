@@ -4,11 +4,11 @@ import { forms, submissions } from "../db/schema.ts";
 import { CONFIRMATION_DEFAULTS } from "../domain/limits.ts";
 import { DAY_MS, type Principal } from "../domain/types.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";
-import { recordActivity } from "./activity.ts";
+import { recordActivity } from "./people/activity.ts";
 import { mentionedInSql, PERSONAL_DATA } from "./personal-data.ts";
 import { removeShares } from "./submissions/counters.ts";
 import { rebuiltFields } from "./submissions/field-list.ts";
-import { confirmationOf } from "./confirmations.ts";
+import { confirmationOf } from "./outbox/confirmations.ts";
 import { forgetMark, type Mark } from "./spam/filter.ts";
 
 /** Rows deleted in one transaction: small, so that submissions never wait long behind a purge or an erasure. */

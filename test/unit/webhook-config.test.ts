@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { loadServeConfig } from "../../src/config.ts";
-import { CAPTCHA_VERIFY_URLS } from "../../src/services/captcha.ts";
+import { CAPTCHA_VERIFY_URLS } from "../../src/services/spam/captcha.ts";
 
 test("serve's webhook and captcha settings: the contract's defaults, flags over the environment", () => {
   expect(loadServeConfig({}, {})).toMatchObject({

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { FIELD_TYPES, type FieldRule, type Form, OTHER_FIELDS } from "../../domain/types.ts";
 import { ApiError } from "../../errors.ts";
-import type { Session } from "../../services/users.ts";
+import type { Session } from "../../services/people/users.ts";
 import { Csrf, Field, Notice, ScrollTable } from "./layout.tsx";
 import type { SettingsSection } from "./settings.tsx";
 

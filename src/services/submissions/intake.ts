@@ -4,7 +4,7 @@
 // dashboard's test submission alike. The route only reads the request and writes the answer.
 import type { FormRow } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
-import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type CaptchaOptions } from "../captcha.ts";
+import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type CaptchaOptions } from "../spam/captcha.ts";
 import { domainAllowed } from "../../lib/domains.ts";
 import { visibleBidi } from "../../lib/files.ts";
 import { isEmail, isHttpUrl } from "../../lib/validate.ts";
@@ -13,7 +13,7 @@ import { domainsOf, rulesOf, type FormsService } from "../forms.ts";
 import { applyFieldRules, MAX_FIELD_NAME } from "./fields.ts";
 import { fingerprintOf, idempotencyKeyOf, type IdempotencyService } from "./idempotency.ts";
 import type { IdempotencyRequest } from "./write.ts";
-import type { SubmissionsService } from "../submissions.ts";
+import type { SubmissionsService } from "./submissions.ts";
 import type { SpamService } from "../spam/verdict.ts";
 
 /** Fields that steer the submission and are never stored. */

@@ -1,4 +1,4 @@
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../../errors.ts";
 
 /** A dashboard user's role in the account (contract §17), from least to most. */
 export const ROLES = ["viewer", "editor", "admin", "owner"] as const;

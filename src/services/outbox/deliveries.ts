@@ -1,15 +1,15 @@
 // The webhooks' outbox: the deliveries written with each kept submission (a statement of the write that keeps
 // it, services/submissions/keep.ts), and the claims and attempts of the webhook senders (src/workers/webhook-sender.ts).
 import { eq, inArray, sql } from "drizzle-orm";
-import type { Store } from "../db/client.ts";
-import { whenStored, type StatementMaker, type Step } from "../db/statement.ts";
-import { forms, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow } from "../db/schema.ts";
-import { MAX_WEBHOOKS_PER_FORM, type Submission } from "../domain/types.ts";
-import { newId } from "../lib/ids.ts";
-import { iso } from "../lib/time.ts";
-import { discordMessage, slackMessage, type WebhookFormat } from "../lib/webhook-message.ts";
-import { outboxLeases } from "./outbox-leases.ts";
-import { circuitAfter, circuitsOf, openCircuits, webhookShare } from "./outbox-shares.ts";
+import type { Store } from "../../db/client.ts";
+import { whenStored, type StatementMaker, type Step } from "../../db/statement.ts";
+import { forms, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow } from "../../db/schema.ts";
+import { MAX_WEBHOOKS_PER_FORM, type Submission } from "../../domain/types.ts";
+import { newId } from "../../lib/ids.ts";
+import { iso } from "../../lib/time.ts";
+import { discordMessage, slackMessage, type WebhookFormat } from "../../lib/webhook-message.ts";
+import { outboxLeases } from "./leases.ts";
+import { circuitAfter, circuitsOf, openCircuits, webhookShare } from "./shares.ts";
 
 export type DeliveryStatus = "pending" | "succeeded" | "failed";
 
