@@ -1,7 +1,7 @@
 import { json, noContent } from "../http/respond.ts";
 import { FORM, LOCATION, operation } from "./operation.ts";
 
-/** /api/forms: list, create, get, update, delete (contract §4). */
+/** /api/forms: list, create, get, update, delete (docs/api.md, "Forms"). */
 export const formOperations = [
   operation({
     method: "GET",

@@ -24,7 +24,7 @@ export function listQuery(values: Partial<QueryValues<(typeof LIST_QUERY)[number
 
 /**
  * /api/forms/{id}/submissions: the list, the export, one submission's get, patch and delete, and its files
- * (contract §5, §11); and /api/submissions/erase, which crosses the account's forms (§13).
+ * (docs/api.md, "Submissions"; docs/api.md, "Files"); and /api/submissions/erase, which crosses the account's forms (docs/api.md, "Retention and erasure").
  */
 export const submissionOperations = [
   operation({

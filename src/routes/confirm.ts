@@ -20,7 +20,7 @@ const ANSWERS: Record<OptInOutcome, { status: number; title: string; message: st
   },
 };
 
-/** The double opt-in link (§16): opening it (a GET, no button to press) confirms the submission it names. */
+/** The double opt-in link (docs/api.md, "Confirmation email and double opt-in"): opening it (a GET, no button to press) confirms the submission it names. */
 export function confirmRoutes(router: Router<Handler>): void {
   router.on("GET", "/confirm/:token", async (ctx) => {
     const outcome = await ctx.services.optIn.confirm(ctx.params.token!, ctx.ip, Date.now());

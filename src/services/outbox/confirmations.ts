@@ -1,4 +1,4 @@
-// The confirmation email to the person who submitted, and its limits (contract §16): never a relay. The visitor
+// The confirmation email to the person who submitted, and its limits (docs/api.md, "Confirmation email and double opt-in"): never a relay. The visitor
 // chooses the recipient but nothing else; spam, test forms and addresses over their limits get no email, and
 // each refusal is an entry of the form's delivery log.
 import { sql, type SQL } from "drizzle-orm";

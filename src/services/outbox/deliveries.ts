@@ -62,7 +62,7 @@ export interface AttemptResult {
   error: string | null;
 }
 
-/** Delays before the 2nd … 8th attempt (contract §9); after the 8th failure the delivery is failed. */
+/** Delays before the 2nd … 8th attempt (docs/api.md, "Webhooks"); after the 8th failure the delivery is failed. */
 export const WEBHOOK_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
 
 const at = (ms: number | null) => (ms === null ? null : iso(ms));

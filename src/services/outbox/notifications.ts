@@ -15,7 +15,7 @@ export type NotificationStatus = "pending" | "sent" | "failed" | "recorded" | "r
 /** A notification email as the API shows it. */
 export interface Notification {
   id: string;
-  /** notification: to the owner; confirmation: to the person who submitted (§16). */
+  /** notification: to the owner; confirmation: to the person who submitted (docs/api.md, "Confirmation email and double opt-in"). */
   kind: "notification" | "confirmation";
   submissionId: string;
   to: string;

@@ -1,4 +1,4 @@
-// The intake: every rule of a public post, in the contract's order (form, active, origin, rate limit, then the
+// The intake: every rule of a public post, in the order docs/api.md gives ("Order of checks": form, active, origin, rate limit, then the
 // body the route reads, special fields, honeypot, field names, the form's fields, redirect, captcha, then the
 // spam rules and the learning filter), for every path that posts to a form: the public endpoint and the
 // dashboard's test submission alike. The route only reads the request and writes the answer.

@@ -1,4 +1,4 @@
-// Double opt-in (contract §16): a one-time signed link in the confirmation email; opening it confirms the
+// Double opt-in (docs/api.md, "Confirmation email and double opt-in"): a one-time signed link in the confirmation email; opening it confirms the
 // submission, and only then do the owner's notification and webhooks go out, exactly once.
 import { eq, sql } from "drizzle-orm";
 import type { Store } from "../../db/client.ts";
