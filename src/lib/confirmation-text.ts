@@ -1,6 +1,7 @@
 // The confirmation email to the person who submitted (contract §16): the owner's subject and text with the
 // submitted values filled in as plain text, cut, and defanged, so that a visitor who chooses the recipient
 // cannot also choose a link, a header or a recipient of their own.
+import { domainToASCII, domainToUnicode } from "node:url";
 import { headerSafe, MAX_SUBJECT, valueText } from "./mail.ts";
 import { isEmail } from "./validate.ts";
 
@@ -96,10 +97,22 @@ export function renderConfirmation(template: { subject: string; text: string }, 
   return { subject: subject || headerSafe(values.formName), text: text.endsWith("\n") ? text : `${text}\n` };
 }
 
-/** The recipient: the named field's value when it is one valid address (trimmed, lowercased), else null. */
+// Characters no one types into an address and that mail systems drop or map on the way: controls (NUL, BEL,
+// NEL), format characters (the soft hyphen, zero-width joiners) and line separators.
+const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+/**
+ * The recipient: the named field's value when it is one valid address, else null. It is the address as it will
+ * be delivered (NFKC, lowercased, its domain in the one form IDNA maps it to), so that the per-address limit
+ * counts `bomb@ｘ.test` and `bomb@x.test` as the one inbox they reach; an address with an unseen character
+ * (`b\u0007omb@x.test`, `bomb@x\u00ad.test`) is none.
+ */
 export function recipientOf(value: unknown): string | null {
   const one = Array.isArray(value) && value.length === 1 ? value[0] : value;
   if (typeof one !== "string") return null;
-  const address = one.trim().toLowerCase();
-  return address.length <= 254 && isEmail(address) ? address : null;
+  const address = one.trim().normalize("NFKC").toLowerCase();
+  if (UNSEEN.test(address) || address.length > 254 || !isEmail(address)) return null;
+  const at = address.lastIndexOf("@");
+  const ascii = domainToASCII(address.slice(at + 1));
+  return ascii ? `${address.slice(0, at)}@${domainToUnicode(ascii)}` : null;
 }
