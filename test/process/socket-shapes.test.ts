@@ -36,7 +36,11 @@ const statuses = (answer: string) => [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)
 
 /** The API, with the key made for this file. */
 async function api(method: string, path: string, body?: unknown): Promise<any> {
-  const init = { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body && JSON.stringify(body) };
+  const init = {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  };
   return (await fetch(`${server.url}${path}`, init)).json();
 }
 

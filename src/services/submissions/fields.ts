@@ -95,8 +95,7 @@ function checkValue(rule: FieldRule, value: unknown): { value: unknown } | { cod
   if (rule.type === "url" && !(URL.canParse(text) && /^https?:$/.test(new URL(text).protocol))) {
     return { code: "invalid_url", message: `${label}: enter an address such as https://example.com.` };
   }
-  if (rule.type === "date" && !isCalendarDate(text))
-    return { code: "invalid_date", message: `${label}: enter a date as 2026-11-22.` };
+  if (rule.type === "date" && !isCalendarDate(text)) return { code: "invalid_date", message: `${label}: enter a date as 2026-11-22.` };
   if (rule.minLength !== undefined && length < rule.minLength) return { code: "too_short", message: `${label}: enter at least ${rule.minLength} characters.` };
   if (rule.maxLength !== undefined && length > rule.maxLength) return { code: "too_long", message: `${label}: enter at most ${rule.maxLength} characters.` };
   if (rule.pattern !== undefined && !new RegExp(`^(?:${rule.pattern})$`, "v").test(text)) {
