@@ -264,6 +264,14 @@ export const SETTINGS = {
     parse: (value) => scale(value as string),
     testOnly: true,
   }),
+  signInRateScale: setting({
+    flag: "--sign-in-rate-scale <factor>",
+    env: "FORMSVC_SIGN_IN_RATE_SCALE",
+    default: "1",
+    help: "multiply how fast the dashboard's sign-in attempts refill (10 a minute per email, 20 per address); tests use 0.0001, so that none refills while they count tries",
+    parse: (value, name) => scale(value as string, name),
+    testOnly: true,
+  }),
   purgeIntervalMs: setting({
     flag: "--purge-interval-ms <ms>",
     env: "FORMSVC_PURGE_INTERVAL_MS",

@@ -115,6 +115,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     metrics,
     serveMetrics: config.metrics,
     backups: backupStatus,
+    signInRateScale: config.signInRateScale,
   });
   const listen = (tls?: { cert: string; key: string }) =>
     Bun.serve({
