@@ -304,6 +304,14 @@ export const SETTINGS = {
     parse: whole(100, 60_000),
     testOnly: true,
   }),
+  outboxLeaseMs: setting({
+    flag: "--outbox-lease-ms <ms>",
+    env: "FORMSVC_OUTBOX_LEASE_MS",
+    shown: "twice the longest send",
+    help: "how long a claim on a notification or webhook delivery lasts before another process may take it (a live process extends its claims every third of it); tests shorten it so that a killed process's items come back soon, with the senders' timeouts left long",
+    parse: (value, name) => (value === undefined ? null : integer(name, value, 300, 3_600_000)),
+    testOnly: true,
+  }),
   captchaTimeoutMs: setting({
     flag: "--captcha-timeout-ms <ms>",
     env: "FORMSVC_CAPTCHA_TIMEOUT_MS",

@@ -165,6 +165,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
         from: config.mailFrom,
         retryBaseMs: config.mailRetryBaseMs,
         timeoutMs: config.mailTimeoutMs,
+        leaseMs: config.outboxLeaseMs ?? undefined,
         log: { line: log.request, error: log.error },
       })
     : null;
@@ -180,6 +181,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     ...webhookOptions,
     retryScale: config.webhookRetryScale,
     timeoutMs: config.webhookTimeoutMs,
+    leaseMs: config.outboxLeaseMs ?? undefined,
     userAgent: `formsvc/${pkg.version}`,
     log: { line: log.request, error: log.error },
   });

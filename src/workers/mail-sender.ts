@@ -22,6 +22,8 @@ export interface SenderOptions {
   retryBaseMs: number;
   /** The longest one step of a send may wait on the mail server (connecting, its greeting, each answer); 10 s. */
   timeoutMs?: number;
+  /** How long a claim lasts; twice the longest send unless a test wants a killed process's items back sooner. */
+  leaseMs?: number;
   log: { line(text: string): void; error(message: string, error: unknown): void };
 }
 
@@ -86,7 +88,7 @@ export function startSender(notifications: NotificationsService, options: Sender
   // The longest a send takes before one of those timeouts ends it: connecting, the greeting, then a few answers
   // to wait for. A claim lasts for two of them, and the loop extends it while the send goes on.
   const sendMs = timeoutMs * 5;
-  const leaseMs = sendMs * 2;
+  const leaseMs = options.leaseMs ?? sendMs * 2;
   const secrets = secretsOf(options.smtpUrl);
   const abort = new AbortController();
 
