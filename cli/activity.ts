@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Activity } from "../src/services/activity.ts";
+import type { Activity, ActivityPage } from "../src/services/activity.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";
@@ -18,7 +18,9 @@ const COLUMNS: Column<Activity>[] = [
 /** Lists the account's activity log, newest first: a table on a terminal, tab-separated piped, or --json. */
 export async function runActivity(flags: { limit?: string; after?: string }, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
   const page = await withBackend(globals, io.env, (backend) =>
-    backend.activity.list({ limit: flags.limit, after: flags.after }).catch((error) => Promise.reject(withFlagName(error, FLAGS))),
+    backend
+      .call<ActivityPage>("listActivity", { query: { limit: flags.limit, after: flags.after } })
+      .catch((error) => Promise.reject(withFlagName(error, FLAGS))),
   );
   printList(io, page.activity, COLUMNS, { json: globals.json, empty: "No activity yet." });
   if (!globals.json && io.isTTY && page.pagination.nextCursor) io.err(`Older entries with --after ${page.pagination.nextCursor}.\n`);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import type { Form } from "../src/domain/types.ts";
-import type { DayCount } from "../src/services/form-stats.ts";
+import type { DailyStats, DayCount } from "../src/services/form-stats.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { CliError, EXIT, withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";
@@ -205,7 +205,7 @@ function printForm(io: Io, form: Form, json: boolean | undefined): void {
 
 export async function runFormsCreate(flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
   const body = withConfirmation(await withCaptcha(formBody(flags), flags, io), flags);
-  const form = await withBackend(globals, io.env, (backend) => backend.forms.create(body), { create: true }).catch(rethrowWithFlag);
+  const form = await withBackend(globals, io.env, (backend) => backend.call<Form>("createForm", { body }), { create: true }).catch(rethrowWithFlag);
   io.err(`Made form ${form.name} (${form.id}). It takes submissions at ${form.submitUrl}\n`);
   printForm(io, form, globals.json);
 }
@@ -218,14 +218,14 @@ export async function runFormsUpdate(ref: string, flags: FormFlags, globals: Con
       EXIT.usage,
     );
   }
-  const form = await withBackend(globals, io.env, (backend) => backend.forms.update(ref, body)).catch(rethrowWithFlag);
+  const form = await withBackend(globals, io.env, (backend) => backend.call<Form>("updateForm", { params: { id: ref }, body })).catch(rethrowWithFlag);
   printForm(io, form, globals.json);
 }
 
 /** Deletes a form and its submissions: on a terminal after the user types the slug, else only with --yes. */
 export async function runFormsDelete(ref: string, flags: { yes?: boolean }, globals: ConnectionOptions, io: Io): Promise<void> {
   await withBackend(globals, io.env, async (backend) => {
-    const form = await backend.forms.get(ref);
+    const form = await backend.call<Form>("getForm", { params: { id: ref } });
     if (!flags.yes) {
       if (!io.inIsTTY) throw new CliError(`refusing to delete form ${form.slug} without --yes: stdin is not a terminal to confirm on`, EXIT.usage);
       const answer = await io.prompt(
@@ -233,7 +233,7 @@ export async function runFormsDelete(ref: string, flags: { yes?: boolean }, glob
       );
       if (answer?.trim() !== form.slug) throw new CliError(`form ${form.slug} not deleted: the answer was not its slug`);
     }
-    await backend.forms.remove(form.id);
+    await backend.call("deleteForm", { params: { id: form.id } });
     io.err(`Deleted form ${form.name} (${form.id}) and its ${form.submissionCount} submissions.\n`);
   });
 }
@@ -244,9 +244,11 @@ export async function runFormsStats(ref: string, flags: { since?: string; until?
     since: flags.since === undefined ? undefined : whenToIso("--since", flags.since),
     until: flags.until === undefined ? undefined : whenToIso("--until", flags.until),
   };
-  const stats = await withBackend(globals, io.env, (backend) => backend.forms.stats(ref, query)).catch((error: unknown) => {
-    throw withFlagName(error, { since: "--since", until: "--until" });
-  });
+  const stats = await withBackend(globals, io.env, (backend) => backend.call<DailyStats>("dailyStats", { params: { id: ref }, query })).catch(
+    (error: unknown) => {
+      throw withFlagName(error, { since: "--since", until: "--until" });
+    },
+  );
   if (globals.json) return void io.out(`${JSON.stringify(stats, null, 2)}\n`);
   const columns: Column<DayCount>[] = [
     { header: "date", value: (d) => d.date },
@@ -294,8 +296,8 @@ export function formsCommand(program: Command, io: Io): void {
     .addHelpText("after", "\nExamples:\n  formsvc forms list\n  formsvc forms list --json | jq -r '.[] | [.slug, .submissionCount] | @tsv'\n")
     .action(async (_flags, command: Command) => {
       const globals = command.optsWithGlobals();
-      const list = await withBackend(globals, io.env, (backend) => backend.forms.list());
-      printList(io, list, COLUMNS(io), { json: globals.json, empty: "No forms yet. Make one with: formsvc forms create --name Contact" });
+      const list = await withBackend(globals, io.env, (backend) => backend.call<{ forms: Form[] }>("listForms"));
+      printList(io, list.forms, COLUMNS(io), { json: globals.json, empty: "No forms yet. Make one with: formsvc forms create --name Contact" });
     });
 
   forms
@@ -304,7 +306,7 @@ export function formsCommand(program: Command, io: Io): void {
     .addHelpText("after", "\nExamples:\n  formsvc forms get contact\n  formsvc forms get frm_01jd3k4m5n6p7q8r9s0t1v2w3x --json\n")
     .action(async (ref: string, _flags, command: Command) => {
       const globals = command.optsWithGlobals();
-      printForm(io, await withBackend(globals, io.env, (backend) => backend.forms.get(ref)), globals.json);
+      printForm(io, await withBackend(globals, io.env, (backend) => backend.call<Form>("getForm", { params: { id: ref } })), globals.json);
     });
 
   forms

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { ApiKey } from "../src/services/keys.ts";
+import type { ApiKey, NewApiKey } from "../src/services/keys.ts";
 import { withBackend } from "./backend.ts";
 import type { Io } from "./io.ts";
 import { printList, type Column } from "./output.ts";
@@ -43,7 +43,7 @@ export function keysCommand(program: Command, io: Io): void {
       if (options.form !== undefined) body.formId = options.form;
       if (options.permissions !== undefined) body.permissions = options.permissions.split(",");
       if (options.name !== undefined) body.name = options.name;
-      const created = await withBackend(globals, io.env, (backend) => backend.keys.create(body), { create: true });
+      const created = await withBackend(globals, io.env, (backend) => backend.call<NewApiKey>("createKey", { body }), { create: true });
       if (globals.json) {
         io.out(`${JSON.stringify(created, null, 2)}\n`);
         return;
@@ -59,8 +59,8 @@ export function keysCommand(program: Command, io: Io): void {
     .addHelpText("after", "\nExample:\n  formsvc keys list --json | jq -r '.[] | select(.revokedAt == null) | .id'\n")
     .action(async (_options, command: Command) => {
       const globals = command.optsWithGlobals();
-      const list = await withBackend(globals, io.env, (backend) => backend.keys.list());
-      printList(io, list, COLUMNS(io), { json: globals.json, empty: "No keys yet. Make one with: formsvc keys create" });
+      const list = await withBackend(globals, io.env, (backend) => backend.call<{ keys: ApiKey[] }>("listKeys"));
+      printList(io, list.keys, COLUMNS(io), { json: globals.json, empty: "No keys yet. Make one with: formsvc keys create" });
     });
 
   keys
@@ -68,7 +68,7 @@ export function keysCommand(program: Command, io: Io): void {
     .description("revoke a key: it stops working at once")
     .addHelpText("after", "\nExample:\n  formsvc keys revoke key_01jd3k4m5n6p7q8r9s0t1v2w3x\n")
     .action(async (keyId: string, _options, command: Command) => {
-      await withBackend(command.optsWithGlobals(), io.env, (backend) => backend.keys.revoke(keyId));
+      await withBackend(command.optsWithGlobals(), io.env, (backend) => backend.call("revokeKey", { params: { keyId } }));
       io.err(`Revoked ${keyId}.\n`);
     });
 }

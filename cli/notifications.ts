@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Notification } from "../src/services/notifications.ts";
+import type { Notification, NotificationPage } from "../src/services/notifications.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";
@@ -38,7 +38,9 @@ const COLUMNS = (io: Io): Column<Notification>[] => {
 /** Lists a form's notification emails, newest first: a table on a terminal, tab-separated rows piped, or --json. */
 export async function runNotificationsList(ref: string, flags: NotificationListFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
   const page = await withBackend(globals, io.env, (backend) =>
-    backend.notifications.list(ref, { limit: flags.limit, offset: flags.offset }).catch((error) => Promise.reject(withFlagName(error, FLAGS))),
+    backend
+      .call<NotificationPage>("listNotifications", { params: { id: ref }, query: { limit: flags.limit, offset: flags.offset } })
+      .catch((error) => Promise.reject(withFlagName(error, FLAGS))),
   );
   printList(io, page.notifications, COLUMNS(io), {
     json: globals.json,
@@ -76,7 +78,9 @@ export function notificationsCommand(program: Command, io: Io): void {
     .action(async (ref: string, flags: { pending?: boolean }, command: Command) => {
       const globals = command.optsWithGlobals();
       const pending = Boolean(flags.pending);
-      const result = await withBackend(globals, io.env, (backend) => backend.notifications.retry(ref, { pending }));
+      const result = await withBackend(globals, io.env, (backend) =>
+        backend.call<{ retried: number }>("retryNotifications", { params: { id: ref }, query: { pending: pending ? "true" : undefined } }),
+      );
       if (globals.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
       const plural = result.retried === 1 ? "" : "s";
       if (pending)

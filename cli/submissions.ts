@@ -3,7 +3,7 @@ import { fieldValue } from "../src/lib/csv.ts";
 import { exportChunks } from "../src/services/submissions/export.ts";
 import type { Submission } from "../src/domain/types.ts";
 import type { SubmissionPage } from "../src/services/submissions.ts";
-import { withBackend, type Backend, type ConnectionOptions } from "./backend.ts";
+import { withBackend, type Backend, type ConnectionOptions, type QueryParams } from "./backend.ts";
 import { CliError, EXIT, withFlagName } from "./errors.ts";
 import { eraseCommand } from "./erase.ts";
 import { exportCommand } from "./export.ts";
@@ -48,10 +48,11 @@ function columns(fields: readonly string[], io: Io): Column<Submission>[] {
  */
 async function* pages(backend: Backend, ref: string, flags: ListFlags): AsyncGenerator<SubmissionPage> {
   const query = { ...selectionQuery(flags), limit: flags.limit ?? (flags.all ? "100" : undefined), offset: flags.offset };
-  let page = await backend.submissions.list(ref, query);
+  const list = (query: QueryParams) => backend.call<SubmissionPage>("listSubmissions", { params: { id: ref }, query });
+  let page = await list(query);
   yield page;
   while (flags.all && page.pagination.hasMore && page.pagination.nextCursor) {
-    page = await backend.submissions.list(ref, { ...query, offset: undefined, after: page.pagination.nextCursor });
+    page = await list({ ...query, offset: undefined, after: page.pagination.nextCursor });
     yield page;
   }
 }
@@ -160,7 +161,11 @@ export function submissionsCommand(program: Command, io: Io): void {
     )
     .action(async (ref: string, id: string, _flags, command: Command) => {
       const globals = command.optsWithGlobals();
-      printSubmission(io, await withBackend(globals, io.env, (backend) => backend.submissions.get(ref, id)), globals.json);
+      printSubmission(
+        io,
+        await withBackend(globals, io.env, (backend) => backend.call<Submission>("getSubmission", { params: { id: ref, submissionId: id } })),
+        globals.json,
+      );
     });
 
   submissions
@@ -179,7 +184,9 @@ export function submissionsCommand(program: Command, io: Io): void {
     .action(async (ref: string, id: string, flags: MarkFlags, command: Command) => {
       const globals = command.optsWithGlobals();
       const patch = markPatch(flags);
-      const updated = await withBackend(globals, io.env, (backend) => backend.submissions.update(ref, id, patch));
+      const updated = await withBackend(globals, io.env, (backend) =>
+        backend.call<Submission>("updateSubmission", { params: { id: ref, submissionId: id }, body: patch }),
+      );
       io.err(
         `Marked ${updated.id} ${Object.entries(patch)
           .map(([field, on]) => MARK_WORDS[field]![on ? 0 : 1])
@@ -193,7 +200,7 @@ export function submissionsCommand(program: Command, io: Io): void {
     .description("delete one submission, for good")
     .addHelpText("after", "\nExample:\n  formsvc submissions delete contact sub_01jd3k4m5n6p7q8r9s0t1v2w3x\n")
     .action(async (ref: string, id: string, _flags, command: Command) => {
-      await withBackend(command.optsWithGlobals(), io.env, (backend) => backend.submissions.remove(ref, id));
+      await withBackend(command.optsWithGlobals(), io.env, (backend) => backend.call("deleteSubmission", { params: { id: ref, submissionId: id } }));
       io.err(`Deleted submission ${id}.\n`);
     });
 

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { WebhookDelivery } from "../src/services/webhook-outbox.ts";
+import type { DeliveryPage, WebhookDelivery } from "../src/services/webhook-outbox.ts";
 import type { Webhook, WebhookWithSecret } from "../src/services/webhooks.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { withFlagName } from "./errors.ts";
@@ -56,7 +56,9 @@ export async function runWebhooksAdd(ref: string, url: string, flags: AddFlags, 
   const body: Record<string, unknown> = { url };
   if (flags.description !== undefined) body.description = flags.description;
   if (flags.format !== undefined) body.format = flags.format;
-  const webhook = await withBackend(globals, io.env, (backend) => backend.webhooks.add(ref, body)).catch((error) => Promise.reject(withFlagName(error, FLAGS)));
+  const webhook = await withBackend(globals, io.env, (backend) => backend.call<WebhookWithSecret>("createWebhook", { params: { id: ref }, body })).catch(
+    (error) => Promise.reject(withFlagName(error, FLAGS)),
+  );
   printSecret(io, webhook, globals, "Made webhook");
 }
 
@@ -69,8 +71,8 @@ export interface DeliveryFlags {
 /** Lists a form's webhook deliveries (of one endpoint with --webhook), newest first. */
 export async function runWebhooksDeliveries(ref: string, flags: DeliveryFlags, globals: Globals, io: Io): Promise<void> {
   const page = await withBackend(globals, io.env, (backend) =>
-    backend.webhooks
-      .deliveries(ref, { webhook: flags.webhook, limit: flags.limit, offset: flags.offset })
+    backend
+      .call<DeliveryPage>("listDeliveries", { params: { id: ref }, query: { webhook: flags.webhook, limit: flags.limit, offset: flags.offset } })
       .catch((error) => Promise.reject(withFlagName(error, FLAGS))),
   );
   printList(io, page.deliveries, DELIVERY_COLUMNS(io), {
@@ -109,8 +111,8 @@ export function webhooksCommand(program: Command, io: Io): void {
     .addHelpText("after", "\nExample:\n  formsvc webhooks list contact --json | jq -r '.[].url'\n")
     .action(async (ref: string, _flags, command: Command) => {
       const globals = command.optsWithGlobals();
-      const list = await withBackend(globals, io.env, (backend) => backend.webhooks.list(ref));
-      printList(io, list, WEBHOOK_COLUMNS, { json: globals.json, empty: "No webhooks. Add one with: formsvc webhooks add FORM URL" });
+      const list = await withBackend(globals, io.env, (backend) => backend.call<{ webhooks: Webhook[] }>("listWebhooks", { params: { id: ref } }));
+      printList(io, list.webhooks, WEBHOOK_COLUMNS, { json: globals.json, empty: "No webhooks. Add one with: formsvc webhooks add FORM URL" });
     });
 
   webhooks
@@ -118,7 +120,7 @@ export function webhooksCommand(program: Command, io: Io): void {
     .description("remove a webhook endpoint; its pending deliveries are not sent")
     .addHelpText("after", "\nExample:\n  formsvc webhooks remove contact whk_01jd3k4m5n6p7q8r9s0t1v2w3x\n")
     .action(async (ref: string, webhookId: string, _flags, command: Command) => {
-      await withBackend(command.optsWithGlobals(), io.env, (backend) => backend.webhooks.remove(ref, webhookId));
+      await withBackend(command.optsWithGlobals(), io.env, (backend) => backend.call("deleteWebhook", { params: { id: ref, webhookId } }));
       io.err(`Removed webhook ${webhookId}.\n`);
     });
 
@@ -128,7 +130,12 @@ export function webhooksCommand(program: Command, io: Io): void {
     .addHelpText("after", "\nExample:\n  SECRET=$(formsvc webhooks rotate contact whk_01jd3k4m5n6p7q8r9s0t1v2w3x)\n")
     .action(async (ref: string, webhookId: string, _flags, command: Command) => {
       const globals = command.optsWithGlobals();
-      printSecret(io, await withBackend(globals, io.env, (backend) => backend.webhooks.rotate(ref, webhookId)), globals, "Rotated the secret of webhook");
+      printSecret(
+        io,
+        await withBackend(globals, io.env, (backend) => backend.call<WebhookWithSecret>("rotateWebhookSecret", { params: { id: ref, webhookId } })),
+        globals,
+        "Rotated the secret of webhook",
+      );
     });
 
   webhooks
@@ -152,7 +159,7 @@ export function webhooksCommand(program: Command, io: Io): void {
     )
     .action(async (ref: string, deliveryId: string, _flags, command: Command) => {
       const globals = command.optsWithGlobals();
-      const delivery = await withBackend(globals, io.env, (backend) => backend.webhooks.redeliver(ref, deliveryId));
+      const delivery = await withBackend(globals, io.env, (backend) => backend.call<WebhookDelivery>("retryDelivery", { params: { id: ref, deliveryId } }));
       if (globals.json) io.out(`${JSON.stringify(delivery, null, 2)}\n`);
       io.err(`Queued delivery ${delivery.id} (${delivery.messageId}) to be sent again now.\n`);
     });
