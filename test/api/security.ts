@@ -138,10 +138,10 @@ const keyWith = async (w: Guarded, permissions: Permission[], formId?: string) =
 
 const everyPermissionBut = (needed: Permission) => PERMISSIONS.filter((p) => p !== needed && p !== "admin");
 
-/** Runs `check` on a fresh world, closing it whatever happens. */
-function inWorld(name: string, check: (w: Guarded) => Promise<void>): void {
+/** Runs `check` on a fresh world (an app of `operations`, the API's by default), closing it whatever happens. */
+function inAppWorld(name: string, check: (w: Guarded) => Promise<void>, operations?: readonly Operation[]): void {
   test(name, async () => {
-    const t = await testApp();
+    const t = await testApp({ operations });
     try {
       await check(await guardedWorld(t));
     } finally {
@@ -154,7 +154,8 @@ function inWorld(name: string, check: (w: Guarded) => Promise<void>): void {
  * The security cases every protected route must pass (Unkey's runCommonRouteTests): who is refused with
  * 401, 403 or 404, and that a key with just the route's permission is let in.
  */
-export function runCommonRouteTests(route: ProtectedRoute): void {
+export function runCommonRouteTests(route: ProtectedRoute, operations?: readonly Operation[]): void {
+  const inWorld = (name: string, check: (w: Guarded) => Promise<void>) => inAppWorld(name, check, operations);
   describe(`${route.method} ${route.path}: security`, () => {
     inWorld("without a key: 401 unauthorized with WWW-Authenticate: Bearer", async (w) => {
       const answer = await call(w, route);
