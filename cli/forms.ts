@@ -115,11 +115,11 @@ async function withCaptcha(body: Record<string, unknown>, flags: FormFlags, io: 
 }
 
 /** The confirmation part of the body: the JSON of `--confirmation-file` (an object, or null to remove it), checked by the API. */
-function withConfirmation(body: Record<string, unknown>, flags: FormFlags): Record<string, unknown> {
+async function withConfirmation(body: Record<string, unknown>, flags: FormFlags, io: Io): Promise<Record<string, unknown>> {
   if (flags.confirmationFile === undefined) return body;
   let text: string;
   try {
-    text = readFileSync(flags.confirmationFile === "-" ? 0 : flags.confirmationFile, "utf8");
+    text = flags.confirmationFile === "-" ? await io.input() : readFileSync(flags.confirmationFile, "utf8");
   } catch (error) {
     throw new CliError(`cannot read --confirmation-file ${flags.confirmationFile}: ${(error as Error).message}`, EXIT.usage);
   }
@@ -204,14 +204,14 @@ function printForm(io: Io, form: Form, json: boolean | undefined): void {
 }
 
 export async function runFormsCreate(flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
-  const body = withConfirmation(await withCaptcha(formBody(flags), flags, io), flags);
+  const body = await withConfirmation(await withCaptcha(formBody(flags), flags, io), flags, io);
   const form = await withBackend(globals, io.env, (backend) => backend.call<Form>("createForm", { body }), { create: true }).catch(rethrowWithFlag);
   io.err(`Made form ${form.name} (${form.id}). It takes submissions at ${form.submitUrl}\n`);
   printForm(io, form, globals.json);
 }
 
 export async function runFormsUpdate(ref: string, flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
-  const body = withConfirmation(await withCaptcha(formBody(flags), flags, io), flags);
+  const body = await withConfirmation(await withCaptcha(formBody(flags), flags, io), flags, io);
   if (Object.keys(body).length === 0) {
     throw new CliError(
       "nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --fields-file, --other-fields, --spam-rules-file, --spam-filter, --spam-threshold, --confirmation-file",
