@@ -1,3 +1,4 @@
+import { answerBaseUrl } from "../services/urls.ts";
 import { json, noContent } from "../http/respond.ts";
 import { MAX_WEBHOOKS_PER_FORM } from "../domain/types.ts";
 import { createSchema } from "../services/webhooks.ts";
@@ -34,7 +35,7 @@ export const webhookOperations = [
     ok: { status: 201, description: "The endpoint, with its secret (shown here and on rotate only).", schema: "WebhookWithSecret", headers: LOCATION },
     async handler(ctx) {
       const webhook = await ctx.services.webhooks.create(ctx.principal, ctx.params.id!, ctx.body);
-      return json(201, webhook, { Location: `${ctx.services.urls.baseUrl()}/api/forms/${webhook.formId}/webhooks/${webhook.id}` });
+      return json(201, webhook, { Location: `${answerBaseUrl(ctx.services.urls)}/api/forms/${webhook.formId}/webhooks/${webhook.id}` });
     },
   }),
   operation({
