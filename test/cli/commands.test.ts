@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
-import { loadServeConfig } from "../../src/config.ts";
-import { startServer } from "../../src/server.ts";
 import { runInProcess as runCli } from "../helpers/fake-io.ts";
-import { makeForm, MODES, startWorld, type CliWorld } from "./world.ts";
+import { makeForm, MODES, startServerInProcess, startWorld, type CliWorld } from "./world.ts";
 
 let world: CliWorld;
 beforeAll(async () => {
@@ -293,10 +291,8 @@ describe("help and version", () => {
 
 describe("local mode shows the addresses the server serves under", () => {
   test("a form's submitUrl is the server's --submit-url, without telling the CLI again", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "formsvc-urls-"));
-    const db = join(dir, "formsvc.db");
-    const config = { host: "127.0.0.1", port: "0", db, baseUrl: "https://forms.example.com", submitUrl: "https://submit.example.com/" };
-    const server = await startServer(loadServeConfig(config, {}), { request() {}, error() {} });
+    const server = await startServerInProcess({ baseUrl: "https://forms.example.com", submitUrl: "https://submit.example.com/" });
+    const { db } = server;
     try {
       const created = await runCli(["forms", "create", "--name", "Contact", "--slug", "contact", "--json", "--db", db]);
       expect(created.code).toBe(0);
@@ -306,7 +302,6 @@ describe("local mode shows the addresses the server serves under", () => {
       expect(JSON.parse(told.stdout).submitUrl).toBe("https://other.example.com/f/contact");
     } finally {
       await server.stop();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

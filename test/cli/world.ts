@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadServeConfig } from "../../src/config.ts";
+import { loadServeConfig, type ServeFlags } from "../../src/config.ts";
 import { startServer } from "../../src/server.ts";
 import type { RunResult } from "../helpers/cli.ts";
 import { runInProcess } from "../helpers/fake-io.ts";
@@ -27,15 +27,37 @@ export interface CliWorld {
   stop(): Promise<void>;
 }
 
-export async function startWorld(): Promise<CliWorld> {
+/** The real server (`startServer`, what `formsvc serve` runs), in this process, on a free port and a temp file. */
+export interface InProcessServer {
+  url: string;
+  db: string;
+  dir: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the server in this process with serve's flags (`rateLimit: "0"` and the like); its log is dropped. */
+export async function startServerInProcess(flags: ServeFlags = {}): Promise<InProcessServer> {
   const dir = mkdtempSync(join(tmpdir(), "formsvc-cli-"));
   const db = join(dir, "formsvc.db");
-  const config = loadServeConfig({ host: "127.0.0.1", port: "0", db, rateLimit: "0" }, {});
-  const running = await startServer(config, { request() {}, error() {} });
+  const running = await startServer(loadServeConfig({ host: "127.0.0.1", port: "0", db, ...flags }, {}), { request() {}, error() {} });
+  return {
+    url: running.url,
+    db,
+    dir,
+    async stop() {
+      await running.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startWorld(): Promise<CliWorld> {
+  const running = await startServerInProcess({ rateLimit: "0" });
+  const { db } = running;
   const minted = await runInProcess(["keys", "create", "--db", db, "--name", "cli-tests"]);
   if (minted.code !== 0) throw new Error(`keys create failed: ${minted.stderr}`);
   const key = minted.stdout.trim();
-  const server = { url: running.url, db, dir };
+  const server = { url: running.url, db, dir: running.dir };
   const world: CliWorld = {
     server,
     key,
@@ -61,10 +83,7 @@ export async function startWorld(): Promise<CliWorld> {
       if (response.status !== 200) throw new Error(`post to ${slug}: ${response.status} ${await response.text()}`);
       return ((await response.json()) as { id: string }).id;
     },
-    async stop() {
-      await running.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: () => running.stop(),
   };
   return world;
 }
