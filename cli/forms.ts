@@ -264,6 +264,17 @@ export async function runFormsStats(ref: string, flags: { since?: string; until?
   printList(io, stats.days, columns);
 }
 
+/** Lists forms, newest first: a table on a terminal, tab-separated piped, or --json. */
+export async function runFormsList(globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
+  const list = await withBackend(globals, io.env, (backend) => backend.call<{ forms: Form[] }>("listForms"));
+  printList(io, list.forms, COLUMNS(io), { json: globals.json, empty: "No forms yet. Make one with: formsvc forms create --name Contact" });
+}
+
+/** Shows one form, by id or slug. */
+export async function runFormsGet(ref: string, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
+  printForm(io, await withBackend(globals, io.env, (backend) => backend.call<Form>("getForm", { params: { id: ref } })), globals.json);
+}
+
 export function formsCommand(program: Command, io: Io): void {
   const forms = program
     .command("forms")
@@ -300,20 +311,13 @@ export function formsCommand(program: Command, io: Io): void {
     .command("list")
     .description("list forms, newest first")
     .addHelpText("after", "\nExamples:\n  formsvc forms list\n  formsvc forms list --json | jq -r '.[] | [.slug, .submissionCount] | @tsv'\n")
-    .action(async (_flags, command: Command) => {
-      const globals = command.optsWithGlobals();
-      const list = await withBackend(globals, io.env, (backend) => backend.call<{ forms: Form[] }>("listForms"));
-      printList(io, list.forms, COLUMNS(io), { json: globals.json, empty: "No forms yet. Make one with: formsvc forms create --name Contact" });
-    });
+    .action((_flags, command: Command) => runFormsList(command.optsWithGlobals(), io));
 
   forms
     .command("get <form>")
     .description("show a form (by id or slug)")
     .addHelpText("after", "\nExamples:\n  formsvc forms get contact\n  formsvc forms get frm_01jd3k4m5n6p7q8r9s0t1v2w3x --json\n")
-    .action(async (ref: string, _flags, command: Command) => {
-      const globals = command.optsWithGlobals();
-      printForm(io, await withBackend(globals, io.env, (backend) => backend.call<Form>("getForm", { params: { id: ref } })), globals.json);
-    });
+    .action((ref: string, _flags, command: Command) => runFormsGet(ref, command.optsWithGlobals(), io));
 
   forms
     .command("update <form>")
