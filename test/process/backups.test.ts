@@ -7,7 +7,7 @@ import { createApp } from "../../src/app.ts";
 import type { BackupStatus } from "../../src/workers/backups.ts";
 import { RateLimiter } from "../../src/http/rate-limit.ts";
 import { BASE, testApp } from "../helpers/app.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runInProcess as runCli } from "../helpers/fake-io.ts";
 import { startS3Server } from "../helpers/s3.ts";
 import { startServerProcess } from "../helpers/server.ts";
 
