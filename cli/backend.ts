@@ -155,6 +155,8 @@ export async function localBackend(
   /** The declared handler's answer, as the router would run it after the key check: the query read by the declared schemas. */
   async function run(operationId: string, { params = {}, query = {}, body }: OperationRequest = {}): Promise<Response> {
     const declared = operationById(operationId, operations);
+    // The public endpoint reads its own request (a visitor's post): it is the server's, not the operator's.
+    if (declared.scope === "public") throw new Error(`${operationId} is public: local mode runs the management API's operations`);
     const request = requestFor(operationId, params, query, operations);
     const url = new URL(`${baseUrl}${request.path}`);
     for (const [name, value] of Object.entries(request.query)) if (value !== undefined) url.searchParams.set(name, value);
