@@ -66,7 +66,10 @@ export function mentionedInSql(column: SQLiteColumn, address: string, stored: "t
 /** Every place, in the order an erasure looks. */
 export const PERSONAL_DATA: PersonalDataPlace[] = [
   { where: "submissions.data: every field's value", how: "scanned" },
-  { where: "submissions.confirmed_from: the client address a double opt-in link was opened from (docs/api.md, Confirmation email and double opt-in)", how: "deleted with its submission" },
+  {
+    where: "submissions.confirmed_from: the client address a double opt-in link was opened from (docs/api.md, Confirmation email and double opt-in)",
+    how: "deleted with its submission",
+  },
   { where: "files: name and content of uploaded files", how: "deleted with its submission" },
   {
     where:
