@@ -115,6 +115,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     metrics,
     serveMetrics: config.metrics,
     backups: backupStatus,
+    signInRateScale: config.signInRateScale,
   });
   const listen = (tls?: { cert: string; key: string }) =>
     Bun.serve({
@@ -164,6 +165,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
         from: config.mailFrom,
         retryBaseMs: config.mailRetryBaseMs,
         timeoutMs: config.mailTimeoutMs,
+        leaseMs: config.outboxLeaseMs ?? undefined,
         log: { line: log.request, error: log.error },
       })
     : null;
@@ -179,6 +181,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     ...webhookOptions,
     retryScale: config.webhookRetryScale,
     timeoutMs: config.webhookTimeoutMs,
+    leaseMs: config.outboxLeaseMs ?? undefined,
     userAgent: `formsvc/${pkg.version}`,
     log: { line: log.request, error: log.error },
   });

@@ -25,6 +25,8 @@ export interface AppOptions {
   serveMetrics?: boolean;
   /** The backup schedule's last result (`--backup-dir`), or null without one; the dashboard's account page shows it. */
   backups?: () => BackupStatus | null;
+  /** Multiplies how fast the dashboard's sign-in attempts refill (1 unless a test stops the refill to count tries). */
+  signInRateScale?: number;
 }
 
 /** What the log says of one request: never its query string, key or body. */

@@ -3,7 +3,7 @@
 // spam rules and the learning filter), for every path that posts to a form: the public endpoint and the
 // dashboard's test submission alike. The route only reads the request and writes the answer.
 import type { FormRow } from "../../db/schema.ts";
-import { ApiError } from "../../errors.ts";
+import { ApiError, ClientClosedRequest } from "../../errors.ts";
 import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type CaptchaOptions } from "../spam/captcha.ts";
 import { domainAllowed } from "../../lib/domains.ts";
 import { visibleBidi } from "../../lib/files.ts";
@@ -55,6 +55,8 @@ export interface Post {
   byOwner?: boolean;
   /** The post's Idempotency-Key header, as sent; null or absent when it sent none. */
   idempotencyKey?: string | null;
+  /** True once the client's connection is gone: no answer can reach it, so the post is not stored. */
+  gone?: () => boolean;
 }
 
 /** A post the form took. */
@@ -219,6 +221,8 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
         : await checkCaptcha(form, special, post.ip, policy.captcha ?? defaultCaptchaOptions, spam.altcha);
     // The form's rules and the account's filter judge what the honeypot and the captcha let through.
     const verdict = caught ? { reason: caught, score: null, tokens: null } : await spam.judge(form, kept);
+    // A client that left while the captcha or the filter was asked gets no answer, so it will retry: store nothing.
+    if (post.gone?.()) throw new ClientClosedRequest();
     const submission = await submissions.receive(form, kept, {
       isSpam: verdict.reason !== null,
       spamReason: verdict.reason ?? undefined,
