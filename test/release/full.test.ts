@@ -31,7 +31,11 @@ test("the release holds the four binaries, each the platform's executable, liste
   expect(manifest.artifacts.map((a) => a.name)).toEqual(names);
   for (const artifact of manifest.artifacts) {
     const path = join(folder, artifact.name);
-    expect({ name: artifact.name, size: readFileSync(path).length, sha256: fileSha256(path) }).toEqual({ name: artifact.name, size: artifact.size, sha256: artifact.sha256 });
+    expect({ name: artifact.name, size: readFileSync(path).length, sha256: fileSha256(path) }).toEqual({
+      name: artifact.name,
+      size: artifact.size,
+      sha256: artifact.sha256,
+    });
   }
   // ELF with the machine's number (x86-64 62, AArch64 183), or 64-bit Mach-O with its CPU type.
   const head = (name: string) => readFileSync(join(folder, name)).subarray(0, 20);
