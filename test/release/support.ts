@@ -35,13 +35,17 @@ export async function release(options: { version: string; baseUrl: string; key: 
   return stderr;
 }
 
-/** A server of release folders: `/name/file` is the file of folder `name`; files named in `cutShort` stop halfway. */
-export function releaseServer(folders: Map<string, string>, cutShort: Set<string> = new Set()) {
+/**
+ * A server of release folders: `/name/file` is the file of folder `name`; files named in `cutShort` stop halfway.
+ * Every path asked for is added to `asked`.
+ */
+export function releaseServer(folders: Map<string, string>, cutShort: Set<string> = new Set(), asked: string[] = []) {
   return Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     fetch(request) {
       const path = decodeURIComponent(new URL(request.url).pathname);
+      asked.push(path);
       const slash = path.lastIndexOf("/");
       const folder = folders.get(path.slice(0, slash));
       const file = folder && join(folder, path.slice(slash + 1));
@@ -99,6 +103,8 @@ export interface TestReleases {
   /** The folders the server serves, by path; a test may add its own. */
   folders: Map<string, string>;
   cutShort: Set<string>;
+  /** Every path the server was asked for, in order. */
+  asked: string[];
   /** The folder `npm run release` filled for a version. */
   folder(version: string): string;
 }
@@ -112,7 +118,8 @@ export function testReleases(): Promise<TestReleases> {
     process.on("exit", () => rmSync(work, { recursive: true, force: true }));
     const folders = new Map<string, string>();
     const cutShort = new Set<string>();
-    const server = releaseServer(folders, cutShort);
+    const asked: string[] = [];
+    const server = releaseServer(folders, cutShort, asked);
     const base = `http://127.0.0.1:${server.port}/formsvc`;
     const key = throwawayKey(join(work, "release-key.pem"));
     const folder = (version: string) => join(work, version);
@@ -121,7 +128,7 @@ export function testReleases(): Promise<TestReleases> {
       folders.set(`/formsvc/${version}`, folder(version));
     }
     folders.set("/formsvc", folder("1.0.1"));
-    return { work, key, base, server, folders, cutShort, folder };
+    return { work, key, base, server, folders, cutShort, asked, folder };
   })();
   return shared;
 }
