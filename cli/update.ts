@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { existsSync, readdirSync, realpathSync } from "node:fs";
+import { accessSync, constants, existsSync, readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { buildInfo, builtInKey, checkForUpdate, compareVersions, fetchManifest, type Manifest, ReleaseError, releaseFolder } from "../src/lib/release.ts";
 import { CliError, EXIT, QuietExit } from "./errors.ts";
@@ -25,6 +25,15 @@ function releasedSelf(): { self: string; key: Uint8Array } {
   const key = builtInKey();
   if (!key) throw new CliError("this is a development build of formsvc: it knows no release to update from (install a release: docs/deploy.md)");
   return { self: realpathSync(process.execPath), key };
+}
+
+/** Refuses early, in words, when the binary's folder cannot be written (the usual case without sudo). */
+function checkWritable(self: string): void {
+  try {
+    accessSync(dirname(self), constants.W_OK);
+  } catch {
+    throw new CliError(`cannot write to ${dirname(self)}, where formsvc is: run it as a user who may (sudo formsvc update …)`);
+  }
 }
 
 /** A release's refusal is the CLI's one-line error (exit 1). */
@@ -81,6 +90,7 @@ async function runUpdate(options: UpdateOptions, io: Io): Promise<void> {
   }
   const artifact = manifest.artifacts.find((a) => a.os === info.os && a.arch === info.arch);
   if (!artifact) throw new CliError(`the release ${manifest.version} at ${folder} has no binary for ${info.os}-${info.arch}`);
+  checkWritable(self);
   await confirm(io, options.yes, `Replace formsvc ${info.version} at ${self} with ${manifest.version}?`, "formsvc update --yes");
   await replaceWithDownload(self, `${folder}${artifact.name}`, artifact, manifest.version);
   io.err(
@@ -129,6 +139,7 @@ async function runRollback(options: UpdateOptions, db: string, io: Io): Promise<
         `stop the server, run "${restore}" (it keeps the database it replaces), then formsvc update --rollback again`,
     );
   }
+  checkWritable(self);
   await confirm(io, options.yes, `Put formsvc ${previous.version} back in place of ${buildInfo().version} at ${self}?`, "formsvc update --rollback --yes");
   swapWithPrevious(self);
   io.err(`formsvc ${buildInfo().version} → ${previous.version} at ${self}; ${buildInfo().version} is kept as ${basename(self)}.previous.\n`);

@@ -45,7 +45,10 @@ while [ $# -gt 0 ]; do
   --root) value "$@"; ROOT=$2; shift 2 ;;
   --no-start) START=0; shift ;;
   --uninstall) UNINSTALL=1; shift ;;
-  -h | --help) sed -n '2,/^set -eu$/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help)
+    say "usage: install.sh [--domain D] [--version V] [--from URL] [--root DIR] [--no-start] [--uninstall] (docs/deploy.md)"
+    exit 0
+    ;;
   *) die "unknown option $1 (see --help)" ;;
   esac
 done
