@@ -4,7 +4,6 @@
 // owned by that user: no shell, no package manager.
 import { createHash } from "node:crypto";
 import { readFileSync, realpathSync, statSync } from "node:fs";
-import { gzipSync } from "node:zlib";
 
 /** The user the image runs as; numeric in the config, and listed in the image's /etc/passwd. */
 export const IMAGE_USER = { name: "formsvc", uid: 10001, gid: 10001 } as const;
@@ -45,7 +44,7 @@ function tarHeader(entry: TarEntry, size: number, mtime: number): Uint8Array {
 }
 
 /** A tar archive of the entries, in their order, every entry dated `mtime` (Unix seconds). */
-export function tar(entries: TarEntry[], mtime: number): Uint8Array {
+export function tar(entries: TarEntry[], mtime: number): Uint8Array<ArrayBuffer> {
   const parts: Uint8Array[] = [];
   for (const entry of entries) {
     const data = entry.data ?? new Uint8Array();
@@ -79,7 +78,7 @@ function parents(path: string): string[] {
 }
 
 /** The root filesystem of the image: the binary, its libraries, the user, /data, /tmp and /proc to mount on. */
-function rootfsLayer(binary: string, libraries: string[], mtime: number): Uint8Array {
+function rootfsLayer(binary: string, libraries: string[], mtime: number): Uint8Array<ArrayBuffer> {
   const { name, uid, gid } = IMAGE_USER;
   const files: TarEntry[] = [
     { path: IMAGE_BINARY.slice(1), type: "file", mode: 0o755, data: readFileSync(binary) },
@@ -114,7 +113,7 @@ export function imageArchive(options: { binary: string; version: string; created
   const mtime = Math.floor(Date.parse(options.createdAt) / 1000);
   const libraries = sharedLibraries(options.binary);
   const layerTar = rootfsLayer(options.binary, libraries, mtime);
-  const layer = blob("application/vnd.oci.image.layer.v1.tar+gzip", gzipSync(layerTar));
+  const layer = blob("application/vnd.oci.image.layer.v1.tar+gzip", Bun.gzipSync(layerTar));
   const config = blob(
     "application/vnd.oci.image.config.v1+json",
     Buffer.from(

@@ -1,4 +1,4 @@
-// `FORMSVC_RELEASE_KEY=key.pem npm run release -- --version X.Y.Z --base-url URL [--platforms linux-x64,…] [--out DIR]`
+// `FORMSVC_RELEASE_KEY=key.pem npm run release -- --version X.Y.Z --base-url URL [--platforms linux-x64,…] [--out DIR] [--no-image]`
 // fills dist/release/ with a release as docs/deploy.md describes it: one binary per platform (each knowing its
 // version, the base URL and the public half of the key), manifest.json and its Ed25519 signature, install.sh,
 // the linux-x64 OCI image archive and SHA256SUMS. The key is an Ed25519 private key in PEM, as
@@ -58,6 +58,8 @@ export async function buildRelease(options: {
   platforms: readonly string[];
   out: string;
   key: { privateKey: KeyObject; publicKey: Uint8Array };
+  /** Leave the image out (a quicker release for a try; a published release has it). */
+  noImage?: boolean;
   log?: (line: string) => void;
 }): Promise<Manifest> {
   const log = options.log ?? (() => {});
@@ -90,7 +92,7 @@ export async function buildRelease(options: {
   writeFileSync(join(options.out, "manifest.json.sig"), `${sign(null, Buffer.from(text), options.key.privateKey).toString("base64")}\n`);
   writeFileSync(join(options.out, "install.sh"), installScript(options.baseUrl, options.key.publicKey), { mode: 0o755 });
 
-  if (options.platforms.includes("linux-x64")) {
+  if (options.platforms.includes("linux-x64") && !options.noImage) {
     const started = performance.now();
     const image = `formsvc-${options.version}-linux-x64.oci.tar`;
     writeFileSync(
@@ -116,6 +118,7 @@ if (import.meta.main) {
       "base-url": { type: "string" },
       platforms: { type: "string", default: PLATFORMS.join(",") },
       out: { type: "string", default: join(root, "dist", "release") },
+      "no-image": { type: "boolean", default: false },
     },
   });
   try {
@@ -128,6 +131,7 @@ if (import.meta.main) {
       platforms: values.platforms.split(",").map((p) => p.trim()),
       out: values.out,
       key: releaseKey(process.env.FORMSVC_RELEASE_KEY),
+      noImage: values["no-image"],
       log: (line) => console.error(line),
     });
     console.error(`release ${manifest.version} in ${values.out} (${((performance.now() - started) / 1000).toFixed(0)} s), key ${manifest.releaseKey}`);

@@ -7,6 +7,7 @@ import { manifestText } from "../../scripts/release.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import { backupBeforeMigrating } from "../../src/db/migrate.ts";
 import { keyFingerprint, type Manifest } from "../../src/lib/release.ts";
+import { runCli } from "../helpers/cli.ts";
 import { fileSha256, folderBytes, run, type TestReleases, testReleases, throwawayKey } from "../release/support.ts";
 
 // Two releases (1.0.0 and 1.0.1, linux-x64 only) built by `npm run release` with a throwaway key, published on a
@@ -87,6 +88,20 @@ test("a release binary knows its version, platform, release address, key and sch
 });
 
 describe("formsvc update", () => {
+  test("a development build cannot update itself, and says so", async () => {
+    for (const args of [
+      ["update", "--check"],
+      ["update", "--yes"],
+      ["update", "--rollback", "--yes"],
+    ]) {
+      expect(await runCli(args)).toEqual({
+        code: 1,
+        stdout: "",
+        stderr: "formsvc: this is a development build of formsvc: it knows no release to update from (install a release: docs/deploy.md)\n",
+      });
+    }
+  });
+
   test("1.0.0 checks, updates to 1.0.1, rolls back, and goes to either version with --to", async () => {
     const { dir, formsvc } = installed("cycle");
     const bytes = (version: string) => fileSha256(join(rel(version), "formsvc-linux-x64"));
