@@ -1,7 +1,7 @@
 import { ApiError, type ErrorCode } from "../src/errors.ts";
 
 /** Exit codes (docs/cli.md, "Exit codes"). */
-export const EXIT = { ok: 0, error: 1, usage: 2, auth: 4, notFound: 5 } as const;
+export const EXIT = { ok: 0, error: 1, usage: 2, auth: 4, notFound: 5, newerAvailable: 10 } as const;
 
 /** A failure of the CLI itself (bad flags, no server), with its exit code. */
 export class CliError extends Error {
@@ -11,6 +11,14 @@ export class CliError extends Error {
   ) {
     super(message);
     this.name = "CliError";
+  }
+}
+
+/** An exit code that is an answer rather than an error (`update --check`'s 10: a newer release exists): no message. */
+export class QuietExit extends CliError {
+  constructor(exitCode: number) {
+    super("", exitCode);
+    this.name = "QuietExit";
   }
 }
 

@@ -3,7 +3,7 @@ import { accountsCommand } from "./accounts.ts";
 import { activityCommand } from "./activity.ts";
 import { backupCommand } from "./backup.ts";
 import { completionCommand } from "./completion.ts";
-import { EXIT, exitCodeFor } from "./errors.ts";
+import { EXIT, exitCodeFor, QuietExit } from "./errors.ts";
 import { formsCommand } from "./forms.ts";
 import type { Io } from "./io.ts";
 import { keysCommand } from "./keys.ts";
@@ -13,10 +13,11 @@ import { cellText } from "./output.ts";
 import { restoreCommand } from "./restore.ts";
 import { serveCommand } from "./serve.ts";
 import { submissionsCommand } from "./submissions.ts";
+import { updateCommand } from "./update.ts";
 import { usersCommand } from "./users.ts";
 import { versionCommand } from "./version.ts";
 import { webhooksCommand } from "./webhooks.ts";
-import pkg from "../package.json" with { type: "json" };
+import { buildInfo } from "../src/lib/release.ts";
 
 const HELP_FOOTER = `
 Local mode works on the database file (--db, FORMSVC_DB, default ./formsvc.db); remote mode on a server
@@ -45,6 +46,7 @@ const COMMANDS: [names: string[], register: (program: Command, io: Io) => void][
   [["restore"], restoreCommand],
   [["migrate"], migrateCommand],
   [["version"], versionCommand],
+  [["update"], updateCommand],
 ];
 
 /** The program's options that take a value: the word after one is that value, not a command. */
@@ -75,7 +77,7 @@ function commandNamed(argv: string[]): string | undefined {
 export function buildProgram(io: Io, argv: string[] = []): Command {
   const program = new Command("formsvc")
     .description("A self-hosted form backend: serve forms, manage them and read their submissions.")
-    .version(pkg.version, "-V, --version", "print the version")
+    .version(buildInfo().version, "-V, --version", "print the version")
     .option("--db <path>", "database file for local mode (FORMSVC_DB, default ./formsvc.db)")
     .option("--url <url>", "server address for remote mode (FORMSVC_URL)")
     .option("--key <key>", "API key for remote mode (FORMSVC_KEY)")
@@ -120,6 +122,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       // --help and --version end in a CommanderError too, with exit code 0.
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
+    if (error instanceof QuietExit) return error.exitCode;
     // One line, and nothing a terminal would act on: a remote server's message is not ours to trust.
     io.err(`formsvc: ${cellText(error instanceof Error ? error.message : String(error))}\n`);
     return exitCodeFor(error);
