@@ -51,13 +51,20 @@ export class FileError extends Error {}
 
 /** Replaces every `${NAME}` by its environment variable; a secret must be one. Collects the names that are not set. */
 function resolve(value: unknown, path: string[], secrets: Set<string>, env: Record<string, string | undefined>, missing: Set<string>): unknown {
-  if (Array.isArray(value)) return value.map((item) => resolve(item, path, secrets, env, missing));
+  if (Array.isArray(value)) return value.map((item, i) => resolve(item, [...path, String(i)], secrets, env, missing));
   if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, resolve(inner, [...path, key], secrets, env, missing)]));
   if (typeof value !== "string") return value;
   const reference = REFERENCE.exec(value);
   if (!reference) {
-    // path is forms.<slug>.<setting>...: a secret's path within a form starts after the slug.
-    if (secrets.has(path.slice(2).join("."))) {
+    // path is forms.<slug>.<setting>...: a secret's path within a form starts after the slug, and names no item.
+    if (
+      secrets.has(
+        path
+          .slice(2)
+          .filter((part) => !/^\d+$/.test(part))
+          .join("."),
+      )
+    ) {
       throw new FileError(`${path.join(".")} is a secret: write a \${NAME} reference to an environment variable, never the value`);
     }
     return value;

@@ -254,7 +254,8 @@ function operationsPaths(): Record<string, Json> {
       get: {
         operationId: "formsFileSchema",
         summary: "The forms file's JSON Schema",
-        description: "The schema of formsvc.json, which formsvc pull writes and formsvc plan and apply read (docs/cli.md); secrets are references to environment variables, written as the name in braces after a dollar sign.",
+        description:
+          "The schema of formsvc.json, which formsvc pull writes and formsvc plan and apply read (docs/cli.md); secrets are references to environment variables, written as the name in braces after a dollar sign.",
         tags: ["Operations"],
         security: [],
         responses: { 200: { description: "A JSON Schema (draft 2020-12).", content: { "application/schema+json": { schema: { type: "object" } } } } },
