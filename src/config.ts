@@ -155,7 +155,7 @@ export const SETTINGS = {
     flag: "--trust-proxy",
     env: "FORMSVC_TRUST_PROXY",
     default: "false",
-    help: "behind a reverse proxy (nginx, Caddy): the client address from X-Forwarded-For, and without --base-url the public address from X-Forwarded-Proto and X-Forwarded-Host (or Forwarded)",
+    help: "behind a reverse proxy (nginx, Caddy): the client address from X-Forwarded-For, and without --base-url the address of each answer from X-Forwarded-Proto and X-Forwarded-Host (or Forwarded); links in mail and webhooks use the address of the first signed-in person or key through the proxy",
     parse: onOff,
   }),
   smtpUrl: setting({
