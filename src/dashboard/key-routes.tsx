@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { answerBaseUrl } from "../services/urls.ts";
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
@@ -17,7 +18,7 @@ async function keysAndForms(ctx: RequestContext, session: Session): Promise<{ ke
   const keys = [...(await ctx.services.keys.list(ownerOf(session, "live"))), ...(await ctx.services.keys.list(ownerOf(session, "test")))];
   keys.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1));
   const forms = [...(await ctx.services.forms.list(ownerOf(session, "live"))), ...(await ctx.services.forms.list(ownerOf(session, "test")))];
-  return { keys, forms, baseUrl: ctx.services.urls.baseUrl() };
+  return { keys, forms, baseUrl: answerBaseUrl(ctx.services.urls) };
 }
 
 /** /dashboard/keys: list, create (shown once), revoke. */

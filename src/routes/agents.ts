@@ -1,4 +1,5 @@
 import type { Handler } from "../http/context.ts";
+import { answerBaseUrl } from "../services/urls.ts";
 import type { Router } from "../http/router.ts";
 
 /**
@@ -15,7 +16,7 @@ export function agentRoutes(router: Router<Handler>, fetch: (request: Request, i
   });
   router.on("GET", "/api/formsvc.schema.json", async (ctx) => {
     const { formsFileJsonSchema } = await import("../forms-as-code/schema.ts");
-    const schema = await formsFileJsonSchema(ctx.services.urls.baseUrl());
+    const schema = await formsFileJsonSchema(answerBaseUrl(ctx.services.urls));
     return new Response(JSON.stringify(schema), {
       headers: { "content-type": "application/schema+json; charset=utf-8", "cache-control": "no-cache", "access-control-allow-origin": "*" },
     });
