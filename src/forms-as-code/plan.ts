@@ -1,4 +1,5 @@
 import type { Form } from "../domain/types.ts";
+import { ApiError } from "../errors.ts";
 import { secretPrefix } from "../lib/webhook-message.ts";
 import { isObject, masked, same, shown } from "./compare.ts";
 import { type CollectionItem, type DesiredForm, type FormsApi, settingNames } from "./file.ts";
@@ -162,29 +163,43 @@ export async function planForms(api: FormsApi, desired: DesiredForm[], { prune =
   return plan;
 }
 
+/** Runs one write of an apply; a refusal names the form (and item) it was for, so that the file can be fixed. */
+async function write<T>(where: string, act: () => Promise<T>): Promise<T> {
+  try {
+    return await act();
+  } catch (error) {
+    if (error instanceof ApiError) throw new ApiError(error.code, `${where}: ${error.message}`, { field: error.field, cause: error });
+    throw error;
+  }
+}
+
 /** Makes the plan's changes, form by form; returns how many writes it made. */
 export async function applyPlan(api: FormsApi, plan: Plan): Promise<number> {
   let writes = 0;
   for (const step of plan.steps) {
     let formId = step.form?.id;
     if (step.create) {
-      formId = (await api.forms.create(step.create)).id;
+      const body = step.create;
+      formId = (await write(step.slug, () => api.forms.create(body))).id;
       writes++;
     } else if (formId && Object.keys(step.update).length > 0) {
-      await api.forms.update(formId, step.update);
+      const id = formId;
+      await write(step.slug, () => api.forms.update(id, step.update));
       writes++;
     }
     if (!formId) continue;
-    for (const { collection, id } of step.drop) {
-      await api[collection].remove(formId, id);
+    const id = formId;
+    for (const { collection, id: itemId } of step.drop) {
+      await write(`${step.slug}.${collection}`, () => api[collection].remove(id, itemId));
       writes++;
     }
     for (const { collection, body } of step.add) {
-      await api[collection].add(formId, body);
+      const identity = String(body[COLLECTIONS[collection].identity]);
+      await write(`${step.slug}.${collection}[${identity}]`, () => api[collection].add(id, body));
       writes++;
     }
     if (step.remove) {
-      await api.forms.remove(formId);
+      await write(step.slug, () => api.forms.remove(id));
       writes++;
     }
   }

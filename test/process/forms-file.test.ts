@@ -193,6 +193,15 @@ describe("pull", () => {
     expect((await b.api("/api/forms")).forms.map((f: { slug: string }) => f.slug).toSorted()).toEqual(["contact", "newsletter"]);
   });
 
+  test("a write the API refuses at apply names the form and the webhook, and exits 1", async () => {
+    const db = join(dir, "refusing.db");
+    await runCli(["keys", "create", "--db", db]);
+    const file = { forms: { hooks: { name: "Hooks", webhooks: [{ url: "http://127.0.0.1:9/hook" }] } } };
+    const applied = await runCli(["apply", "--yes", "--db", db, "-f", write("refused.json", file)]);
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toContain("\nformsvc: hooks.webhooks[http://127.0.0.1:9/hook]: url must be a public address");
+  });
+
   test("local mode, on the database file, plans as remote mode does", async () => {
     const local = await runCli(["plan", "--db", a.server.db, "-f", write("formsvc.json", FILE)], { env });
     expect(local).toEqual({ code: 0, stdout: "", stderr: "No changes: the forms are as the file says.\n" });
