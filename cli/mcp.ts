@@ -101,6 +101,10 @@ export function mcpCommand(program: Command, io: Io): void {
     .addHelpText(
       "after",
       `
+Examples:
+  formsvc mcp --db /var/lib/formsvc/formsvc.db
+  formsvc mcp --url https://forms.example.com --key sk_live_...
+
 Local mode works on the database file as its operator; remote mode (--url, --key) relays to the server's /mcp,
 where the key's permissions decide which tools are listed. An assistant's configuration:
   {"mcpServers": {"formsvc": {"command": "formsvc", "args": ["mcp"], "env": {"FORMSVC_URL": "https://forms.example.com", "FORMSVC_KEY": "sk_live_..."}}}}

@@ -91,12 +91,14 @@ export function formsFileCommands(program: Command, io: Io): void {
   program
     .command("pull")
     .description(`print the forms as a forms file (formsvc.json): every setting that is not its default, secrets as \${FORMSVC_…} references`)
+    .addHelpText("after", "\nExamples:\n  formsvc pull > formsvc.json\n  FORMSVC_URL=https://forms.example.com FORMSVC_KEY=$KEY formsvc pull > formsvc.json\n")
     .action(async () => runPull(globals(), io));
   program
     .command("plan")
     .description("show what apply would change, one line a change (+ added, ~ changed, - removed); exit 0 with none, 2 with some")
     .option("-f, --file <file>", "the forms file")
     .option("--prune", "forms the file does not name are deleted too")
+    .addHelpText("after", "\nExamples:\n  formsvc plan -f formsvc.json\n  formsvc plan -f formsvc.json || [ $? -eq 2 ]   # 2: changes pending\n")
     .action(async (flags: { file?: string; prune?: boolean }) => {
       const code = await runPlan(flags, globals(), io);
       if (code !== EXIT.ok) throw new ExitStatus(code);
@@ -107,5 +109,9 @@ export function formsFileCommands(program: Command, io: Io): void {
     .option("-f, --file <file>", "the forms file")
     .option("--prune", "delete the forms the file does not name")
     .option("--yes", "apply without asking")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  formsvc apply -f formsvc.json\n  formsvc apply --yes -f formsvc.json   # in CI, with FORMSVC_URL, FORMSVC_KEY and the file's secrets set\n",
+    )
     .action(async (flags: { file?: string; prune?: boolean; yes?: boolean }) => runApply(flags, globals(), io));
 }
