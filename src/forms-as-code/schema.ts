@@ -1,9 +1,9 @@
 import type { z } from "zod";
+import { DEFAULT_FILTER_THRESHOLD } from "../domain/limits.ts";
 import { DEFAULT_SPAM_RETENTION_DAYS } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
 import { formName, lazySchema, slug } from "../lib/validate.ts";
 import { updateSchema } from "../services/forms.ts";
-import { DEFAULT_FILTER_THRESHOLD } from "../services/spam/filter.ts";
 import { createSchema as webhookCreate } from "../services/webhooks.ts";
 
 // The forms file (docs/cli.md, "Forms as code"): `{"$schema", "forms": {"<slug>": {...}}}`. A form's entry is the
