@@ -65,7 +65,13 @@ export function createMcpServer(access: ApiAccess): Server {
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: (await toolsFor(access.principal)).map(({ name, title, description, inputSchema }) => ({ name, title, description, inputSchema })),
+    tools: (await toolsFor(access.principal)).map(({ name, title, description, inputSchema, annotations }) => ({
+      name,
+      title,
+      description,
+      inputSchema,
+      annotations,
+    })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = await toolNamed(request.params.name);

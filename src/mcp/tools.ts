@@ -17,6 +17,8 @@ export interface Tool {
   title: string;
   description: string;
   inputSchema: { type: "object"; properties: Record<string, Json>; required: string[]; additionalProperties: false };
+  /** What an assistant may assume, from the method: a GET changes nothing, a DELETE removes. */
+  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: false };
   operation: Operation;
 }
 
@@ -59,6 +61,13 @@ export function declaredTools(): Promise<Tool[]> {
         title: operation.summary,
         description: [operation.summary, described.description].filter(Boolean).join(". "),
         inputSchema: { type: "object" as const, properties, required, additionalProperties: false as const },
+        annotations: {
+          title: operation.summary,
+          readOnlyHint: operation.method === "GET",
+          destructiveHint: operation.method === "DELETE",
+          idempotentHint: operation.method !== "POST",
+          openWorldHint: false as const,
+        },
         operation,
       };
     });

@@ -97,6 +97,8 @@ describe("over HTTP (POST /mcp)", () => {
     expect(list.description).toStartWith("List submissions");
     expect(list.inputSchema.required).toEqual(["id"]);
     expect(Object.keys(list.inputSchema.properties!)).toEqual(expect.arrayContaining(["id", "limit", "offset", "filter", "since"]));
+    expect(list.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(tools.find((tool) => tool.name === "deleteForm")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     const create = tools.find((tool) => tool.name === "createForm")!;
     expect(create.inputSchema.required).toEqual(["body"]);
     expect((create.inputSchema.properties!.body as { properties: object }).properties).toHaveProperty("notificationEmail");
