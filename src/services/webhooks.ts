@@ -39,7 +39,9 @@ export interface WebhookOptions {
 /** How long a rotated-out secret still signs events unless --webhook-rotation-overlap says otherwise. */
 export const DEFAULT_ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
-const WEBHOOK_SECRET_RULE = "secret must be whsec_ followed by the base64 of at least 24 random bytes.";
+const WEBHOOK_SECRET_RULE = "secret must be the base64 of at least 24 random bytes, after whsec_ or alone (openssl rand -base64 32).";
+/** A secret's bytes are the base64 after its whsec_ prefix, as Standard Webhooks libraries read it. */
+const secretBytes = (secret: string) => Buffer.from(secret.replace(/^whsec_/, ""), "base64").length;
 
 /** The body of POST /api/forms/{id}/webhooks (the OpenAPI document is generated from it too). */
 export const createSchema = lazySchema((z) =>
@@ -50,9 +52,11 @@ export const createSchema = lazySchema((z) =>
     // Given, so that a form's file (formsvc apply) can keep its endpoints' secrets in the environment; else one is made.
     secret: z
       .string({ error: WEBHOOK_SECRET_RULE })
-      .regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, WEBHOOK_SECRET_RULE)
-      .refine((secret) => Buffer.from(secret.slice(6), "base64").length >= 24, WEBHOOK_SECRET_RULE)
+      .regex(/^(whsec_)?[A-Za-z0-9+/]{32,}={0,2}$/, WEBHOOK_SECRET_RULE)
+      .refine((secret) => secretBytes(secret) >= 24, WEBHOOK_SECRET_RULE)
       .meta({ writeOnly: true })
+      // Kept with its prefix, as the secrets formsvc makes are, whichever way it was given.
+      .transform((secret) => (secret.startsWith("whsec_") ? secret : `whsec_${secret}`))
       .optional(),
   }),
 );

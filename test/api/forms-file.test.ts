@@ -136,3 +136,22 @@ test("a pulled file plans no change on the instance it came from, every setting 
   expect(Object.keys((pulled.forms as Record<string, object>).plain!)).toEqual(["name"]);
   expect(await plan(pulled, { FORMSVC_EVERYTHING_CAPTCHA_SECRET: "s" })).toEqual([]);
 });
+
+test("POST .../webhooks takes a secret: whsec_ and base64, or the base64 alone (kept with its prefix); a short one is refused", async () => {
+  const admin = await (await t.account()).key();
+  const form = await t.request("POST", "/api/forms", { key: admin, body: { name: "Hooks" } });
+  const { id } = (await form.json()) as { id: string };
+  const hex = "9f".repeat(32);
+  const made = await t.request("POST", `/api/forms/${id}/webhooks`, { key: admin, body: { url: "https://hooks.example.com/x", secret: hex } });
+  expect(made.status).toBe(201);
+  expect(((await made.json()) as { secret: string }).secret).toBe(`whsec_${hex}`);
+  const short = await t.request("POST", `/api/forms/${id}/webhooks`, { key: admin, body: { url: "https://hooks.example.com/y", secret: "whsec_c2hvcnQ=" } });
+  expect(short.status).toBe(400);
+  expect(((await short.json()) as { error: { field: string } }).error.field).toBe("secret");
+});
+
+test("a webhook secret given without its prefix plans no change once applied", async () => {
+  const file = { forms: { contact: { name: "Contact", webhooks: [{ url: "https://hooks.example.com/a", secret: `\${HOOK}` }] } } };
+  await apply(file, { HOOK: "ab".repeat(32) });
+  expect(await plan(file, { HOOK: "ab".repeat(32) })).toEqual([]);
+});
