@@ -90,7 +90,7 @@ export async function readFormsFile(text: string, env: Record<string, string | u
   try {
     file = parseAt(await formsFileSchema(), resolved, "") as typeof file;
   } catch (error) {
-    if (error instanceof ApiError) throw new FileError(error.message.replace(/^forms\./, "forms."));
+    if (error instanceof ApiError) throw new FileError(error.message);
     throw error;
   }
   return Object.entries(resolved.forms as Record<string, Json>).map(([slug, entry]) => {
