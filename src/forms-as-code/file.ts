@@ -18,16 +18,21 @@ type Json = Record<string, unknown>;
 /** One item of a collection of the API (a webhook): the fields its list shows. */
 export type CollectionItem = Json & { id: string };
 
-/** What plan, apply and pull need of an instance. The names are the CLI backend's, so that either mode's backend is one. */
-export interface FormsApi {
+/** The forms of an instance, as plan, apply and pull use them. */
+interface FormsOnly {
   forms: {
     list(): Promise<Form[]>;
     create(body: Json): Promise<Form>;
     update(ref: string, body: Json): Promise<Form>;
     remove(ref: string): Promise<void>;
   };
-  webhooks: CollectionApi;
 }
+
+/**
+ * What plan, apply and pull need of an instance: its forms and each collection the file has. The names are the
+ * CLI backend's, so that either mode's backend is one (a collection the file gains must be the backend's too).
+ */
+export type FormsApi = FormsOnly & Record<CollectionName, CollectionApi>;
 
 /** A collection's list, add and remove, as the backend names them. */
 export interface CollectionApi {
@@ -140,14 +145,14 @@ export async function pullFormsFile(api: FormsApi, baseUrl: string): Promise<Jso
         form.slug,
       ]);
     }
-    for (const [collection, { body, identity, defaults }] of Object.entries(COLLECTIONS)) {
+    for (const [collection, { body, defaults }] of Object.entries(COLLECTIONS)) {
       const schema = await body();
       const items = (await api[collection as CollectionName].list(form.id)) as Json[];
       if (items.length === 0) continue;
       entry[collection] = items.map((item, i) => {
-        const kept: Json = { [identity]: item[identity] };
+        const kept: Json = {};
         for (const key of Object.keys(schema.shape)) {
-          if (key === identity || !(key in item) || same(item[key], defaults[key], { mode: "exact" })) continue;
+          if (!(key in item) || same(item[key], (defaults as Json)[key], { mode: "exact" })) continue;
           kept[key] = item[key];
         }
         return withReferences(kept, collection, secrets, (candidate) => schema.safeParse(candidate).success, [form.slug, collection, i + 1]);

@@ -102,19 +102,19 @@ const sameSecret = (value: unknown, item: Json, key: string) =>
 function collectionChanges(desired: DesiredForm, name: CollectionName, items: CollectionItem[], secrets: Set<string>, step: FormStep): Change[] {
   const { identity, defaults } = COLLECTIONS[name];
   const changes: Change[] = [];
-  const wanted = new Set<unknown>();
+  const wanted = new Set<string>();
   for (const { given, parsed } of desired.collections[name]) {
-    const key = parsed[identity];
+    const key = identity(parsed);
     wanted.add(key);
-    const path = `${desired.slug}.${name}[${String(key)}]`;
+    const path = `${desired.slug}.${name}[${key}]`;
     const after = masked(given, secrets, name);
-    const old = items.find((item) => item[identity] === key);
+    const old = items.find((item) => identity(item) === key);
     if (!old) {
       changes.push({ sign: "+", path, after });
       step.add.push({ collection: name, body: given });
       continue;
     }
-    const filled = { ...defaults, ...parsed };
+    const filled: Json = { ...defaults, ...parsed };
     const differs = Object.entries(filled).some(([field, value]) =>
       secrets.has(`${name}.${field}`) ? !sameSecret(value, old, field) : !same(value, old[field], { mode: "exact" }),
     );
@@ -125,8 +125,8 @@ function collectionChanges(desired: DesiredForm, name: CollectionName, items: Co
     step.add.push({ collection: name, body: given });
   }
   for (const old of items) {
-    if (wanted.has(old[identity])) continue;
-    changes.push({ sign: "-", path: `${desired.slug}.${name}[${String(old[identity])}]` });
+    if (wanted.has(identity(old))) continue;
+    changes.push({ sign: "-", path: `${desired.slug}.${name}[${identity(old)}]` });
     step.drop.push({ collection: name, id: old.id });
   }
   return changes;
@@ -194,8 +194,7 @@ export async function applyPlan(api: FormsApi, plan: Plan): Promise<number> {
       writes++;
     }
     for (const { collection, body } of step.add) {
-      const identity = String(body[COLLECTIONS[collection].identity]);
-      await write(`${step.slug}.${collection}[${identity}]`, () => api[collection].add(id, body));
+      await write(`${step.slug}.${collection}[${COLLECTIONS[collection].identity(body)}]`, () => api[collection].add(id, body));
       writes++;
     }
     if (step.remove) {

@@ -42,10 +42,18 @@ export const FORM_DEFAULTS: Record<string, unknown> = {
  */
 export const SHOWN_AS_GIVEN = new Set(["spamRules"]);
 
-/** The collections of a form beside its settings: the body that makes one item, how an item is known, its defaults. */
+/** One collection of a form beside its settings: the body that makes an item, what an item is known by, its fields' defaults. */
+interface Collection {
+  body: typeof webhookCreate;
+  /** The same item in the file and in the API's list has the same identity; a changed one is replaced. */
+  identity(item: Record<string, unknown>): string;
+  defaults: Record<string, unknown>;
+}
+
+/** The collections of a form, by the name the file and the CLI's backend give them. */
 export const COLLECTIONS = {
-  webhooks: { body: webhookCreate, identity: "url", defaults: { description: null, format: "standard" } as Record<string, unknown> },
-};
+  webhooks: { body: webhookCreate, identity: (item) => String(item.url), defaults: { description: null, format: "standard" } },
+} satisfies Record<string, Collection>;
 export type CollectionName = keyof typeof COLLECTIONS;
 
 /** A form's settings in the file: the update body without its slug, its name required. */
