@@ -4,7 +4,7 @@ import { DEFAULT_SPAM_RETENTION_DAYS } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
 import { formName, lazySchema, slug } from "../lib/validate.ts";
 import { updateSchema } from "../services/forms.ts";
-import { createSchema as webhookCreate } from "../services/webhooks.ts";
+import { createSchema as webhookCreate } from "../services/outbox/webhooks.ts";
 
 // The forms file (docs/cli.md, "Forms as code"): `{"$schema", "forms": {"<slug>": {...}}}`. A form's entry is the
 // body of PATCH /api/forms/{id} (less the slug, which is the entry's key) with `name` required, and its webhooks
