@@ -99,6 +99,8 @@ export interface ReceiveFlags {
   notification?: NotificationRequest;
   /** The post's Idempotency-Key, when it sent one. */
   idempotency?: IdempotencyRequest;
+  /** The visitor's language (a catalog's code): the confirmation email's own words are in it. */
+  language?: string;
 }
 
 /** One submission to write, its createdAt chosen by the caller. */
@@ -177,7 +179,7 @@ export function submissionWrite(input: Received, events: ((row: SubmissionRow) =
     keysFrom: createdAt - IDEMPOTENCY_WINDOW_MS,
   };
   const notification = kept ? notificationRowFor(form, row, input.flags.notification ?? {}) : null;
-  const confirmation = confirmationValues(form, row, input.data, optIn ? optIn.link : null);
+  const confirmation = confirmationValues(form, row, input.data, optIn ? optIn.link : null, input.flags.language);
   const statements = [
     bind(STATEMENTS.insert, values),
     ...attached.files.map((file) => bind(STATEMENTS.file, { ...file, submissionId: row.id, formId: form.id })),
