@@ -56,6 +56,8 @@ export function pagePolicy(widget: CaptchaWidget | null): string {
     `script-src 'self'${extra}`,
     `frame-src 'self'${extra}`,
     `connect-src 'self'${extra}`,
+    // The ALTCHA widget solves its challenge in a worker it makes from a blob.
+    "worker-src 'self' blob:",
     `style-src 'self' 'unsafe-inline'${extra}`,
     "img-src 'self' https: http: data:",
     "base-uri 'none'",
