@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { Form } from "../src/domain/types.ts";
-import { conversion, type DayCount } from "../src/services/form-stats.ts";
+import { conversion } from "../src/lib/conversion.ts";
+import type { DayCount } from "../src/services/form-stats.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { CliError, EXIT, withFlagName } from "./errors.ts";
 import { fieldsFromFile, spamRulesFrom, withConfirmation, withPage } from "./form-files.ts";

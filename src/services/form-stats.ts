@@ -61,10 +61,3 @@ export async function dailyStats(
   });
   return { formId: form.id, since: dateOf(first), until: dateOf(last), days };
 }
-
-/** Kept submissions per view over the days, as a percentage with one decimal; null when there was no view. */
-export function conversion(days: readonly Pick<DayCount, "submissions" | "views">[]): number | null {
-  const views = days.reduce((sum, day) => sum + day.views, 0);
-  if (views === 0) return null;
-  return Math.round((days.reduce((sum, day) => sum + day.submissions, 0) / views) * 1000) / 10;
-}

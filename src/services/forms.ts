@@ -69,7 +69,9 @@ const hostedCaptcha = (z: Zod) =>
         .trim()
         .min(1, "captcha.secret must be the provider's secret key.")
         .max(500, "captcha.secret must be at most 500 characters.")
-        .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "captcha.secret must not contain control characters."),
+        .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "captcha.secret must not contain control characters.")
+        // Left out on an update that keeps the provider, the stored secret stays (see captchaColumns).
+        .optional(),
       siteKey: z
         .string({ error: "captcha.siteKey must be the provider's site key (public), a string." })
         .trim()
@@ -114,15 +116,23 @@ const SLUG_CACHE_SIZE = 1000;
 const parseList = memoized((text: string) => Object.freeze(JSON.parse(text) as string[]) as string[]);
 
 type CaptchaInput =
-  | { provider: CaptchaProvider; secret: string; siteKey?: string | null | undefined }
+  | { provider: CaptchaProvider; secret?: string | undefined; siteKey?: string | null | undefined }
   | { provider: "altcha"; complexity?: number | undefined }
   | null;
 
-/** The columns of a captcha setting: a provider's secret, or ALTCHA's complexity (formsvc keeps its own key). */
-function captchaColumns(input: CaptchaInput): Pick<FormRow, "captchaProvider" | "captchaSecret" | "captchaComplexity" | "captchaSiteKey"> {
+/**
+ * The columns of a captcha setting: a provider's secret and site key, or ALTCHA's complexity (formsvc keeps its
+ * own key). A provider's secret may be left out only when `before` has that provider: its secret stays.
+ */
+function captchaColumns(
+  input: CaptchaInput,
+  before: Pick<FormRow, "captchaProvider" | "captchaSecret"> | null = null,
+): Pick<FormRow, "captchaProvider" | "captchaSecret" | "captchaComplexity" | "captchaSiteKey"> {
   if (!input) return { captchaProvider: null, captchaSecret: null, captchaComplexity: null, captchaSiteKey: null };
   if (input.provider === "altcha") return { captchaProvider: "altcha", captchaSecret: null, captchaComplexity: input.complexity ?? null, captchaSiteKey: null };
-  return { captchaProvider: input.provider, captchaSecret: input.secret, captchaComplexity: null, captchaSiteKey: input.siteKey ?? null };
+  const secret = input.secret ?? (before?.captchaProvider === input.provider ? before.captchaSecret : null);
+  if (!secret) throw new ApiError("invalid_body", "captcha.secret is required: the provider's secret key.", { field: "captcha.secret" });
+  return { captchaProvider: input.provider, captchaSecret: secret, captchaComplexity: null, captchaSiteKey: input.siteKey ?? null };
 }
 
 /** The captcha as the form object shows it: never a secret; ALTCHA's complexity with its default filled in. */
@@ -338,7 +348,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           fileUploads: input.fileUploads,
           retentionDays: input.retentionDays,
           spamRetentionDays: input.spamRetentionDays,
-          ...(input.captcha === undefined ? {} : captchaColumns(input.captcha)),
+          ...(input.captcha === undefined ? {} : captchaColumns(input.captcha, row)),
           fieldRules: input.fields === undefined ? undefined : input.fields?.length ? JSON.stringify(input.fields) : null,
           otherFields: input.otherFields,
           confirmation: storedConfirmation(input.confirmation),

@@ -259,8 +259,8 @@ test("the error page of a plain form on another site: accessible, each error onc
     await page.goto(`${rig.siteUrl}/contact.html?server=${encodeURIComponent(rig.server.url)}&slug=${form.slug}`);
     await page.fill("#message", "Too short");
     await Promise.all([page.waitForURL(`${rig.server.url}/f/${form.slug}`), page.getByRole("button", { name: "Send" }).click()]);
-    expect(await page.locator("main").innerText()).toContain("Message: enter at least 20 characters.");
-    expect((await page.locator("main").innerText()).split("enter at least 20 characters").length).toBe(2);
+    expect(await page.locator("main").textContent()).toContain("Message: enter at least 20 characters.");
+    expect((await page.locator("main").textContent())!.split("enter at least 20 characters").length).toBe(2);
     await checkBothWidths(page, "error-page");
     await Promise.all([page.waitForURL(/contact\.html/), page.getByRole("link", { name: "Go back" }).click()]);
     expect(await page.inputValue("#message")).toBe("Too short");
