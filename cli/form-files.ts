@@ -2,6 +2,7 @@
 // email and the form's page. Each is checked by the API; here only that the file is there and is JSON.
 import { readFileSync } from "node:fs";
 import { CliError, EXIT } from "./errors.ts";
+import type { Io } from "./io.ts";
 
 /** The fields a form declares, from a JSON file holding their array (`[]` declares none). */
 export function fieldsFromFile(path: string): unknown {
@@ -22,11 +23,11 @@ export function fieldsFromFile(path: string): unknown {
 }
 
 /** The confirmation part of the body: the JSON of `--confirmation-file` (an object, or null to remove it), checked by the API. */
-export function withConfirmation(body: Record<string, unknown>, flags: { confirmationFile?: string }): Record<string, unknown> {
+export async function withConfirmation(body: Record<string, unknown>, flags: { confirmationFile?: string }, io: Io): Promise<Record<string, unknown>> {
   if (flags.confirmationFile === undefined) return body;
   let text: string;
   try {
-    text = readFileSync(flags.confirmationFile === "-" ? 0 : flags.confirmationFile, "utf8");
+    text = flags.confirmationFile === "-" ? await io.input() : readFileSync(flags.confirmationFile, "utf8");
   } catch (error) {
     throw new CliError(`cannot read --confirmation-file ${flags.confirmationFile}: ${(error as Error).message}`, EXIT.usage);
   }
@@ -40,12 +41,12 @@ export function withConfirmation(body: Record<string, unknown>, flags: { confirm
   }
 }
 
-/** The page part of the body: the JSON of `--page-file` (an object, or null to turn the page off for good), checked by the API. */
-export function withPage(body: Record<string, unknown>, flags: { pageFile?: string }): Record<string, unknown> {
+/** The page part of the body: the JSON of `--page-file` (an object, or null to turn the page off), checked by the API. */
+export async function withPage(body: Record<string, unknown>, flags: { pageFile?: string }, io: Io): Promise<Record<string, unknown>> {
   if (flags.pageFile === undefined) return body;
   let text: string;
   try {
-    text = readFileSync(flags.pageFile === "-" ? 0 : flags.pageFile, "utf8");
+    text = flags.pageFile === "-" ? await io.input() : readFileSync(flags.pageFile, "utf8");
   } catch (error) {
     throw new CliError(`cannot read --page-file ${flags.pageFile}: ${(error as Error).message}`, EXIT.usage);
   }

@@ -1,13 +1,19 @@
 import type { Command } from "commander";
-import type { Form } from "../src/domain/types.ts";
+import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY, DEFAULT_FILTER_THRESHOLD } from "../src/domain/limits.ts";
+import { DEFAULT_SPAM_RETENTION_DAYS, type Form } from "../src/domain/types.ts";
+import { RETENTION_DAYS } from "../src/lib/validate.ts";
 import { conversion } from "../src/lib/conversion.ts";
-import type { DayCount } from "../src/services/form-stats.ts";
+import type { DailyStats, DayCount } from "../src/services/form-stats.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { CliError, EXIT, withFlagName } from "./errors.ts";
 import { fieldsFromFile, spamRulesFrom, withConfirmation, withPage } from "./form-files.ts";
 import type { Io } from "./io.ts";
 import { parseBoolean, parseList, whenToIso } from "./options.ts";
 import { printList, printObject, type Column } from "./output.ts";
+
+// Help lines that say a limit, from the limit itself.
+const DAYS = `${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}`;
+const COMPLEXITY_HELP = `with --captcha altcha: the largest number a challenge asks for, ${COMPLEXITY_RANGE.min} to ${COMPLEXITY_RANGE.max} (default ${DEFAULT_COMPLEXITY})`;
 
 /** The flag behind each field of the form body, for error messages. */
 const FLAGS = {
@@ -175,28 +181,28 @@ function printForm(io: Io, form: Form, json: boolean | undefined): void {
 }
 
 export async function runFormsCreate(flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
-  const body = withPage(withConfirmation(await withCaptcha(formBody(flags), flags, io), flags), flags);
-  const form = await withBackend(globals, io.env, (backend) => backend.forms.create(body), { create: true }).catch(rethrowWithFlag);
+  const body = await withPage(await withConfirmation(await withCaptcha(formBody(flags), flags, io), flags, io), flags, io);
+  const form = await withBackend(globals, io.env, (backend) => backend.call<Form>("createForm", { body }), { create: true }).catch(rethrowWithFlag);
   io.err(`Made form ${form.name} (${form.id}). It takes submissions at ${form.submitUrl}\n`);
   printForm(io, form, globals.json);
 }
 
 export async function runFormsUpdate(ref: string, flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
-  const body = withPage(withConfirmation(await withCaptcha(formBody(flags), flags, io), flags), flags);
+  const body = await withPage(await withConfirmation(await withCaptcha(formBody(flags), flags, io), flags, io), flags, io);
   if (Object.keys(body).length === 0) {
     throw new CliError(
       "nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --fields-file, --other-fields, --spam-rules-file, --spam-filter, --spam-threshold, --confirmation-file, --page-file",
       EXIT.usage,
     );
   }
-  const form = await withBackend(globals, io.env, (backend) => backend.forms.update(ref, body)).catch(rethrowWithFlag);
+  const form = await withBackend(globals, io.env, (backend) => backend.call<Form>("updateForm", { params: { id: ref }, body })).catch(rethrowWithFlag);
   printForm(io, form, globals.json);
 }
 
 /** Deletes a form and its submissions: on a terminal after the user types the slug, else only with --yes. */
 export async function runFormsDelete(ref: string, flags: { yes?: boolean }, globals: ConnectionOptions, io: Io): Promise<void> {
   await withBackend(globals, io.env, async (backend) => {
-    const form = await backend.forms.get(ref);
+    const form = await backend.call<Form>("getForm", { params: { id: ref } });
     if (!flags.yes) {
       if (!io.inIsTTY) throw new CliError(`refusing to delete form ${form.slug} without --yes: stdin is not a terminal to confirm on`, EXIT.usage);
       const answer = await io.prompt(
@@ -204,7 +210,7 @@ export async function runFormsDelete(ref: string, flags: { yes?: boolean }, glob
       );
       if (answer?.trim() !== form.slug) throw new CliError(`form ${form.slug} not deleted: the answer was not its slug`);
     }
-    await backend.forms.remove(form.id);
+    await backend.call("deleteForm", { params: { id: form.id } });
     io.err(`Deleted form ${form.name} (${form.id}) and its ${form.submissionCount} submissions.\n`);
   });
 }
@@ -218,9 +224,11 @@ export async function runFormsStats(ref: string, flags: { since?: string; until?
     since: flags.since === undefined ? undefined : whenToIso("--since", flags.since),
     until: flags.until === undefined ? undefined : whenToIso("--until", flags.until),
   };
-  const stats = await withBackend(globals, io.env, (backend) => backend.forms.stats(ref, query)).catch((error: unknown) => {
-    throw withFlagName(error, { since: "--since", until: "--until" });
-  });
+  const stats = await withBackend(globals, io.env, (backend) => backend.call<DailyStats>("dailyStats", { params: { id: ref }, query })).catch(
+    (error: unknown) => {
+      throw withFlagName(error, { since: "--since", until: "--until" });
+    },
+  );
   if (globals.json) return void io.out(`${JSON.stringify(stats, null, 2)}\n`);
   const columns: Column<DayCount>[] = [
     { header: "date", value: (d) => d.date },
@@ -233,6 +241,17 @@ export async function runFormsStats(ref: string, flags: { since?: string; until?
   const views = stats.days.reduce((sum, day) => sum + day.views, 0);
   const kept = stats.days.reduce((sum, day) => sum + day.submissions, 0);
   io.err(`Conversion ${stats.since} to ${stats.until}: ${percent(conversion(stats.days))} (${kept} submissions, ${views} views of the form's page)\n`);
+}
+
+/** Lists forms, newest first: a table on a terminal, tab-separated piped, or --json. */
+export async function runFormsList(globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
+  const list = await withBackend(globals, io.env, (backend) => backend.call<{ forms: Form[] }>("listForms"));
+  printList(io, list.forms, COLUMNS(io), { json: globals.json, empty: "No forms yet. Make one with: formsvc forms create --name Contact" });
+}
+
+/** Shows one form, by id or slug. */
+export async function runFormsGet(ref: string, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
+  printForm(io, await withBackend(globals, io.env, (backend) => backend.call<Form>("getForm", { params: { id: ref } })), globals.json);
 }
 
 /** A conversion as a person reads it: "12.5%", or "—" without views. */
@@ -253,16 +272,16 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--domains <list>", "comma-separated host names allowed to post (example.com,*.example.com)")
     .option("--slug <slug>", "the public slug (default: 12 random letters and digits)")
     .option("--file-uploads <bool>", "true to accept files in multipart posts (default false)")
-    .option("--retention-days <days>", "delete submissions older than this, 1 to 3650 (default: keep for ever)")
-    .option("--spam-retention-days <days>", "delete spam older than this, 1 to 3650, or '' to keep it for ever (default 30)")
+    .option("--retention-days <days>", `delete submissions older than this, ${DAYS} (default: keep for ever)`)
+    .option("--spam-retention-days <days>", `delete spam older than this, ${DAYS}, or '' to keep it for ever (default ${DEFAULT_SPAM_RETENTION_DAYS})`)
     .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha, turnstile, or altcha (served by formsvc, no secret)")
     .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
     .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")
     .option("--confirmation-file <path>", "JSON of the confirmation email to the person who submitted (docs/api.md); - reads stdin")
-    .option("--captcha-complexity <n>", "with --captcha altcha: the largest number a challenge asks for, 100 to 1000000 (default 20000)")
+    .option("--captcha-complexity <n>", COMPLEXITY_HELP)
     .option("--spam-rules-file <file>", "spam rules as JSON: {blockedWords, blockedEmails, blockDisposableEmails, maxLinks, duplicateWindowHours}; '' to clear")
     .option("--spam-filter <bool>", "true to let the account's learning filter judge posts (default), false to turn it off")
-    .option("--spam-threshold <score>", "the filter's score, 0 to 1, over which a post is spam (default 0.6)")
+    .option("--spam-threshold <score>", `the filter's score, 0 to 1, over which a post is spam (default ${DEFAULT_FILTER_THRESHOLD})`)
     .option(
       "--page-file <path>",
       "JSON of the form's own page: {enabled, title, description, logoUrl, accentColor, submitLabel, thankYouMessage, language}; - reads stdin",
@@ -282,20 +301,13 @@ export function formsCommand(program: Command, io: Io): void {
     .command("list")
     .description("list forms, newest first")
     .addHelpText("after", "\nExamples:\n  formsvc forms list\n  formsvc forms list --json | jq -r '.[] | [.slug, .submissionCount] | @tsv'\n")
-    .action(async (_flags, command: Command) => {
-      const globals = command.optsWithGlobals();
-      const list = await withBackend(globals, io.env, (backend) => backend.forms.list());
-      printList(io, list, COLUMNS(io), { json: globals.json, empty: "No forms yet. Make one with: formsvc forms create --name Contact" });
-    });
+    .action((_flags, command: Command) => runFormsList(command.optsWithGlobals(), io));
 
   forms
     .command("get <form>")
     .description("show a form (by id or slug)")
     .addHelpText("after", "\nExamples:\n  formsvc forms get contact\n  formsvc forms get frm_01jd3k4m5n6p7q8r9s0t1v2w3x --json\n")
-    .action(async (ref: string, _flags, command: Command) => {
-      const globals = command.optsWithGlobals();
-      printForm(io, await withBackend(globals, io.env, (backend) => backend.forms.get(ref)), globals.json);
-    });
+    .action((ref: string, _flags, command: Command) => runFormsGet(ref, command.optsWithGlobals(), io));
 
   forms
     .command("update <form>")
@@ -307,8 +319,8 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--redirect <url>", "redirect after a submission ('' for the thank-you page)")
     .option("--domains <list>", "comma-separated host names allowed to post ('' for any)")
     .option("--file-uploads <bool>", "true to accept files in multipart posts, false to refuse them")
-    .option("--retention-days <days>", "delete submissions older than this, 1 to 3650 ('' to keep for ever)")
-    .option("--spam-retention-days <days>", "delete spam older than this, 1 to 3650 ('' to keep it for ever)")
+    .option("--retention-days <days>", `delete submissions older than this, ${DAYS} ('' to keep for ever)`)
+    .option("--spam-retention-days <days>", `delete spam older than this, ${DAYS} ('' to keep it for ever)`)
     .option("--fields-file <path>", "a JSON file with the array of fields the form declares ([] for none; see docs/api.md)")
     .option("--other-fields <what>", "what posted fields the form does not declare become: keep, drop or refuse")
     .addHelpText(
@@ -319,10 +331,10 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
     .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")
     .option("--confirmation-file <path>", "JSON of the confirmation email to the person who submitted (null removes it); - reads stdin")
-    .option("--captcha-complexity <n>", "with --captcha altcha: the largest number a challenge asks for, 100 to 1000000 (default 20000)")
+    .option("--captcha-complexity <n>", COMPLEXITY_HELP)
     .option("--spam-rules-file <file>", "spam rules as JSON: {blockedWords, blockedEmails, blockDisposableEmails, maxLinks, duplicateWindowHours}; '' to clear")
     .option("--spam-filter <bool>", "true to let the account's learning filter judge posts (default), false to turn it off")
-    .option("--spam-threshold <score>", "the filter's score, 0 to 1, over which a post is spam (default 0.6)")
+    .option("--spam-threshold <score>", `the filter's score, 0 to 1, over which a post is spam (default ${DEFAULT_FILTER_THRESHOLD})`)
     .option(
       "--page-file <path>",
       "JSON of the form's own page: {enabled, title, description, logoUrl, accentColor, submitLabel, thankYouMessage, language}; - reads stdin",

@@ -3,6 +3,7 @@ export { redactedSmtpUrl } from "./config-values.ts";
 import { parseS3Url, type S3Target } from "./lib/s3.ts";
 import { ApiError } from "./errors.ts";
 import { isEmail } from "./lib/validate.ts";
+import { DEFAULT_CAPTCHA_TIMEOUT_MS } from "./services/spam/captcha.ts";
 
 // Every setting of `formsvc serve` is declared once, in SETTINGS below: its flag, environment variable,
 // default, parser and help line. serve's options (cli/serve.ts), the ServeConfig type and object, and the
@@ -155,7 +156,7 @@ export const SETTINGS = {
     flag: "--trust-proxy",
     env: "FORMSVC_TRUST_PROXY",
     default: "false",
-    help: "behind a reverse proxy (nginx, Caddy): the client address from X-Forwarded-For, and without --base-url the public address from X-Forwarded-Proto and X-Forwarded-Host (or Forwarded)",
+    help: "behind a reverse proxy (nginx, Caddy): the client address from X-Forwarded-For, and without --base-url the address of each answer from X-Forwarded-Proto and X-Forwarded-Host (or Forwarded); links in mail and webhooks use the address of the first signed-in person or key through the proxy",
     parse: onOff,
   }),
   smtpUrl: setting({
@@ -264,6 +265,14 @@ export const SETTINGS = {
     parse: (value) => scale(value as string),
     testOnly: true,
   }),
+  signInRateScale: setting({
+    flag: "--sign-in-rate-scale <factor>",
+    env: "FORMSVC_SIGN_IN_RATE_SCALE",
+    default: "1",
+    help: "multiply how fast the dashboard's sign-in attempts refill (10 a minute per email, 20 per address); tests use 0.0001, so that none refills while they count tries",
+    parse: (value, name) => scale(value as string, name),
+    testOnly: true,
+  }),
   purgeIntervalMs: setting({
     flag: "--purge-interval-ms <ms>",
     env: "FORMSVC_PURGE_INTERVAL_MS",
@@ -296,10 +305,18 @@ export const SETTINGS = {
     parse: whole(100, 60_000),
     testOnly: true,
   }),
+  outboxLeaseMs: setting({
+    flag: "--outbox-lease-ms <ms>",
+    env: "FORMSVC_OUTBOX_LEASE_MS",
+    shown: "twice the longest send",
+    help: "how long a claim on a notification or webhook delivery lasts before another process may take it (a live process extends its claims every third of it); tests shorten it so that a killed process's items come back soon, with the senders' timeouts left long",
+    parse: (value, name) => (value === undefined ? null : integer(name, value, 300, 3_600_000)),
+    testOnly: true,
+  }),
   captchaTimeoutMs: setting({
     flag: "--captcha-timeout-ms <ms>",
     env: "FORMSVC_CAPTCHA_TIMEOUT_MS",
-    default: "5000",
+    default: String(DEFAULT_CAPTCHA_TIMEOUT_MS),
     help: "how long a captcha provider may take before the submission is kept as unverified spam",
     parse: whole(100, 60_000),
     testOnly: true,
@@ -348,6 +365,16 @@ export function loadServeConfig(flags: ServeFlags, env: Record<string, string | 
   const withDomain = (config.domains as string[]).length > 0;
   config.derived = { baseUrl: given("baseUrl") === undefined && !withDomain, submitUrl: given("submitUrl") === undefined };
   return config as ServeConfig;
+}
+
+/**
+ * A setting as the environment gives it (an empty value is none), else its default, read through its own parser
+ * (no earlier values: for settings that need none): the CLI's local mode and the workers read serve's settings so.
+ */
+export function settingFromEnv<K extends SettingKey>(key: K, env: Record<string, string | undefined> = {}): ServeConfig[K] {
+  const declared = SETTINGS[key] as Setting<unknown>;
+  const given = env[declared.env];
+  return declared.parse(given !== undefined && given !== "" ? given : declared.default, flagName(declared.flag), {}) as ServeConfig[K];
 }
 
 /** The address links carry when --base-url is not given: https and the first domain with --domain, else host and port. */

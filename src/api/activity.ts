@@ -1,8 +1,9 @@
 import { json } from "../http/respond.ts";
-import { parseActivityQuery } from "../services/activity.ts";
+import { PAGE_LIMIT } from "../domain/limits.ts";
+import { parseActivityQuery } from "../services/people/activity.ts";
 import { operation } from "./operation.ts";
 
-/** /api/activity (admin): the account's activity log, newest first, paged by `after` (contract §17). */
+/** /api/activity (admin): the account's activity log, newest first, paged by `after` (docs/api.md, "Activity"). */
 export const activityOperations = [
   operation({
     method: "GET",
@@ -16,7 +17,7 @@ export const activityOperations = [
     permission: "admin",
     query: ["limit", "after"],
     queryNotes: {
-      limit: "Entries per page, 1–100 (50 by default).",
+      limit: `Entries per page, ${PAGE_LIMIT.min}–${PAGE_LIMIT.max} (${PAGE_LIMIT.default} by default).`,
       after: "Keyset paging: the `nextCursor` of the previous page (an activity id); entries older than it.",
     },
     ok: { status: 200, description: "A page of the account's activity, newest first.", schema: "ActivityPage" },

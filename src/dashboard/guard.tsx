@@ -2,8 +2,8 @@
 import { timingSafeEqual } from "node:crypto";
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
-import { can, type Capability } from "../services/roles.ts";
-import type { Session } from "../services/users.ts";
+import { can, type Capability } from "../services/people/roles.ts";
+import type { Session } from "../services/people/users.ts";
 import { page, readCookies, readForm, redirect, originProblem, SESSION_COOKIE } from "./http.ts";
 import { MessagePage } from "./pages/auth.tsx";
 
@@ -41,7 +41,9 @@ export const noticeOf = (ctx: RequestContext) => NOTICES[ctx.url.searchParams.ge
 export async function currentSession(ctx: RequestContext): Promise<Session | null> {
   const token = readCookies(ctx.request)[SESSION_COOKIE];
   if (!token || !/^[0-9A-Za-z]{20,100}$/.test(token)) return null;
-  return ctx.services.users.session(token);
+  const session = await ctx.services.users.session(token);
+  if (session) await ctx.services.urls.learn?.();
+  return session;
 }
 
 /** Where a signed-out visitor is sent: sign-in, then back to the page asked for. */

@@ -3,7 +3,7 @@ import { DAY_MS } from "../domain/types.ts";
 import type { RequestContext } from "../http/context.ts";
 import { conversion } from "../lib/conversion.ts";
 import { dailyStats } from "../services/form-stats.ts";
-import type { Session } from "../services/users.ts";
+import type { Session } from "../services/people/users.ts";
 import { ownForm } from "./http.ts";
 import { pageInput, pageSection, type PageInput } from "./pages/page-section.tsx";
 import type { SettingsSection } from "./pages/settings.tsx";

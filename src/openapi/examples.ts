@@ -1,4 +1,5 @@
-// Examples shown beside the schemas: what a first request and its answer look like.
+// Examples shown beside the shared schemas: what an answer looks like.
+import { DEFAULT_FILTER_THRESHOLD, PAGE_LIMIT } from "../domain/limits.ts";
 
 const form = {
   id: "frm_0f3k9x2m7q8r4t6v1w5y0z3a",
@@ -21,7 +22,7 @@ const form = {
   otherFields: "keep",
   confirmation: null,
   spamRules: { blockedWords: ["crypto"], maxLinks: 3 },
-  spamFilter: { enabled: true, threshold: 0.6 },
+  spamFilter: { enabled: true, threshold: DEFAULT_FILTER_THRESHOLD },
   page: {
     enabled: true,
     title: "Write to us",
@@ -87,21 +88,12 @@ const key = {
   lastUsedAt: "2026-11-22T12:30:00.000Z",
 };
 
-/** Examples of request bodies, answers and error messages, by schema name or status. */
+/** Examples of the shared answers, a public post and error messages, by schema name or status (a request body's example is its declaration's). */
 export const EXAMPLES: {
-  requests: Record<string, unknown>;
   responses: Record<string, unknown>;
   submission: unknown;
   errorMessages: Record<number, string>;
 } = {
-  requests: {
-    FormCreate: { name: "Contact", notificationEmail: "owner@example.com", allowedDomains: ["example.com"] },
-    FormUpdate: { isActive: false, redirectUrl: null },
-    SubmissionUpdate: { isRead: true, isStarred: true },
-    KeyCreate: { type: "form", formId: form.id, permissions: ["read"], name: "site reader" },
-    WebhookCreate: { url: "https://hooks.example.com/formsvc", description: "CRM" },
-    EraseRequest: { email: "ann@example.com", dryRun: true },
-  },
   responses: {
     Form: form,
     FormList: { forms: [form] },
@@ -165,7 +157,7 @@ export const EXAMPLES: {
   },
   submission: { email: "ann@example.com", message: "Hello", _gotcha: "" },
   errorMessages: {
-    400: 'limit must be an integer from 1 to 100, not "0".',
+    400: `limit must be an integer from ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}, not "0".`,
     401: "A valid API key is required: send Authorization: Bearer <key>.",
     403: "This key lacks the write permission.",
     404: "No such form.",

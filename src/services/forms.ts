@@ -19,11 +19,10 @@ import { randomLower36 } from "../lib/random.ts";
 import { iso } from "../lib/time.ts";
 import { allowedDomains, email, formName, httpUrl, lazySchema, parseBody, retentionDays, slug, type Zod } from "../lib/validate.ts";
 import { fieldRules, otherFields } from "./submissions/fields.ts";
-import { recordActivity } from "./activity.ts";
-import { confirmationOf, confirmationSchema, storedConfirmation } from "./confirmations.ts";
+import { recordActivity } from "./people/activity.ts";
+import { confirmationOf, confirmationSchema, storedConfirmation } from "./outbox/confirmations.ts";
 import { pageOf, pageSchema, storedPage } from "./form-page.ts";
-import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY } from "./spam/altcha.ts";
-import { DEFAULT_FILTER_THRESHOLD } from "./spam/filter.ts";
+import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY, DEFAULT_FILTER_THRESHOLD } from "../domain/limits.ts";
 import { rulesColumn, spamRulesSchema } from "./spam/rules.ts";
 
 const complexityMessage = `captcha.complexity must be a whole number from ${COMPLEXITY_RANGE.min} to ${COMPLEXITY_RANGE.max}.`;

@@ -1,14 +1,13 @@
 import { BlockedAddress, checkedAddresses, hostBlockedReason, type Resolver } from "../lib/address.ts";
+import { settingFromEnv } from "../config.ts";
 import { signWebhook } from "../lib/webhook-message.ts";
 import { startOutboxLoop, withinGrace, workerName } from "./outbox.ts";
-import { HELD_PER_SLOT, WEBHOOK_LIMITS } from "../services/outbox-shares.ts";
-import type { AttemptResult, OutgoingDelivery } from "../services/webhook-outbox.ts";
-import type { WebhooksService } from "../services/webhooks.ts";
+import { HELD_PER_SLOT, WEBHOOK_LIMITS } from "../services/outbox/shares.ts";
+import type { AttemptResult, OutgoingDelivery } from "../services/outbox/deliveries.ts";
+import type { WebhooksService } from "../services/outbox/webhooks.ts";
 
 /** How many deliveries one process sends at once (each endpoint and account also has its own limit, see outbox-shares). */
 const CONCURRENCY = 16;
-/** The longest a receiver may take to answer (contract §9). */
-export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** How much of an answer the delivery log keeps. */
 const SNIPPET = 500;
 
@@ -20,6 +19,8 @@ export interface WebhookSenderOptions {
   resolve: Resolver;
   /** A receiver's time to answer; 10 s unless a test needs less. */
   timeoutMs?: number;
+  /** How long a claim lasts; twice the longest send unless a test wants a killed process's items back sooner. */
+  leaseMs?: number;
   userAgent: string;
   /** How many deliveries are sent at once; CONCURRENCY unless a test needs another. */
   concurrency?: number;
@@ -143,11 +144,11 @@ export function postOnce(
  */
 export function startWebhookSender(webhooksService: WebhooksService, options: WebhookSenderOptions): WebhookSender {
   const worker = workerName();
-  const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? settingFromEnv("webhookTimeoutMs");
   // A send ends at its timeout, with a margin for the address look-up; the loop extends a claim every third of
   // it, so that a claim outlives the attempt of a live process by far, and a dead one's is free again soon.
   const sendMs = Math.round(timeoutMs * 1.5);
-  const leaseMs = sendMs * 2;
+  const leaseMs = options.leaseMs ?? sendMs * 2;
   const abort = new AbortController();
   // Endpoints whose circuit this process saw open, until when: what it holds for them waits, unsent.
   const openUntil = new Map<string, number>();

@@ -2,7 +2,7 @@
 import type { Form, FormPage } from "../../domain/types.ts";
 import { CATALOGS } from "../../lib/i18n/index.ts";
 import { PAGE_LIMITS } from "../../services/form-page.ts";
-import type { Session } from "../../services/users.ts";
+import type { Session } from "../../services/people/users.ts";
 import { CopyButton, Csrf, Field, Notice } from "./layout.tsx";
 import { Facts, type SettingsSection } from "./settings.tsx";
 

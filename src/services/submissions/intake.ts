@@ -1,10 +1,10 @@
-// The intake: every rule of a public post, in the contract's order (form, active, origin, rate limit, then the
+// The intake: every rule of a public post, in the order docs/api.md gives ("Order of checks": form, active, origin, rate limit, then the
 // body the route reads, special fields, honeypot, field names, the form's fields, redirect, captcha, then the
 // spam rules and the learning filter), for every path that posts to a form: the public endpoint and the
 // dashboard's test submission alike. The route only reads the request and writes the answer.
 import type { FormRow } from "../../db/schema.ts";
-import { ApiError } from "../../errors.ts";
-import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type CaptchaOptions } from "../captcha.ts";
+import { ApiError, ClientClosedRequest } from "../../errors.ts";
+import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type CaptchaOptions } from "../spam/captcha.ts";
 import { domainAllowed } from "../../lib/domains.ts";
 import { visibleBidi } from "../../lib/files.ts";
 import { messagesFor, pickLanguage } from "../../lib/i18n/index.ts";
@@ -15,9 +15,10 @@ import { pageOf } from "../form-page.ts";
 import { applyFieldRules, MAX_FIELD_NAME } from "./fields.ts";
 import { fingerprintOf, idempotencyKeyOf, type IdempotencyService } from "./idempotency.ts";
 import type { IdempotencyRequest } from "./write.ts";
-import type { SubmissionsService } from "../submissions.ts";
+import type { SubmissionsService } from "./submissions.ts";
 import type { SpamService } from "../spam/verdict.ts";
 import { refusedPost } from "./visitor-errors.ts";
+import { answerBaseUrl, type PublicUrls } from "../urls.ts";
 
 /** Fields that steer the submission and are never stored. */
 export const SPECIAL_FIELDS = [
@@ -60,6 +61,8 @@ export interface Post {
   idempotencyKey?: string | null;
   /** The post's Accept-Language header: the visitor's language when neither `_language` nor the form's page says. */
   acceptLanguage?: string | null;
+  /** True once the client's connection is gone: no answer can reach it, so the post is not stored. */
+  gone?: () => boolean;
 }
 
 /** A post the form took. */
@@ -207,13 +210,7 @@ function splitFields(fields: Record<string, unknown>): { special: Record<string,
 }
 
 /** The intake of posts to forms: the public endpoint's rules, which the dashboard's test post obeys too. */
-export function intakeService(
-  forms: FormsService,
-  submissions: SubmissionsService,
-  spam: SpamService,
-  idempotency: IdempotencyService,
-  urls: { baseUrl: () => string },
-) {
+export function intakeService(forms: FormsService, submissions: SubmissionsService, spam: SpamService, idempotency: IdempotencyService, urls: PublicUrls) {
   /** The rules that follow the reading of the post's fields, and its write (with its Idempotency-Key, if any). */
   async function accept(
     form: FormRow,
@@ -232,7 +229,7 @@ export function intakeService(
     const cc = honeypot ? [] : copiedTo(special._cc);
     const kept = honeypot ? data : applyFieldRules(rulesOf(form), form.otherFields as OtherFields, data, messagesFor(language));
     // _next is checked whoever asks, so that a bad one is found on the first fetch() test, not in a browser later.
-    const thanks = thanksAddress(urls.baseUrl(), form, language, post.acceptLanguage);
+    const thanks = thanksAddress(answerBaseUrl(urls), form, language, post.acceptLanguage);
     const location = redirectTarget(form, special._next, thanks);
     const redirected = location !== thanks;
     // A honeypot catch is spam whatever its captcha says: the provider is not asked about it.
@@ -243,6 +240,8 @@ export function intakeService(
         : await checkCaptcha(form, special, post.ip, policy.captcha ?? defaultCaptchaOptions, spam.altcha);
     // The form's rules and the account's filter judge what the honeypot and the captcha let through.
     const verdict = caught ? { reason: caught, score: null, tokens: null } : await spam.judge(form, kept);
+    // A client that left while the captcha or the filter was asked gets no answer, so it will retry: store nothing.
+    if (post.gone?.()) throw new ClientClosedRequest();
     const submission = await submissions.receive(form, kept, {
       isSpam: verdict.reason !== null,
       spamReason: verdict.reason ?? undefined,
