@@ -1,6 +1,6 @@
 import { ApiError, type ErrorCode } from "../src/errors.ts";
 
-/** Exit codes of the contract. */
+/** Exit codes (docs/cli.md, "Exit codes"). */
 export const EXIT = { ok: 0, error: 1, usage: 2, auth: 4, notFound: 5, newerAvailable: 10 } as const;
 
 /** A failure of the CLI itself (bad flags, no server), with its exit code. */
@@ -14,13 +14,16 @@ export class CliError extends Error {
   }
 }
 
-/** An exit code that is an answer rather than an error (`update --check`'s 10: a newer release exists): no message. */
-export class QuietExit extends CliError {
-  constructor(exitCode: number) {
-    super("", exitCode);
-    this.name = "QuietExit";
+/** A command that succeeded and answers with its exit code too (plan: 2, changes pending; update --check: 10, a newer release exists): nothing is printed. */
+export class ExitStatus extends Error {
+  constructor(readonly exitCode: number) {
+    super(`exit status ${exitCode}`);
+    this.name = "ExitStatus";
   }
 }
+
+/** Commands whose exit code 2 means something else than a usage error (plan: changes pending): their usage errors exit 1. */
+export const USAGE_EXITS_1 = new Set(["plan", "apply"]);
 
 const EXIT_FOR_CODE: Partial<Record<ErrorCode, number>> = {
   unauthorized: EXIT.auth,

@@ -3,8 +3,10 @@ import { accountsCommand } from "./accounts.ts";
 import { activityCommand } from "./activity.ts";
 import { backupCommand } from "./backup.ts";
 import { completionCommand } from "./completion.ts";
-import { EXIT, exitCodeFor, QuietExit } from "./errors.ts";
+import { EXIT, ExitStatus, exitCodeFor, USAGE_EXITS_1 } from "./errors.ts";
 import { formsCommand } from "./forms.ts";
+import { formsFileCommands } from "./plan.ts";
+import { mcpCommand } from "./mcp.ts";
 import type { Io } from "./io.ts";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
@@ -41,6 +43,8 @@ const COMMANDS: [names: string[], register: (program: Command, io: Io) => void][
   [["submissions"], submissionsCommand],
   [["notifications"], notificationsCommand],
   [["webhooks"], webhooksCommand],
+  [["pull", "plan", "apply"], formsFileCommands],
+  [["mcp"], mcpCommand],
   [["backup"], backupCommand],
   [["users", "dashboard"], usersCommand],
   [["restore"], restoreCommand],
@@ -118,11 +122,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
     await program.parseAsync(argv, { from: "user" });
     return EXIT.ok;
   } catch (error) {
+    if (error instanceof ExitStatus) return error.exitCode;
     if (error instanceof CommanderError) {
       // --help and --version end in a CommanderError too, with exit code 0.
-      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      if (error.exitCode === 0) return EXIT.ok;
+      return USAGE_EXITS_1.has(commandNamed(argv) ?? "") ? EXIT.error : EXIT.usage;
     }
-    if (error instanceof QuietExit) return error.exitCode;
     // One line, and nothing a terminal would act on: a remote server's message is not ours to trust.
     io.err(`formsvc: ${cellText(error instanceof Error ? error.message : String(error))}\n`);
     return exitCodeFor(error);

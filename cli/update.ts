@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { accessSync, constants, existsSync, readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { buildInfo, builtInKey, checkForUpdate, compareVersions, fetchManifest, type Manifest, ReleaseError, releaseFolder } from "../src/lib/release.ts";
-import { CliError, EXIT, QuietExit } from "./errors.ts";
+import { CliError, EXIT, ExitStatus } from "./errors.ts";
 import type { Io } from "./io.ts";
 import { binaryInfo, replaceWithDownload, swapWithPrevious } from "./self-replace.ts";
 
@@ -75,7 +75,7 @@ async function runCheck(options: UpdateOptions, json: boolean, io: Io): Promise<
   const check = await checkForUpdate(options).catch(asCliError);
   if (json) io.out(`${JSON.stringify(check, null, 2)}\n`);
   else io.out(`${check.current} → ${check.available}${check.newer ? "" : " (up to date)"}\n`);
-  if (check.newer) throw new QuietExit(EXIT.newerAvailable);
+  if (check.newer) throw new ExitStatus(EXIT.newerAvailable);
 }
 
 /** `update [--to V]`: downloads, checks and puts the release's binary for this platform in place of this one. */

@@ -1,11 +1,12 @@
 /** @jsxImportSource hono/jsx */
+import { answerBaseUrl } from "../services/urls.ts";
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
 import type { Form } from "../domain/types.ts";
 import type { ApiKey, NewApiKey } from "../services/keys.ts";
 import { inEitherMode } from "../services/principal.ts";
-import type { Session } from "../services/users.ts";
+import type { Session } from "../services/people/users.ts";
 import { action, fieldErrors, noticeOf, signedIn } from "./guard.tsx";
 import { flashCookie, ownerOf, ownForm, page, redirect, takeFlash } from "./http.ts";
 import { KeysPage, type KeyInput } from "./pages/keys.tsx";
@@ -13,11 +14,11 @@ import { KeysPage, type KeyInput } from "./pages/keys.tsx";
 const render = (status: number, element: unknown) => page(status, String(element));
 
 /** The account's keys of both modes, newest first, and its forms (to name a form key's form). */
-async function keysAndForms(ctx: RequestContext, session: Session): Promise<{ keys: ApiKey[]; forms: Form[] }> {
+async function keysAndForms(ctx: RequestContext, session: Session): Promise<{ keys: ApiKey[]; forms: Form[]; baseUrl: string }> {
   const keys = [...(await ctx.services.keys.list(ownerOf(session, "live"))), ...(await ctx.services.keys.list(ownerOf(session, "test")))];
   keys.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1));
   const forms = [...(await ctx.services.forms.list(ownerOf(session, "live"))), ...(await ctx.services.forms.list(ownerOf(session, "test")))];
-  return { keys, forms };
+  return { keys, forms, baseUrl: answerBaseUrl(ctx.services.urls) };
 }
 
 /** /dashboard/keys: list, create (shown once), revoke. */

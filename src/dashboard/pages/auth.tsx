@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { BackupStatus } from "../../workers/backups.ts";
 import { buildInfo, type UpdateCheck } from "../../lib/release.ts";
-import type { Session } from "../../services/users.ts";
+import type { Session } from "../../services/people/users.ts";
 import { Csrf, Field, Layout, Notice } from "./layout.tsx";
 
 type Errors = Record<string, string | undefined>;

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { CAPTCHA_PROVIDERS, DEFAULT_SPAM_RETENTION_DAYS, type Form } from "../../domain/types.ts";
 import { RETENTION_DAYS } from "../../lib/validate.ts";
-import type { Session } from "../../services/users.ts";
+import type { Session } from "../../services/people/users.ts";
 import { MailOff } from "./mail.tsx";
 import { Csrf, Field, Notice } from "./layout.tsx";
 import { Facts, type SettingsSection } from "./settings.tsx";
@@ -125,6 +125,13 @@ export function captchaSection({ session, form, errors }: SectionContext): Setti
           autocomplete="off"
           hint={current ? "Kept as it is when left empty; never shown again once saved." : "The provider's secret key; never shown again once saved."}
           error={errors["captcha.secret"] ?? errors.secret}
+        />
+        <Field
+          label="Site key"
+          name="siteKey"
+          value={form.captcha && "siteKey" in form.captcha ? (form.captcha.siteKey ?? "") : ""}
+          hint="The provider's public site key: the form's own page shows the provider's widget with it."
+          error={errors["captcha.siteKey"]}
         />
         <div class="actions">
           <button type="submit">Save captcha</button>

@@ -9,8 +9,8 @@ import { DAY_MS, type SpamReason } from "../../domain/types.ts";
 import { ApiError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { attachFiles } from "../files.ts";
-import { awaitsOptIn } from "../confirmations.ts";
-import type { NotificationRequest } from "../notifications.ts";
+import { awaitsOptIn } from "../outbox/confirmations.ts";
+import type { NotificationRequest } from "../outbox/notifications.ts";
 import { dataHash } from "../spam/verdict.ts";
 import { growFieldList } from "./field-list.ts";
 import { keepStatements, type Change, type KeepDeps, type KeepingForm, type Queued } from "./keep.ts";
@@ -71,6 +71,8 @@ export interface ReceiveFlags {
   notification?: NotificationRequest;
   /** The post's Idempotency-Key, when it sent one. */
   idempotency?: IdempotencyRequest;
+  /** The visitor's language (a catalog's code): the confirmation email's own words are in it. */
+  language?: string;
 }
 
 /** One submission to write, its createdAt chosen by the caller. */
@@ -148,7 +150,13 @@ export function submissionWrite(input: Received): SubmissionWrite {
       ? [{ make: STATEMENTS.idempotencyKey, values: { ...values, ...input.flags.idempotency, redirected: input.flags.idempotency.redirected ? 1 : 0 } }]
       : []),
   ];
-  const change: Change = { form, before: null, after: row, posted: { data: input.data, request: input.flags.notification ?? {} }, at: createdAt };
+  const change: Change = {
+    form,
+    before: null,
+    after: row,
+    posted: { data: input.data, request: input.flags.notification ?? {}, language: input.flags.language },
+    at: createdAt,
+  };
   return { row, values, extras, change };
 }
 

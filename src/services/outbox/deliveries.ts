@@ -1,0 +1,287 @@
+// The webhooks' outbox: the deliveries written with each kept submission (a statement of the write that keeps
+// it, services/submissions/keep.ts), and the claims and attempts of the webhook senders (src/workers/webhook-sender.ts).
+import { eq, inArray, sql } from "drizzle-orm";
+import type { Store } from "../../db/client.ts";
+import { whenStored, type StatementMaker, type Step } from "../../db/statement.ts";
+import { forms, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow } from "../../db/schema.ts";
+import { MAX_WEBHOOKS_PER_FORM, type Submission } from "../../domain/types.ts";
+import { newId } from "../../lib/ids.ts";
+import { iso } from "../../lib/time.ts";
+import { discordMessage, slackMessage, type WebhookFormat } from "../../lib/webhook-message.ts";
+import { outboxLeases } from "./leases.ts";
+import { circuitAfter, circuitsOf, openCircuits, webhookShare } from "./shares.ts";
+
+export type DeliveryStatus = "pending" | "succeeded" | "failed";
+
+/** One event to one endpoint, with what its last attempt got. */
+export interface WebhookDelivery {
+  id: string;
+  webhookId: string;
+  submissionId: string;
+  /** The webhook-id header: the same on every attempt. */
+  messageId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attempts: number;
+  responseStatus: number | null;
+  durationMs: number | null;
+  responseSnippet: string | null;
+  error: string | null;
+  createdAt: string;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+}
+
+export interface DeliveryPage {
+  deliveries: WebhookDelivery[];
+  pagination: { limit: number; offset: number; hasMore: boolean };
+}
+
+/** A claimed delivery with what sending it needs. */
+export interface OutgoingDelivery {
+  id: string;
+  webhookId: string;
+  accountId: string;
+  messageId: string;
+  payload: string;
+  attempts: number;
+  url: string;
+  secret: string;
+  /** The secret a rotation replaced, while the overlap lasts: events are signed with both. */
+  previousSecret: string | null;
+  format: WebhookFormat;
+}
+
+/** The outcome of one attempt. */
+export interface AttemptResult {
+  ok: boolean;
+  responseStatus: number | null;
+  durationMs: number;
+  responseSnippet: string | null;
+  error: string | null;
+}
+
+/** Delays before the 2nd … 8th attempt (docs/api.md, "Webhooks"); after the 8th failure the delivery is failed. */
+export const WEBHOOK_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
+
+const at = (ms: number | null) => (ms === null ? null : iso(ms));
+
+export const toDelivery = (row: WebhookDeliveryRow): WebhookDelivery => ({
+  id: row.id,
+  webhookId: row.webhookId,
+  submissionId: row.submissionId,
+  messageId: row.messageId,
+  eventType: row.eventType,
+  status: row.status as DeliveryStatus,
+  attempts: row.attempts,
+  responseStatus: row.responseStatus,
+  durationMs: row.durationMs,
+  responseSnippet: row.responseSnippet,
+  error: row.lastError,
+  createdAt: iso(row.createdAt),
+  lastAttemptAt: at(row.lastAttemptAt),
+  nextAttemptAt: at(row.nextAttemptAt),
+  deliveredAt: at(row.deliveredAt),
+});
+
+/** The body of one event for one endpoint: the signed JSON event, or a chat message. */
+function payloadFor(
+  urls: { baseUrl: () => string },
+  format: WebhookFormat,
+  form: Pick<FormRow, "id" | "slug" | "name" | "mode">,
+  submission: Submission,
+  timestamp: string,
+): string {
+  if (format === "standard") {
+    return JSON.stringify({
+      type: "submission.created",
+      timestamp,
+      data: { form: { id: form.id, slug: form.slug, name: form.name, mode: form.mode }, submission },
+    });
+  }
+  const summary = { formName: form.name, data: submission.data, link: `${urls.baseUrl()}/dashboard/forms/${form.id}/submissions/${submission.id}` };
+  return format === "slack" ? slackMessage(summary) : discordMessage(summary);
+}
+
+/** A `submission.created` delivery per endpoint of the form (see queueDeliveries). */
+const QUEUE: StatementMaker = (p) => sql`
+  INSERT INTO ${webhookDeliveries} (id, webhook_id, form_id, submission_id, message_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+  SELECT json_extract(${p("ids")}, '$[' || (row_number() OVER (ORDER BY w.created_at, w.id) - 1) || ']'), w.id, ${p("formId")}, ${p("submissionId")},
+    ${p("messageId")}, 'submission.created',
+    CASE w.format WHEN 'slack' THEN ${p("slack")} WHEN 'discord' THEN ${p("discord")} ELSE ${p("standard")} END,
+    'pending', 0, ${p("createdAt")}, ${p("createdAt")}
+  FROM ${webhooks} w
+  WHERE w.form_id = ${p("formId")} AND ${whenStored(p)}
+  RETURNING id`;
+
+const HAS_ENDPOINT: StatementMaker = (p) => sql`SELECT 1 FROM ${webhooks} WHERE form_id = ${p("formId")} LIMIT 1`;
+
+/** The outbox of webhook deliveries: writing them with a submission, and the senders' claims and attempts. */
+export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rotationOverlapMs: number) {
+  const listeners = new Set<() => void>();
+  const announce = () => {
+    for (const listener of listeners) listener();
+  };
+  const leases = outboxLeases(
+    store,
+    {
+      table: webhookDeliveries,
+      id: webhookDeliveries.id,
+      status: webhookDeliveries.status,
+      nextAttemptAt: webhookDeliveries.nextAttemptAt,
+      claimedBy: webhookDeliveries.claimedBy,
+      claimedUntil: webhookDeliveries.claimedUntil,
+      submissionId: webhookDeliveries.submissionId,
+      formId: webhookDeliveries.formId,
+    },
+    webhookShare,
+  );
+
+  return {
+    /**
+     * The statement that writes a `submission.created` delivery for each endpoint of the form, for the write that
+     * keeps the submission (services/submissions/keep.ts; no read first): it writes nothing unless the submission
+     * was written before it. Each endpoint's body is chosen by its format in SQL; its rows' ids come from a list
+     * made here. It returns the ids it wrote.
+     */
+    queueDeliveries(form: Pick<FormRow, "id" | "slug" | "name" | "mode">, submission: Submission, createdAt: number): Step[] {
+      const body = (format: WebhookFormat) => payloadFor(urls, format, form, submission, submission.createdAt);
+      const values = {
+        ids: JSON.stringify(Array.from({ length: MAX_WEBHOOKS_PER_FORM }, () => newId("delivery", createdAt))),
+        formId: form.id,
+        submissionId: submission.id,
+        messageId: newId("message", createdAt),
+        slack: body("slack"),
+        discord: body("discord"),
+        standard: body("standard"),
+        createdAt,
+      };
+      return [{ make: QUEUE, values }];
+    },
+
+    /** A statement that returns a row when the form has an endpoint: a write that can look first makes no bodies for none. */
+    deliversTo: (formId: string): Step => ({ make: HAS_ENDPOINT, values: { formId } }),
+
+    /** Tells this process's sender that a committed write queued deliveries. */
+    announce,
+
+    /** Calls `listener` after each commit that queued a delivery (or a retry); returns the way to stop. */
+    onQueued(listener: () => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    /**
+     * Claims up to `limit` due deliveries for `worker` until `now + leaseMs`, in one UPDATE … RETURNING: two
+     * server processes on one database never hold the same delivery, and one that dies lets go when its lease ends.
+     */
+    async claimDue(worker: string, now: number, leaseMs: number, limit: number): Promise<OutgoingDelivery[]> {
+      const ids = await leases.claim(worker, now, leaseMs, limit);
+      if (ids.length === 0) return [];
+      const rows = await store.db
+        .select({
+          id: webhookDeliveries.id,
+          webhookId: webhookDeliveries.webhookId,
+          messageId: webhookDeliveries.messageId,
+          payload: webhookDeliveries.payload,
+          attempts: webhookDeliveries.attempts,
+          accountId: forms.accountId,
+        })
+        .from(webhookDeliveries)
+        .innerJoin(forms, eq(forms.id, webhookDeliveries.formId))
+        .where(inArray(webhookDeliveries.id, ids));
+      const rowById = new Map(rows.map((row) => [row.id, row]));
+      const claimed = ids.flatMap((id) => rowById.get(id) ?? []);
+      if (claimed.length === 0) return [];
+      const endpoints = await store.db
+        .select()
+        .from(webhooks)
+        .where(inArray(webhooks.id, [...new Set(claimed.map((c) => c.webhookId))]));
+      const byId = new Map(endpoints.map((e) => [e.id, e]));
+      return claimed.flatMap((c) => {
+        const endpoint = byId.get(c.webhookId);
+        return endpoint
+          ? [
+              {
+                id: c.id,
+                webhookId: c.webhookId,
+                accountId: c.accountId,
+                messageId: c.messageId,
+                payload: c.payload,
+                attempts: c.attempts,
+                url: endpoint.url,
+                secret: endpoint.secret,
+                previousSecret: endpoint.previousSecret !== null && (endpoint.secretRotatedAt ?? 0) + rotationOverlapMs > now ? endpoint.previousSecret : null,
+                format: endpoint.format as WebhookFormat,
+              },
+            ]
+          : [];
+      });
+    },
+
+    /**
+     * Records an attempt by `worker` and lets go of the claim: succeeded, due again after the schedule's next
+     * delay, or failed; and on its endpoint's circuit, until when it is now open (null: closed).
+     */
+    async recordAttempt(
+      delivery: OutgoingDelivery,
+      worker: string,
+      result: AttemptResult,
+      now: number,
+      retryScale: number,
+    ): Promise<{ status: DeliveryStatus; circuitOpenUntil: number | null }> {
+      const attempts = delivery.attempts + 1;
+      const delay = WEBHOOK_SCHEDULE_MS[attempts - 1];
+      const status: DeliveryStatus = result.ok ? "succeeded" : delay === undefined ? "failed" : "pending";
+      const [, circuit] = (await store.batch((db) => [
+        db
+          .update(webhookDeliveries)
+          .set({
+            status,
+            attempts,
+            nextAttemptAt: status === "pending" ? now + Math.round(delay! * retryScale) : null,
+            responseStatus: result.responseStatus,
+            durationMs: Math.round(result.durationMs),
+            responseSnippet: result.responseSnippet,
+            lastError: result.error,
+            lastAttemptAt: now,
+            deliveredAt: result.ok ? now : null,
+            claimedBy: null,
+            claimedUntil: null,
+          })
+          .where(leases.heldBy(delivery.id, worker)),
+        circuitAfter(db, delivery.webhookId, result.ok, now, retryScale),
+      ])) as [unknown, { openUntil: number | null }[]];
+      return { status, circuitOpenUntil: circuit[0]?.openUntil ?? null };
+    },
+
+    /** Lets go of every claim of `worker` (at a clean stop), so that a restart or another process sends them at once. */
+    release: leases.release,
+
+    /** Extends the leases `worker` holds while it sends them. */
+    extend: leases.extend,
+
+    /** Lets go of one delivery `worker` holds without an attempt (its endpoint's circuit opened meanwhile). */
+    letGo: leases.letGo,
+
+    /** How many deliveries wait in the outbox, by status (pending and failed), for /metrics. */
+    async outboxDepth(): Promise<Record<string, number>> {
+      const rows = await store.db
+        .select({ status: webhookDeliveries.status, n: sql<number>`count(*)` })
+        .from(webhookDeliveries)
+        .where(sql`${webhookDeliveries.status} IN ('pending', 'failed')`)
+        .groupBy(webhookDeliveries.status);
+      return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
+    },
+
+    /** When the next pending delivery falls due (its claim's end, if claimed), or null when none is pending. */
+    nextDueAt: leases.nextDueAt,
+
+    /** The circuits of a form's endpoints (the caller has found the form for its principal). */
+    circuits: (formId: string, now: number) => circuitsOf(store.db, formId, now),
+
+    /** How many endpoints have their circuit open, for /metrics. */
+    openCircuits: (now: number) => openCircuits(store.db, now),
+  };
+}

@@ -1,0 +1,253 @@
+import { and, asc, desc, eq, getTableColumns, gt, lt, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { preparedOn } from "../../db/prepared.ts";
+import { submissionDays, submissions, type FormRow, type SubmissionRow } from "../../db/schema.ts";
+import { DAY_MS } from "../../domain/types.ts";
+import { ApiError } from "../../errors.ts";
+import { dayOf } from "./counters.ts";
+
+export const FILTERS = ["all", "unread", "starred", "spam", "unconfirmed"] as const;
+export type Filter = (typeof FILTERS)[number];
+export type Order = "asc" | "desc";
+
+type Counter = "submissionCount" | "spamCount" | "unreadCount" | "starredCount";
+
+// Unconfirmed submissions (double opt-in) have no counter: they are few, and counted when listed.
+type CountedFilter = Exclude<Filter, "unconfirmed">;
+export const COUNTER_OF: Record<CountedFilter, Counter> = {
+  all: "submissionCount",
+  unread: "unreadCount",
+  starred: "starredCount",
+  spam: "spamCount",
+};
+
+// Literal conditions (not bound parameters) so that SQLite can match them to the partial indexes.
+export const FILTER_SQL: Record<Filter, SQL> = {
+  all: sql`${submissions.isSpam} = 0 AND ${submissions.unconfirmed} = 0`,
+  unread: sql`${submissions.isSpam} = 0 AND ${submissions.isRead} = 0 AND ${submissions.unconfirmed} = 0`,
+  starred: sql`${submissions.isSpam} = 0 AND ${submissions.isStarred} = 1 AND ${submissions.unconfirmed} = 0`,
+  spam: sql`${submissions.isSpam} = 1`,
+  unconfirmed: sql`${submissions.unconfirmed} = 1 AND ${submissions.isSpam} = 0`,
+};
+
+const INDEX_OF: Record<Filter, string> = {
+  all: "submissions_form_spam",
+  unread: "submissions_form_unread",
+  starred: "submissions_form_starred",
+  spam: "submissions_form_spam",
+  unconfirmed: "submissions_form_unconfirmed",
+};
+
+/**
+ * The submissions table read through the index made for `filter`. Left to itself SQLite takes (form_id,
+ * is_spam, …) for unread and starred too, and then walks every kept submission of the form to find the few
+ * unread or starred ones. INDEXED BY also makes a dropped or changed index an error, not a silent scan.
+ */
+export const through = (filter: Filter) => sql`${submissions} INDEXED BY ${sql.identifier(INDEX_OF[filter])}`;
+
+type Columns = ReturnType<typeof getTableColumns<typeof submissions>>;
+/** Every column as plain SQL (drizzle refuses table columns on an SQL source), each mapped as its column is. */
+export const COLUMNS = Object.fromEntries(Object.entries(getTableColumns(submissions)).map(([name, column]) => [name, sql`${column}`.mapWith(column)])) as {
+  [K in keyof Columns]: SQL<Columns[K]["_"]["data"]>;
+};
+
+const daysOf = preparedOn((db) =>
+  db
+    .select({
+      day: submissionDays.day,
+      submissionCount: submissionDays.submissionCount,
+      spamCount: submissionDays.spamCount,
+      unreadCount: submissionDays.unreadCount,
+      starredCount: submissionDays.starredCount,
+    })
+    .from(submissionDays)
+    .where(eq(submissionDays.formId, sql.placeholder("formId")))
+    .orderBy(asc(submissionDays.day))
+    .prepare(),
+);
+
+// Each statement below is prepared once per connection for each filter (and order, and cursor or not).
+function perKey<T>(build: (key: string) => (db: Db) => T): (key: string) => (db: Db) => T {
+  const made = new Map<string, (db: Db) => T>();
+  return (key) => {
+    let statement = made.get(key);
+    if (!statement) {
+      statement = build(key);
+      made.set(key, statement);
+    }
+    return statement;
+  };
+}
+
+/** The sum of one counter over a form's days after `day`. */
+const daysAfter = perKey((counter) =>
+  preparedOn((db) =>
+    db
+      .select({ n: sql<number>`coalesce(sum(${submissionDays[counter as Counter]}), 0)` })
+      .from(submissionDays)
+      .where(and(eq(submissionDays.formId, sql.placeholder("formId")), gt(submissionDays.day, sql.placeholder("day"))))
+      .prepare(),
+  ),
+);
+
+/** One counter of one of a form's days. */
+const dayCount = perKey((counter) =>
+  preparedOn((db) =>
+    db
+      .select({ n: sql<number>`coalesce(sum(${submissionDays[counter as Counter]}), 0)` })
+      .from(submissionDays)
+      .where(and(eq(submissionDays.formId, sql.placeholder("formId")), eq(submissionDays.day, sql.placeholder("day"))))
+      .prepare(),
+  ),
+);
+
+/** Rows of one filter in a window of createdAt: the part of a day after `since`, counted through the filter's index. */
+const countWindow = perKey((filter) =>
+  preparedOn((db) =>
+    db
+      .select({ n: sql<number>`count(*)` })
+      .from(through(filter as Filter))
+      .where(
+        and(
+          eq(submissions.formId, sql.placeholder("formId")),
+          FILTER_SQL[filter as Filter],
+          gt(submissions.createdAt, sql.placeholder("after")),
+          lt(submissions.createdAt, sql.placeholder("before")),
+        ),
+      )
+      .prepare(),
+  ),
+);
+
+/** One page: `after` < createdAt < `before`, past the cursor (when given), `skip` rows in, `take` rows. */
+const pageRows = perKey((key) => {
+  const [filter, order, cursor] = key.split(" ") as [Filter, Order, string];
+  const pastCursor =
+    cursor === "cursor"
+      ? order === "asc"
+        ? sql`(${submissions.createdAt}, ${submissions.id}) > (${sql.placeholder("cursorAt")}, ${sql.placeholder("cursorId")})`
+        : sql`(${submissions.createdAt}, ${submissions.id}) < (${sql.placeholder("cursorAt")}, ${sql.placeholder("cursorId")})`
+      : undefined;
+  const by = order === "asc" ? [asc(submissions.createdAt), asc(submissions.id)] : [desc(submissions.createdAt), desc(submissions.id)];
+  return preparedOn((db) =>
+    db
+      .select(COLUMNS)
+      .from(through(filter))
+      .where(
+        and(
+          eq(submissions.formId, sql.placeholder("formId")),
+          FILTER_SQL[filter],
+          gt(submissions.createdAt, sql.placeholder("after")),
+          lt(submissions.createdAt, sql.placeholder("before")),
+          pastCursor,
+        ),
+      )
+      .orderBy(...by)
+      .limit(sql.placeholder("take"))
+      .offset(sql.placeholder("skip"))
+      .prepare(),
+  );
+});
+
+const cursorOf = preparedOn((db) =>
+  db
+    .select({ createdAt: submissions.createdAt })
+    .from(submissions)
+    .where(and(eq(submissions.id, sql.placeholder("id")), eq(submissions.formId, sql.placeholder("formId"))))
+    .prepare(),
+);
+
+/** What one page asks for. */
+export interface PageQuery {
+  since: number | null;
+  filter: Filter;
+  order: Order;
+  limit: number;
+  offset: number;
+  /** The id of the last submission of the previous page (keyset paging), or null. */
+  after: string | null;
+}
+
+const NO_BOUND = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The rows of a filter after `since` inside `since`'s own day, counted through the filter's index from the end
+ * of the day nearer to `since`: a day that took a flood holds up to a million rows, and a `since` early in it
+ * (the start of the day, most often) counts the few before it and takes them from the day's counter.
+ */
+async function sinceDayPart(db: Db, formId: string, filter: CountedFilter, since: number): Promise<number> {
+  const day = dayOf(since);
+  const start = day * DAY_MS;
+  if (since - start >= DAY_MS / 2) {
+    const tail: { n: number } | undefined = await countWindow(filter)(db).get({ formId, after: since, before: start + DAY_MS });
+    return tail?.n ?? 0;
+  }
+  const whole: { n: number } | undefined = await dayCount(COUNTER_OF[filter])(db).get({ formId, day });
+  const head: { n: number } | undefined = await countWindow(filter)(db).get({ formId, after: start - 1, before: since + 1 });
+  return Math.max(0, (whole?.n ?? 0) - (head?.n ?? 0));
+}
+
+/**
+ * One page of a form's submissions and the exact count of all that match. Nothing walks the form's rows:
+ * without `since` the count is the form's counter; with it, the rows after `since` in its own day (through
+ * the filter's index) plus the day counters of the later days. A deep offset finds the day it falls in from
+ * the same counters and walks only inside that day.
+ */
+export async function readPage(db: Db, form: FormRow, query: PageQuery): Promise<{ rows: SubmissionRow[]; total: number }> {
+  // Unconfirmed submissions have no counter: their lists are read by the search path.
+  const filter = query.filter as CountedFilter;
+  const counter = COUNTER_OF[filter];
+  const since = query.since ?? -1;
+  let days: { day: number; count: number }[] | null = null;
+  const loadDays = async (firstDayPart: number | null) => {
+    const all: { day: number; submissionCount: number; spamCount: number; unreadCount: number; starredCount: number }[] = await daysOf(db).all({
+      formId: form.id,
+    });
+    const sinceDay = query.since === null ? -Infinity : dayOf(query.since);
+    const kept = all.filter((d) => d.day > sinceDay && d[counter] > 0).map((d) => ({ day: d.day, count: d[counter] }));
+    if (firstDayPart !== null && firstDayPart > 0) kept.unshift({ day: sinceDay, count: firstDayPart });
+    return kept;
+  };
+
+  let total = form[counter];
+  if (query.since !== null) {
+    const part = { n: await sinceDayPart(db, form.id, filter, query.since) };
+    if (query.offset > 0 && query.after === null) {
+      days = await loadDays(part?.n ?? 0);
+      total = days.reduce((sum, d) => sum + d.count, 0);
+    } else {
+      // A first page (or a cursor page) needs only the sum, which SQLite adds up without handing over every day.
+      const later: { n: number } | undefined = await daysAfter(counter)(db).get({ formId: form.id, day: dayOf(query.since) });
+      total = (part?.n ?? 0) + (later?.n ?? 0);
+    }
+  }
+
+  const params = { formId: form.id, after: since, before: NO_BOUND, take: query.limit + 1, skip: query.offset, cursorAt: 0, cursorId: "" };
+  if (query.after !== null) {
+    const cursor: { createdAt: number } | undefined = await cursorOf(db).get({ id: query.after, formId: form.id });
+    if (!cursor) {
+      throw new ApiError("invalid_parameter", `after must be the id of a submission of this form (the nextCursor of a page); ${query.after} is not one.`, {
+        field: "after",
+      });
+    }
+    Object.assign(params, { cursorAt: cursor.createdAt, cursorId: query.after, skip: 0 });
+  } else if (query.offset > 0) {
+    if (query.offset >= total) return { rows: [], total };
+    days ??= await loadDays(null);
+    const ordered = query.order === "asc" ? days : [...days].reverse();
+    let before = 0;
+    const found = ordered.find((d) => {
+      if (before + d.count > query.offset) return true;
+      before += d.count;
+      return false;
+    });
+    // Counters that disagree with the rows (never, when only formsvc writes) fall back to walking from the start.
+    if (found) {
+      params.skip = query.offset - before;
+      if (query.order === "asc") params.after = Math.max(since, found.day * DAY_MS - 1);
+      else params.before = (found.day + 1) * DAY_MS;
+    }
+  }
+  const rows: SubmissionRow[] = await pageRows(`${query.filter} ${query.order} ${query.after !== null ? "cursor" : "plain"}`)(db).all(params);
+  return { rows, total };
+}
