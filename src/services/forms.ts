@@ -69,6 +69,7 @@ const hostedCaptcha = (z: Zod) =>
         .min(1, "captcha.secret must be the provider's secret key.")
         .max(500, "captcha.secret must be at most 500 characters.")
         .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "captcha.secret must not contain control characters.")
+        .meta({ writeOnly: true })
         // Left out on an update that keeps the provider, the stored secret stays (see captchaColumns).
         .optional(),
       siteKey: z

@@ -125,8 +125,8 @@ test("serve without an SMTP server loads no nodemailer, libSQL client, CSV code,
       // zod (4 to 7 MB of resident memory) loads with the first request that validates a body; the OpenAPI
       // document and the /docs page are built on their first request.
       // The QR code's maker loads with the dashboard's first QR code.
-      packages: ["nodemailer", "@libsql", "csv-stringify", "zod", "swagger-ui-dist", "qrcode"],
-      sources: ["src/workers/mail-sender.ts", "src/openapi/"],
+      packages: ["nodemailer", "@libsql", "csv-stringify", "zod", "swagger-ui-dist", "@modelcontextprotocol", "qrcode"],
+      sources: ["src/workers/mail-sender.ts", "src/openapi/", "src/mcp/", "src/forms-as-code/"],
       builtins: ["net", "tls", "dns"],
     }),
   ).toEqual(NOTHING);

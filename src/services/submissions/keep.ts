@@ -62,8 +62,9 @@ function planOf(change: Change, deps: KeepDeps) {
   // What a stored submission's verdict held back is in its row; a new post's comes with it.
   const request = change.posted?.request ?? (before?.held ? (JSON.parse(before.held) as NotificationRequest) : {});
   const held = before === null || before.held !== null;
-  // The confirmation goes with a new post (a refusal in the log when it is spam) and when one leaves spam.
-  const confirms = before === null || (before.isSpam && !after.isSpam && held);
+  // The confirmation goes with a new post (a refusal in the log when it is spam) and when one leaves spam,
+  // unless its opt-in link was opened already: that one had its confirmation.
+  const confirms = before === null || (before.isSpam && !after.isSpam && held && before.confirmedAt === null);
   const confirmation = confirms
     ? confirmationValues(
         form,
