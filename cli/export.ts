@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { createWriteStream, renameSync, rmSync, statSync, type WriteStream } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { EXPORT_FORMATS } from "../src/domain/types.ts";
-import type { SubmissionPage } from "../src/services/submissions.ts";
+import type { SubmissionPage } from "../src/services/submissions/submissions.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { CliError, withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";

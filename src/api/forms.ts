@@ -50,7 +50,7 @@ const FORM_UPDATE: RequestBody = {
   notes: { ...formFields, name: "1 to 200 characters after trimming; cannot be null." },
 };
 
-/** /api/forms: list, create, get, update, delete (contract §4). */
+/** /api/forms: list, create, get, update, delete (docs/api.md, "Forms"). */
 export const formOperations = [
   operation({
     method: "GET",

@@ -55,7 +55,7 @@ function errorResponse(status: number, html: boolean): Json {
   return { description: `${STATUS_TEXT[status]} Codes: ${codes.join(", ")}.`, ...(Object.keys(headers).length ? { headers } : {}), content };
 }
 
-/** The header a public post may send so that its retries store once (contract §14). */
+/** The header a public post may send so that its retries store once (docs/api.md, "Retries: Idempotency-Key"). */
 const IDEMPOTENCY_KEY: Json = {
   name: "Idempotency-Key",
   in: "header",

@@ -8,7 +8,7 @@ import { operator } from "../../src/services/principal.ts";
 import { apiError } from "./scenario.ts";
 import { makeWorld, type World } from "./world.ts";
 
-/** A management route and what its declaration says it needs: the permission (docs/api.md, Keys), the keys it takes, a body, and its success status. */
+/** A management route and what its declaration says it needs: the permission of docs/api.md ("Permissions"), the keys it takes, a body, and its success status. */
 export interface ProtectedRoute {
   method: string;
   /** As registered (`/api/forms/:id`): the name of its tests. */
