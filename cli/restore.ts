@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { chmodSync, chownSync, closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { migrations } from "../src/db/migrations/index.ts";
-import { schemaDifferences } from "../src/db/schema-check.ts";
+import { schemaDifferences } from "../src/db/migrated-schema.ts";
 import { localDatabase } from "./backend.ts";
 import { CliError, EXIT } from "./errors.ts";
 import type { Io } from "./io.ts";
