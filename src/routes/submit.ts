@@ -30,7 +30,7 @@ const ALLOWED_HEADERS = "Content-Type, Accept, Idempotency-Key, HX-Request, HX-C
 /** True for a post made by htmx, which swaps the answer into the page instead of following it. */
 const fromHtmx = (request: Request) => request.headers.get("hx-request") === "true";
 
-/** The post's fields: multipart is read as a stream, its files kept in their fields' places (§11). */
+/** The post's fields: multipart is read as a stream, its files kept in their fields' places (docs/api.md, "Files"). */
 async function readPost(ctx: RequestContext, form: FormRow): Promise<Record<string, unknown>> {
   const fields = await readFields(ctx, form);
   // Nothing is stored that the HTTP layer will not let us answer (docs/api.md, "Requests that Bun refuses").

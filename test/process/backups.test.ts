@@ -8,7 +8,7 @@ import { openStore } from "../../src/db/client.ts";
 import { type BackupStatus, startBackups } from "../../src/workers/backups.ts";
 import { RateLimiter } from "../../src/http/rate-limit.ts";
 import { BASE, testApp } from "../helpers/app.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runInProcess as runCli } from "../helpers/fake-io.ts";
 import { startS3Server } from "../helpers/s3.ts";
 import { startServerProcess } from "../helpers/server.ts";
 

@@ -3,7 +3,7 @@ import { connect } from "node:net";
 import { runCli } from "../helpers/cli.ts";
 import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
 
-// No 500 for a request's shape (contract §14), over a raw TCP socket to the real server.
+// No 500 for a request's shape (docs/api.md, "Requests of unusual shape"), over a raw TCP socket to the real server.
 
 let server: ServerProcess;
 let key: string;
