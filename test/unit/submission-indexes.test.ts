@@ -49,6 +49,9 @@ beforeAll(async () => {
     raw.exec(`INSERT INTO submission_days (form_id, day, submission_count, spam_count, unread_count, starred_count)
       SELECT form_id, created_at / 86400000, sum(is_spam = 0), sum(is_spam = 1), sum(is_spam = 0 AND is_read = 0), sum(is_spam = 0 AND is_starred = 1)
       FROM submissions GROUP BY form_id, created_at / 86400000`);
+    raw.exec(`INSERT INTO submission_minutes (form_id, minute, submission_count, spam_count, unread_count, starred_count)
+      SELECT form_id, created_at / 60000, sum(is_spam = 0), sum(is_spam = 1), sum(is_spam = 0 AND is_read = 0), sum(is_spam = 0 AND is_starred = 1)
+      FROM submissions GROUP BY form_id, created_at / 60000`);
     raw.exec(`UPDATE forms SET submission_count = (SELECT sum(submission_count) FROM submission_days d WHERE d.form_id = forms.id),
       spam_count = (SELECT sum(spam_count) FROM submission_days d WHERE d.form_id = forms.id),
       unread_count = (SELECT sum(unread_count) FROM submission_days d WHERE d.form_id = forms.id),
