@@ -18,6 +18,7 @@ const WAVES: [at: number, count: number][] = [
   [FLOOD_DAY - 90_000, 40], // the day before, in its last minutes
   [FLOOD_DAY, 30], // the flooded day's very first millisecond
   [FLOOD_DAY + 60_000 + 250, 700],
+  [FLOOD_DAY + 60_000 + 45_000, 30], // later in the same minute
   [FLOOD_DAY + 2 * 60_000 + 59_990, 5], // runs over into the next minute
   [FLOOD_DAY + 4 * 60_000, 900],
   [FLOOD_DAY + 7 * 60_000 + 30_000, 400],

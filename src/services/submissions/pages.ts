@@ -211,7 +211,7 @@ interface SincePart {
 /**
  * The rows of a filter after `since` inside `since`'s own day: the few after it in its own minute, walked
  * through the filter's index, and the minute counters of the rest of the day. A day that took a flood holds
- * up to a million rows; a minute of it, a thousandth of them.
+ * up to a million rows; a minute of it, about 700.
  */
 async function sinceDayPart(db: Db, formId: string, filter: CountedFilter, since: number): Promise<SincePart> {
   const minute = minuteOf(since);
