@@ -22,7 +22,11 @@ const PUBLIC_ROUTES: Record<string, string> = {
   "OPTIONS /api/f/:slug": "its CORS preflight",
   "POST /f/:slug": "the public submission endpoint",
   "OPTIONS /f/:slug": "its CORS preflight",
-  "GET /f/:slug": "a page that says what the endpoint is",
+  "GET /f/:slug": "the form's page, or a page that says what the endpoint is",
+  "GET /f/:slug/thanks": "the form's thank-you page",
+  "GET /f/:slug/embed": "the form's markup for the embed, of a form whose page is public",
+  "GET /embed.js": "the embed's script",
+  "GET /form-page.js": "the form page's script",
   "GET /thanks": "the default thank-you page",
   "OPTIONS /thanks": "its CORS preflight (a page that holds nothing of any form)",
   "GET /confirm/:token": "the double opt-in link of a confirmation email: the signed token is its own credential",
@@ -30,6 +34,9 @@ const PUBLIC_ROUTES: Record<string, string> = {
   "GET /api/f/:slug/altcha": "a form's ALTCHA challenge",
   "GET /altcha.js": "the ALTCHA widget's script",
   "GET /api/openapi.json": "the OpenAPI document, which describes the API and holds nothing of anyone's",
+  "GET /api/formsvc.schema.json": "the forms file's JSON Schema, which describes a file and holds nothing of anyone's",
+  "POST /mcp":
+    "MCP: it takes a key but checks it itself (401 without), and every tool call is a request to a route of this table under that key (test/process/mcp.test.ts)",
   "GET /docs": "the API reference page, rendered from that document",
   "GET /docs/:asset": "the reference page's script and stylesheet",
 };

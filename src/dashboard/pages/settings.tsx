@@ -117,13 +117,29 @@ export interface SettingsProps {
   notice?: string;
   /** Sections added after the built-in ones, before the danger zone. */
   extra?: SettingsSection[];
+  /** More ways to put the form on a site, beside the snippets (the form's page, its QR code, the embed). */
+  share?: Child;
 }
 
 /**
  * Where each section goes on the page, by id: a section added later (fields, confirmation) takes its place
  * here; one with an id not listed goes before the snippet.
  */
-const SECTION_ORDER = ["general", "fields", "captcha", "spam", "files", "webhooks", "notifications", "confirmation", "retention", "snippet", "test", "delete"];
+const SECTION_ORDER = [
+  "general",
+  "fields",
+  "page",
+  "captcha",
+  "spam",
+  "files",
+  "webhooks",
+  "notifications",
+  "confirmation",
+  "retention",
+  "snippet",
+  "test",
+  "delete",
+];
 const rank = (id: string) => (SECTION_ORDER.includes(id) ? SECTION_ORDER.indexOf(id) : SECTION_ORDER.indexOf("snippet") - 0.5);
 
 /** Settings as a list of names and values, for a reader who may not change them. */
@@ -141,7 +157,7 @@ export function Facts({ facts }: { facts: [string, string][] }) {
 }
 
 /** A form's settings: every field, the snippet, a test submission, and deletion with typed confirmation. */
-export function SettingsPage({ session, form, input, errors = {}, notice, extra = [] }: SettingsProps) {
+export function SettingsPage({ session, form, input, errors = {}, notice, extra = [], share }: SettingsProps) {
   const base = `/dashboard/forms/${form.id}`;
   const snippet = (
     <div>
@@ -158,6 +174,7 @@ export function SettingsPage({ session, form, input, errors = {}, notice, extra 
         <code id="snippet-fetch">{snippetFetch(form)}</code>
       </pre>
       <CopyButton target="snippet-fetch" label="Copy script" />
+      {share}
     </div>
   );
   const sections: SettingsSection[] = [
