@@ -125,8 +125,8 @@ const minuteAt = perKey((key) => {
           WHERE ${submissionMinutes.formId} = ${sql.placeholder("formId")} AND ${submissionMinutes.minute} > ${sql.placeholder("after")}
             AND ${submissionMinutes.minute} < ${sql.placeholder("before")})`,
       )
-      .where(sql`upto > ${sql.placeholder("skip")}`)
-      .orderBy(sql`minute ${by}`)
+      // The one minute whose running sum passes `skip`: no sort of the day's minutes to find the first.
+      .where(sql`upto - n <= ${sql.placeholder("skip")} AND upto > ${sql.placeholder("skip")}`)
       .limit(1)
       .prepare(),
   );
