@@ -193,7 +193,9 @@ describe("formsvc update", () => {
       expect(folderBytes(dir)).toEqual(before);
 
       // Doing as it says puts 1.0.0 back, on the database as 1.0.0 left it.
-      expect((await run(formsvc, ["restore", backup, "--db", db, "--yes"])).code).toBe(0);
+      const restored = await run(formsvc, ["restore", backup, "--db", db, "--yes"]);
+      // Its reason is shown if it fails.
+      expect({ code: restored.code, stderr: restored.code === 0 ? "" : restored.stderr }).toEqual({ code: 0, stderr: "" });
       expect((await run(formsvc, ["update", "--rollback", "--yes", "--db", db])).code).toBe(0);
       expect(JSON.parse((await run(formsvc, ["version", "--json"])).stdout).version).toBe("1.0.0");
       expect((await run(formsvc, ["accounts", "list", "--db", db])).stdout).toContain("Ada");
