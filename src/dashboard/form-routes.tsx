@@ -15,7 +15,7 @@ import { localPath, ownerOf, ownForm, page, reaches, redirect, SECURITY_HEADERS 
 import { DeliveriesPage, EndpointsSection, NotificationsSection } from "./pages/deliveries.tsx";
 import { FormsPage, type FormSummary, type NewFormInput } from "./pages/forms.tsx";
 import { InboxPage, inboxHref, type Neighbours, PAGE_SIZE, SubmissionPage, type InboxQuery } from "./pages/inbox.tsx";
-import type { SettingsInput } from "./pages/settings.tsx";
+import { sectionHref, type SettingsInput } from "./pages/settings.tsx";
 import { webhookDeliveriesSection } from "./pages/webhooks.tsx";
 import { settingsResponse } from "./settings-routes.tsx";
 
@@ -102,7 +102,7 @@ export function formPageRoutes(router: Router<Handler>): void {
           ...(input.slug ? { slug: input.slug } : {}),
           ...(input.notificationEmail ? { notificationEmail: input.notificationEmail } : {}),
         });
-        return redirect(`/dashboard/forms/${form.id}/settings?notice=created`);
+        return redirect(sectionHref(form.id, "snippet", "created"));
       } catch (error) {
         return render(
           400,
@@ -259,7 +259,7 @@ export function formPageRoutes(router: Router<Handler>): void {
     "/dashboard/forms/:id/settings",
     signedIn(async (ctx, session) => {
       const { row } = await ownForm(ctx, session, ctx.params.id!);
-      return settingsResponse(ctx, session, row, { notice: noticeOf(ctx) });
+      return settingsResponse(ctx, session, row);
     }),
   );
 
@@ -285,7 +285,7 @@ export function formPageRoutes(router: Router<Handler>): void {
           redirectUrl: input.redirectUrl || null,
           allowedDomains: input.allowedDomains.split(/[\s,]+/).filter(Boolean),
         });
-        return redirect(`/dashboard/forms/${row.id}/settings?notice=saved`);
+        return redirect(sectionHref(row.id, "general", "saved"));
       } catch (error) {
         return settingsResponse(ctx, session, row, { status: 400, input, errors: fieldErrors(error) });
       }
@@ -306,7 +306,7 @@ export function formPageRoutes(router: Router<Handler>): void {
         return settingsResponse(ctx, session, row, { status: 400, errors });
       }
       // From the webhooks section, the test is of the webhooks: back there, where their deliveries are linked.
-      if (body.get("return") === "webhooks") return redirect(`/dashboard/forms/${row.id}/settings?notice=testevent#webhooks`);
+      if (body.get("return") === "webhooks") return redirect(sectionHref(row.id, "webhooks", "testevent"));
       return redirect(`/dashboard/forms/${row.id}/submissions?notice=tested`);
     }),
   );

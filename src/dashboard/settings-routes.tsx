@@ -6,14 +6,14 @@ import type { Router } from "../http/router.ts";
 import { fieldsOf, type FormsService } from "../services/forms.ts";
 import type { Principal } from "../domain/types.ts";
 import type { Session } from "../services/users.ts";
-import { action, fieldErrors } from "./guard.tsx";
+import { action, fieldErrors, noticeOf } from "./guard.tsx";
 import { flashCookie, ownForm, page, redirect, takeFlash } from "./http.ts";
-import { confirmationBody, confirmationInput, confirmationSection, previewConfirmation, type ConfirmationInput } from "./pages/confirmation.tsx";
-import { type FieldsInput, fieldsSection } from "./pages/fields-section.tsx";
-import { captchaSection, filesSection, notificationsSection, retentionSection } from "./pages/form-sections.tsx";
-import { SettingsPage, settingsInput, type SettingsInput } from "./pages/settings.tsx";
-import { postedSpamInput, spamErrorField, spamInput, spamSection, spamUpdate, type SpamInput } from "./pages/spam-settings.tsx";
-import { type ShownSecret, webhooksSection } from "./pages/webhooks.tsx";
+import { confirmationBody, confirmationInput, previewConfirmation, type ConfirmationInput } from "./pages/confirmation.tsx";
+import type { FieldsInput } from "./pages/fields-section.tsx";
+import { settingsSections } from "./pages/settings-sections.tsx";
+import { sectionHref, SettingsPage, settingsInput, type SettingsInput } from "./pages/settings.tsx";
+import { postedSpamInput, spamErrorField, spamInput, spamUpdate, type SpamInput } from "./pages/spam-settings.tsx";
+import type { ShownSecret } from "./pages/webhooks.tsx";
 
 const DEFAULT_MAX_FILE = 10 * 1024 * 1024;
 
@@ -60,7 +60,7 @@ async function postConfirmation(ctx: RequestContext, session: Session, principal
   if (body.get("preview")) return settingsResponse(ctx, session, row, { confirmation: { input, notice: "Preview below: nothing was saved." } });
   try {
     await ctx.services.forms.update(principal, row.id, { confirmation: confirmationBody(input) });
-    return redirect(`/dashboard/forms/${row.id}/settings?notice=saved#confirmation`);
+    return redirect(sectionHref(row.id, "confirmation", "saved"));
   } catch (error) {
     return settingsResponse(ctx, session, row, { status: 400, confirmation: { input, errors: fieldErrors(error, CONFIRMATION_FIELDS) } });
   }
@@ -85,30 +85,24 @@ export async function settingsResponse(
   const { principal } = await ownForm(ctx, session, row.id);
   const flash = takeFlash(ctx);
   const secret = flash.value?.startsWith("webhook:") ? (JSON.parse(flash.value.slice("webhook:".length)) as ShownSecret) : null;
-  const errors = options.errors ?? {};
-  const context = {
+  const confirming = options.confirmation ?? { input: confirmationInput(form.confirmation) };
+  const sections = settingsSections({
     session,
     form,
-    errors,
+    errors: options.errors ?? {},
     limits: { maxFileSize: ctx.options.maxFileSize ?? DEFAULT_MAX_FILE, maxBody: ctx.options.maxBody },
     mailServer: ctx.options.mail?.server ?? null,
-  };
-  const webhooks = await ctx.services.webhooks.list(principal, row.id);
-  const confirming = options.confirmation ?? { input: confirmationInput(form.confirmation) };
-  const preview = previewConfirmation(form, fieldsOf(row), confirming.input);
-  const extra = [
-    fieldsSection({ session, form, errors, input: options.fields }),
-    captchaSection(context),
-    spamSection({ session, form, input: options.spam ?? spamInput(form), errors }),
-    filesSection(context),
-    webhooksSection({ session, form, webhooks, secret, errors }),
-    notificationsSection(context),
-    confirmationSection({ session, form, preview, ...confirming }),
-    retentionSection(context),
-  ];
-  const body = (
-    <SettingsPage session={session} form={form} input={options.input ?? settingsInput(form)} errors={errors} notice={options.notice} extra={extra} />
-  );
+    general: options.input ?? settingsInput(form),
+    spam: options.spam ?? spamInput(form),
+    fields: options.fields,
+    webhooks: await ctx.services.webhooks.list(principal, row.id),
+    secret,
+    confirmation: { ...confirming, preview: previewConfirmation(form, fieldsOf(row), confirming.input) },
+  });
+  // A notice after a redirect belongs to the section the owner acted in (`at`); one shown by a post's answer, to the page.
+  const notice = options.notice ?? noticeOf(ctx);
+  const noticeAt = options.notice ? null : ctx.url.searchParams.get("at");
+  const body = <SettingsPage session={session} form={form} sections={sections} notice={notice} noticeAt={noticeAt} />;
   return page(options.status ?? 200, String(body), flash.headers);
 }
 
@@ -124,7 +118,7 @@ export function settingsPageRoutes(router: Router<Handler>): void {
       if (!patch) return settingsResponse(ctx, session, row, { status: 404, errors: { form: "There is no such section of the settings." } });
       try {
         await ctx.services.forms.update(principal, row.id, patch(body, row, ctx.services.forms));
-        return redirect(`/dashboard/forms/${row.id}/settings?notice=saved#${ctx.params.section}`);
+        return redirect(sectionHref(row.id, ctx.params.section!, "saved"));
       } catch (error) {
         if (ctx.params.section !== "spam") return settingsResponse(ctx, session, row, { status: 400, errors: fieldErrors(error) });
         // The spam section shows what was posted again, its error beside the input the service's field names.
@@ -148,7 +142,7 @@ export function settingsPageRoutes(router: Router<Handler>): void {
           ...(description ? { description } : {}),
         });
         const shown: ShownSecret = { webhookId: webhook.id, url: webhook.url, secret: webhook.secret };
-        return redirect(`/dashboard/forms/${row.id}/settings?notice=webhook#webhooks`, [flashCookie(ctx, `webhook:${JSON.stringify(shown)}`)]);
+        return redirect(sectionHref(row.id, "webhooks", "webhook"), [flashCookie(ctx, `webhook:${JSON.stringify(shown)}`)]);
       } catch (error) {
         const errors = fieldErrors(error);
         return settingsResponse(ctx, session, row, { status: 400, errors: errors.form ? { webhook: errors.form } : errors });
@@ -163,7 +157,7 @@ export function settingsPageRoutes(router: Router<Handler>): void {
       const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
       const webhook = await ctx.services.webhooks.rotate(principal, row.id, ctx.params.webhookId!);
       const shown: ShownSecret = { webhookId: webhook.id, url: webhook.url, secret: webhook.secret };
-      return redirect(`/dashboard/forms/${row.id}/settings?notice=rotated#webhooks`, [flashCookie(ctx, `webhook:${JSON.stringify(shown)}`)]);
+      return redirect(sectionHref(row.id, "webhooks", "rotated"), [flashCookie(ctx, `webhook:${JSON.stringify(shown)}`)]);
     }),
   );
 
@@ -173,7 +167,7 @@ export function settingsPageRoutes(router: Router<Handler>): void {
     action(async (ctx, session) => {
       const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
       await ctx.services.webhooks.remove(principal, row.id, ctx.params.webhookId!);
-      return redirect(`/dashboard/forms/${row.id}/settings?notice=webhookdeleted#webhooks`);
+      return redirect(sectionHref(row.id, "webhooks", "webhookdeleted"));
     }),
   );
 

@@ -86,7 +86,7 @@ describe("state-changing requests", () => {
     );
     expect({ status: saved.status, location: saved.headers.get("location") }).toEqual({
       status: 303,
-      location: `/dashboard/forms/${ownForm.id}/settings?notice=saved`,
+      location: `/dashboard/forms/${ownForm.id}/settings?notice=saved&at=general#general`,
     });
     expect((await t.services.forms.findBySlug("renamed-form"))?.name).toBe("Renamed");
   });

@@ -69,7 +69,7 @@ describe("a team: owner, editor, viewer", () => {
     await setUp(page, await setupLink(server));
     await page.getByLabel("Name", { exact: true }).fill("Contact");
     await page.getByLabel("Slug (optional)").fill("contact");
-    await Promise.all([page.waitForURL(/\/settings\?notice=created$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
+    await Promise.all([page.waitForURL(/\/settings\?notice=created&at=snippet#snippet$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
     formPath = new URL(page.url()).pathname.replace(/\/settings$/, "");
     const posted = await fetch(`${server.url}/f/contact`, {
       method: "POST",
@@ -129,7 +129,7 @@ describe("a team: owner, editor, viewer", () => {
     await join(links.editor);
     await page.goto(`${server.url}${formPath}/settings`);
     await page.getByLabel("Name", { exact: true }).fill("Contact us");
-    await Promise.all([page.waitForURL(/notice=saved$/, WAIT), page.getByRole("button", { name: "Save settings" }).click()]);
+    await Promise.all([page.waitForURL(/notice=saved&at=general#general$/, WAIT), page.getByRole("button", { name: "Save settings" }).click()]);
     await page.goto(`${server.url}${formPath}/submissions`);
     await page.locator("ul.inbox li input[type=checkbox]").first().check();
     await Promise.all([page.waitForURL(/\/submissions$/, WAIT), page.getByRole("button", { name: "Star", exact: true }).click()]);

@@ -101,7 +101,7 @@ export function confirmationSection(props: {
     title: "Confirmation email",
     body: (
       <div>
-        <form method="post" action={`/dashboard/forms/${form.id}/settings/confirmation`} class="grid">
+        <form method="post" action={`/dashboard/forms/${form.id}/settings/confirmation#confirmation`} class="grid">
           <Csrf session={session} />
           <Notice text={props.notice} />
           <Notice text={errors.confirmation} kind="error" />

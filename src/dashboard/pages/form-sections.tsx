@@ -1,25 +1,13 @@
 /** @jsxImportSource hono/jsx */
 import { CAPTCHA_PROVIDERS, type Form } from "../../domain/types.ts";
-import type { Session } from "../../services/users.ts";
 import { MailOff } from "./mail.tsx";
 import { Csrf, Field, Notice } from "./layout.tsx";
+import type { SectionContext } from "./section-context.ts";
 import { Facts, type SettingsSection } from "./settings.tsx";
 
-type Errors = Record<string, string | undefined>;
-
-/** What the settings sections need beside the form: the server's limits and mail, and the section at fault. */
-export interface SectionContext {
-  session: Session;
-  form: Form;
-  errors: Errors;
-  /** The largest file and post the server takes, in bytes (--max-file-size, --max-body). */
-  limits: { maxFileSize: number; maxBody: number };
-  /** The mail server in use (no password), or null when mail is off. */
-  mailServer: string | null;
-}
-
 const MB = (bytes: number) => `${Math.round((bytes / 1048576) * 10) / 10} MB`;
-const action = (form: Form, section: string) => `/dashboard/forms/${form.id}/settings/${section}`;
+// The fragment brings the owner back to the section when the page answers with its errors.
+const action = (form: Form, section: string) => `/dashboard/forms/${form.id}/settings/${section}#${section}`;
 
 /** A yes/no setting as a checkbox that posts "true" when ticked. */
 function Check({ name, label, checked }: { name: string; label: string; checked: boolean }) {

@@ -111,7 +111,7 @@ export function spamSection({
     id: "spam",
     title: "Spam",
     body: (
-      <form method="post" action={`/dashboard/forms/${form.id}/settings/spam`} class="grid">
+      <form method="post" action={`/dashboard/forms/${form.id}/settings/spam#spam`} class="grid">
         <Csrf session={session} />
         <Notice text={errors.spam} kind="error" />
         <Check name="altcha" label="ALTCHA captcha: visitors' browsers solve a small puzzle served by formsvc (no third party)" checked={input.altcha} />

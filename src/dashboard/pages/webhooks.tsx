@@ -115,7 +115,7 @@ export function webhooksSection({
         <>
           <h3>Add a webhook</h3>
           <Notice text={errors.webhook} kind="error" />
-          <form method="post" action={base} class="grid">
+          <form method="post" action={`${base}#webhooks`} class="grid">
             <Csrf session={session} />
             <Field label="Address" name="url" type="url" required placeholder="https://example.com/hooks/formsvc" error={errors.url} />
             <div class="field">
