@@ -9,7 +9,7 @@ import { imageTypeOf } from "../lib/image-type.ts";
 import type { Principal, Submission } from "../domain/types.ts";
 import { FILTERS, type Filter, type SubmissionQuery } from "../services/submissions.ts";
 import type { Session } from "../services/users.ts";
-import { can } from "../services/roles.ts";
+import { can, makesForms } from "../services/roles.ts";
 import { action, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";
 import { localPath, ownerOf, ownForm, page, reaches, redirect, SECURITY_HEADERS } from "./http.ts";
 import { DeliveriesPage, EndpointsSection, NotificationsSection } from "./pages/deliveries.tsx";
@@ -89,7 +89,8 @@ export function formPageRoutes(router: Router<Handler>): void {
     "/dashboard/forms",
     action(async (ctx, session, body) => {
       // A user limited to some forms could not reach a form they made: only those who reach every form make one.
-      if (session.user.formIds !== null) return refused("You are limited to some forms of this account, so you cannot make new ones.", session);
+      if (!makesForms(session.user.role, session.user.formIds))
+        return refused("You are limited to some forms of this account, so you cannot make new ones.", session);
       const input: NewFormInput = {
         name: body.get("name") ?? "",
         slug: (body.get("slug") ?? "").trim(),

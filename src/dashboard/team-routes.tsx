@@ -5,7 +5,7 @@ import type { Router } from "../http/router.ts";
 import type { Form } from "../domain/types.ts";
 import { parseActivityQuery } from "../services/activity.ts";
 import { parseRole } from "../services/roles.ts";
-import type { TeamActor } from "../services/team.ts";
+import { invitationEmail, type TeamActor } from "../services/team.ts";
 import type { Session } from "../services/users.ts";
 import { action, fieldErrors, noticeOf, signedIn } from "./guard.tsx";
 import { cookie, flashCookie, ownerOf, page, PRESESSION_COOKIE, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE, takeFlash } from "./http.ts";
@@ -87,11 +87,7 @@ export function teamPageRoutes(router: Router<Handler>): void {
         let mailed = false;
         if (ctx.options.mail) {
           try {
-            await ctx.options.mail.send({
-              to: invitation.email,
-              subject: "You are invited to a formsvc dashboard",
-              text: `${session.user.email} invites you to their formsvc dashboard as ${role}.\n\nOpen this link to choose a password and join (it works once, within 7 days):\n${url}\n`,
-            });
+            await ctx.options.mail.send(invitationEmail(invitation, session.user.email, url));
             mailed = true;
           } catch (error) {
             ctx.options.log.error("the invitation email could not be sent", error);

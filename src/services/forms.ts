@@ -21,6 +21,7 @@ import { allowedDomains, email, formName, httpUrl, lazySchema, parseBody, retent
 import { fieldRules, otherFields } from "./submissions/fields.ts";
 import { recordActivity } from "./activity.ts";
 import { confirmationOf, confirmationSchema, storedConfirmation } from "./confirmations.ts";
+import { formChangeSummary } from "./form-changes.ts";
 import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY } from "./spam/altcha.ts";
 import { DEFAULT_FILTER_THRESHOLD } from "./spam/filter.ts";
 import { rulesColumn, spamRulesSchema } from "./spam/rules.ts";
@@ -160,26 +161,6 @@ const byRef = preparedOn((db) =>
 );
 
 /** Forms: CRUD scoped to the acting account and mode, and the public look-up by slug. */
-/** What a form update changed, for the activity log: names and plain values, never the captcha's secret. */
-function changeSummary(before: FormRow, changes: Partial<FormRow>): string {
-  const parts = new Set<string>();
-  for (const [column, value] of Object.entries(changes)) {
-    if (column === "captchaProvider" || column === "captchaSecret") parts.add(changes.captchaProvider === null ? "captcha removed" : "captcha");
-    else if (column === "allowedDomains") parts.add(`allowedDomains ${value}`);
-    else if (column === "fieldRules")
-      parts.add(
-        value === null
-          ? "fields none"
-          : `fields ${rulesOf({ fieldRules: value as string })!
-              .map((rule) => rule.name)
-              .join(", ")}`.slice(0, 200),
-      );
-    else if (typeof value === "boolean" || typeof value === "number" || value === null) parts.add(`${column} ${String(value)}`);
-    else parts.add(`${column} "${String(value).slice(0, 80)}"`);
-  }
-  return `Changed "${before.name}": ${[...parts].join(", ")}.`;
-}
-
 export function formsService(store: Store, urls: { submitUrl: () => string }) {
   const toForm = (row: FormRow): Form => ({
     id: row.id,
@@ -342,7 +323,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           .set({ ...changes, updatedAt: Date.now() })
           .where(eq(forms.id, row.id))
           .returning();
-        await recordActivity(tx, principal, "form.update", row.id, changeSummary(row, changes));
+        await recordActivity(tx, principal, "form.update", row.id, formChangeSummary(row, changes));
         return updated!;
       });
       return toForm(changed);

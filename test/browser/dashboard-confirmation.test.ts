@@ -34,7 +34,7 @@ test("the owner writes the email, previews it filled from a sample submission, s
   await section.getByLabel("Text", { exact: true }).fill("Hello {{name}},\nwe got: {{message}}\n");
   await section.getByLabel("From", { exact: true }).fill("Letters desk");
   await section.getByLabel(/Double opt-in/).check();
-  await Promise.all([page.waitForURL(/\/confirmation$/, WAIT), section.getByRole("button", { name: "Preview" }).click()]);
+  await Promise.all([page.waitForURL(/\/confirmation#confirmation$/, WAIT), section.getByRole("button", { name: "Preview" }).click()]);
   expect(await page.locator("#confirmation-preview-subject").textContent()).toBe("Welcome to Letters, Ada Lovelace");
   const previewed = (await page.locator("#confirmation-preview-text").textContent())!;
   expect(previewed).toStartWith("Hello Ada Lovelace,\nwe got: A question for Letters.\n\nConfirm your address by opening this link:\nhttp://");

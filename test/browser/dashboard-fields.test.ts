@@ -97,8 +97,8 @@ describe("a form's fields, edited in the dashboard", () => {
 
     await page.getByRole("link", { name: "Activity" }).click();
     expect((await page.locator("tbody tr .summary").allTextContents()).slice(0, 2)).toEqual([
-      'Changed "Sign-up": fields email.',
-      'Changed "Sign-up": fields email, plan, otherFields "refuse".',
+      'owner@example.com changed the fields of "Sign-up": email.',
+      'owner@example.com changed the fields of "Sign-up": email, plan, fields not declared refused.',
     ]);
   });
 });

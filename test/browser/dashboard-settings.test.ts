@@ -57,7 +57,9 @@ describe("a form's settings, all from the dashboard", () => {
     await Promise.all([page.waitForURL(/\/settings\?notice=created&at=snippet#snippet$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
     formPath = new URL(page.url()).pathname.replace(/\/settings$/, "");
     submitUrl = (await page.locator("#submit-url").textContent())!;
-    expect(await section("files").textContent()).toContain("each up to 10 MB, the whole post up to 1 MB");
+    expect(await section("files").textContent()).toContain(
+      "Up to 10 files a submission, the whole post (its files and fields together) up to 1 MB (the server's --max-body). Files are kept",
+    );
     await section("files").getByLabel("Accept file uploads").check();
     await Promise.all([page.waitForURL(/notice=saved&at=files#files$/, WAIT), section("files").getByRole("button", { name: "Save files" }).click()]);
     expect(await section("files").getByLabel("Accept file uploads").isChecked()).toBe(true);
@@ -167,26 +169,26 @@ describe("a form's settings, all from the dashboard", () => {
     await page.getByRole("link", { name: "Erase data" }).click();
     await page.getByLabel("Email address").fill("ANN@example.com");
     await page.getByRole("button", { name: "Show what would be erased" }).click();
-    expect(await page.locator("#result-title").textContent()).toBe("1 submissions of ANN@example.com would be erased");
+    expect(await page.locator("#result-title").textContent()).toBe("1 submission of ANN@example.com would be erased");
     expect(await page.locator("tbody tr").allInnerTexts()).toEqual([expect.stringMatching(/^Jobs \(live\)\s+1$/)]);
     await checkBothWidths(page, "erase");
     page.once("dialog", (dialog) => void dialog.accept());
-    await page.getByRole("button", { name: "Erase these 1 submissions" }).click();
+    await page.getByRole("button", { name: "Erase this submission" }).click();
     await page.locator("#result-title", { hasText: "erased" }).waitFor(WAIT);
-    expect(await page.locator("#result-title").textContent()).toBe("1 submissions of ANN@example.com erased");
+    expect(await page.locator("#result-title").textContent()).toBe("1 submission of ANN@example.com erased");
 
     await page.getByRole("link", { name: "Activity" }).click();
     const summaries = await page.locator("tbody tr .summary").allTextContents();
     expect(summaries.slice(0, 9)).toEqual([
-      "Erased 1 submissions of one person in 1 forms.",
-      'Changed "Jobs": retentionDays 90, spamRetentionDays null.',
-      'Changed "Jobs": captcha.',
-      `Removed the webhook to ${new URL(receiver.url).host} from "Jobs".`,
-      `Rotated the secret of the webhook to ${new URL(receiver.url).host} on "Jobs".`,
-      `Added a standard webhook to ${new URL(receiver.url).host} on "Jobs".`,
-      'Changed "Jobs": fileUploads true.',
-      'Created live form "Jobs".',
-      "Set up the first user, owner@example.com, as owner.",
+      "owner@example.com erased 1 submission of one person in 1 form.",
+      'owner@example.com changed "Jobs": submissions kept 90 days, spam kept for ever.',
+      'owner@example.com changed "Jobs": captcha turnstile.',
+      `owner@example.com removed the webhook to ${new URL(receiver.url).host} from "Jobs".`,
+      `owner@example.com rotated the secret of the webhook to ${new URL(receiver.url).host} on "Jobs".`,
+      `owner@example.com added a standard webhook to ${new URL(receiver.url).host} on "Jobs".`,
+      'owner@example.com changed "Jobs": file uploads on.',
+      'owner@example.com created live form "Jobs".',
+      "owner@example.com set up the first user, owner@example.com, as owner.",
     ]);
   });
 });

@@ -79,10 +79,10 @@ test("posts through the snippet pass the captcha; one with a blocked word is in 
   await page.goto(`${server.url}${formPath}/submissions`);
   expect(await page.locator("ul.inbox li .preview").allTextContents()).toEqual(["ann@example.com · Hello from the site"]);
   await page.goto(`${server.url}${formPath}/submissions?filter=spam`);
-  expect(await page.locator("ul.inbox li .reason").allTextContents()).toEqual([" (spam: blocked word)"]);
+  expect(await page.locator("ul.inbox li .reason").allTextContents()).toEqual([" (spam: the rule “Blocked words and phrases” matched)"]);
   await checkBothWidths(page, "inbox-spam");
   await page.locator("ul.inbox li a").first().click();
-  expect(await page.locator("article p.muted").first().textContent()).toContain("spam: blocked word");
+  expect(await page.locator("article p.muted").first().textContent()).toContain("spam: the rule “Blocked words and phrases” matched");
   await expectAccessible(page);
   await Promise.all([page.waitForLoadState(), page.getByRole("button", { name: "Not spam" }).click()]);
   await page.goto(`${server.url}${formPath}/submissions`);

@@ -110,15 +110,15 @@ describe("a viewer", () => {
     expect(await page.locator("section#confirmation dd").allTextContents()).toEqual(["not sent"]);
     expect(await page.locator("section h2").allTextContents()).toEqual([
       "General",
+      "Put it on your site",
       "Fields",
-      "Captcha of a third party",
+      "Captcha",
       "Spam",
       "Files",
       "Webhooks and channels",
       "Notifications",
       "Confirmation email",
       "Retention",
-      "Put it on your site",
     ]);
     await checkBothWidths(page, "settings-viewer");
     await page.goto(`${server.url}${formPath}/submissions`);

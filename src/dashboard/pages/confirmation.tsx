@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { counted } from "../../lib/plural.ts";
 import { renderConfirmation, type RenderedConfirmation } from "../../lib/confirmation-text.ts";
 import type { Confirmation } from "../../domain/types.ts";
 import type { Form } from "../../domain/types.ts";
@@ -152,8 +153,8 @@ export function confirmationSection(props: {
                 ["Subject", input.subject],
                 ["From", input.fromName || "the server's own name"],
                 ["Reply-To", input.replyTo || "none"],
-                ["Double opt-in", input.doubleOptIn ? `on, links valid ${input.optInDays || "7"} days` : "off"],
-                ["Limits", `one per address every ${input.perAddressHours || "24"} hours, ${input.perFormDaily || "200"} a day per form`],
+                ["Double opt-in", input.doubleOptIn ? `on, links valid ${counted(Number(input.optInDays || "7"), "day")}` : "off"],
+                ["Limits", `one per address every ${counted(Number(input.perAddressHours || "24"), "hour")}, ${input.perFormDaily || "200"} a day per form`],
               ] as [string, string][])
             : []),
         ]}

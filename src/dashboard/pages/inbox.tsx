@@ -7,6 +7,7 @@ import type { Session } from "../../services/users.ts";
 import { isFileRef } from "../../lib/files.ts";
 import { PREVIEW_TYPES } from "../../lib/image-type.ts";
 import { isEmail } from "../../lib/validate.ts";
+import { counted } from "../../lib/plural.ts";
 import { Csrf, FormHeader, Notice, Layout, Time } from "./layout.tsx";
 
 export interface InboxQuery {
@@ -77,26 +78,31 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
   const editable = can(session.user.role, "edit");
   const list = (
     <ul class={editable ? "inbox" : "inbox read-only"}>
-      {submissions.map((s) => (
-        <li class={s.isRead ? "read" : "unread"}>
-          {editable ? <input type="checkbox" name="ids" value={s.id} id={`sel-${s.id}`} aria-label={`Select submission of ${s.createdAt}`} /> : null}
-          <span class="star">
-            {s.isStarred ? (
-              <span title="Starred">
-                ★<span class="sr-only"> starred</span>
+      {submissions.map((s) => {
+        const text = preview(s, fields);
+        return (
+          <li class={s.isRead ? "read" : "unread"}>
+            {editable ? <input type="checkbox" name="ids" value={s.id} id={`sel-${s.id}`} aria-label={`Select submission of ${s.createdAt}`} /> : null}
+            <span class="star">
+              {s.isStarred ? (
+                <span title="Starred">
+                  ★<span class="sr-only"> starred</span>
+                </span>
+              ) : (
+                ""
+              )}
+            </span>
+            <a href={`/dashboard/forms/${form.id}/submissions/${s.id}`}>
+              <span class="preview" title={text}>
+                {text}
               </span>
-            ) : (
-              ""
-            )}
-          </span>
-          <a href={`/dashboard/forms/${form.id}/submissions/${s.id}`}>
-            <span class="preview">{preview(s, fields)}</span>
-            {s.isSpam ? <span class="reason">{` (spam: ${spamReasonText(s)})`}</span> : null}
-            {s.isRead ? null : <span class="sr-only"> (unread)</span>}
-          </a>
-          <Time iso={s.createdAt} />
-        </li>
-      ))}
+              {s.isSpam ? <span class="reason">{` (spam: ${spamReasonText(s)})`}</span> : null}
+              {s.isRead ? null : <span class="sr-only"> (unread)</span>}
+            </a>
+            <Time iso={s.createdAt} />
+          </li>
+        );
+      })}
     </ul>
   );
   const first = (query.page - 1) * PAGE_SIZE;
@@ -199,7 +205,7 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
         )}
       </section>
       <nav class="pages" aria-label="Pages">
-        <span class="muted">{total === 0 ? "0 submissions" : `${first + 1}–${first + submissions.length} of ${total}`}</span>
+        <span class="muted">{total === 0 ? counted(0, "submission") : `${first + 1}–${first + submissions.length} of ${total}`}</span>
         {query.page > 1 ? <a href={inboxHref(form, query, { page: query.page - 1 })}>← Newer</a> : null}
         {hasMore ? <a href={inboxHref(form, query, { page: query.page + 1 })}>Older →</a> : null}
       </nav>
@@ -258,11 +264,14 @@ function DataValue({ form, submission, value }: { form: Form; submission: Submis
   );
 }
 
-/** Why a submission is spam, in words a person reads (the filter's with its score). */
+/** Why a submission is spam, in words a person reads: the rule that matched, the filter with its score. */
 function spamReasonText(submission: Submission): string {
   const text = SPAM_REASONS[submission.spamReason ?? ""] ?? submission.spamReason ?? "spam";
-  return submission.spamReason === "filter" && submission.spamScore !== undefined ? `${text} (${submission.spamScore.toFixed(2)})` : text;
+  return submission.spamReason === "filter" && submission.spamScore !== undefined ? `${text}, score ${submission.spamScore.toFixed(2)}` : text;
 }
+
+/** The label a form declares for a field, else its name: what the owner called it. */
+const labelOf = (form: Form, name: string) => form.fields.find((rule) => rule.name === name)?.label || name;
 
 /** One submission, its data as text, and what can be done with it. */
 export function SubmissionPage({
@@ -328,7 +337,7 @@ export function SubmissionPage({
         <dl class="data">
           {Object.entries(submission.data).map(([name, value]) => (
             <div>
-              <dt>{name}</dt>
+              <dt>{labelOf(form, name)}</dt>
               <DataValue form={form} submission={submission} value={value} />
             </div>
           ))}
@@ -352,13 +361,13 @@ export function SubmissionPage({
 
 /** Why a submission is spam, in words (the list and the submission page). */
 export const SPAM_REASONS: Record<string, string> = {
-  honeypot: "honeypot field filled",
-  captcha_unverified: "captcha not verified",
-  "rule:blocked_words": "blocked word",
-  "rule:blocked_emails": "blocked email",
-  "rule:max_links": "too many links",
-  disposable_email: "disposable email",
-  duplicate: "duplicate",
-  filter: "spam filter",
-  owner: "marked by you",
+  honeypot: "the hidden honeypot field was filled in",
+  captcha_unverified: "the captcha was not verified",
+  "rule:blocked_words": "the rule “Blocked words and phrases” matched",
+  "rule:blocked_emails": "the rule “Blocked emails” matched",
+  "rule:max_links": "the rule “Most links in a submission” matched",
+  disposable_email: "the rule “Block disposable email addresses” matched",
+  duplicate: "the same data came within the duplicate window",
+  filter: "the learning filter",
+  owner: "marked as spam by a member of the team",
 };

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { Child } from "hono/jsx";
 import type { Form } from "../../domain/types.ts";
+import { counted } from "../../lib/plural.ts";
 import { can } from "../../services/roles.ts";
 import type { Session } from "../../services/users.ts";
 import { Csrf, Field, FormHeader, Layout, Notice } from "./layout.tsx";
@@ -155,7 +156,7 @@ export function deleteSection({ session, form, errors }: { session: Session; for
         <p>
           {form.submissionCount === 0
             ? "The form is deleted for good."
-            : `The form and ${form.submissionCount === 1 ? "its submission are" : `all its ${form.submissionCount} submissions are`} deleted for good.`}
+            : `The form and ${form.submissionCount === 1 ? "its one submission are" : `all its ${counted(form.submissionCount, "submission")} are`} deleted for good.`}
         </p>
         <Field label={`Type the form's name, ${form.name}, to confirm`} name="confirm" required error={errors.confirm} autocomplete="off" />
         <button type="submit" class="danger">

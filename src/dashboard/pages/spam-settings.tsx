@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { counted } from "../../lib/plural.ts";
 import type { Form } from "../../domain/types.ts";
 import type { Session } from "../../services/users.ts";
 import { Csrf, Field, Notice } from "./layout.tsx";
@@ -173,7 +174,7 @@ export function spamSection({
           ["Blocked emails", input.blockedEmails || "none"],
           ["Disposable email addresses", input.blockDisposableEmails ? "blocked" : "allowed"],
           ["Most links in a submission", input.maxLinks || "any number"],
-          ["Duplicate window", input.duplicateWindowHours ? `${input.duplicateWindowHours} hours` : "off"],
+          ["Duplicate window", input.duplicateWindowHours ? counted(Number(input.duplicateWindowHours), "hour") : "off"],
           ["Learning filter", input.filterEnabled ? `on, threshold ${input.threshold}` : "off"],
         ]}
       />
