@@ -2,6 +2,8 @@ import { and, asc, eq, gt, inArray, isNull } from "drizzle-orm";
 import { counted } from "../lib/plural.ts";
 import type { Db, Store } from "../db/client.ts";
 import { forms, invitations, users, type InvitationRow } from "../db/schema.ts";
+import { INVITATION_DAYS } from "../domain/limits.ts";
+import { DAY_MS } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
 import { randomBase62 } from "../lib/random.ts";
 import { iso } from "../lib/time.ts";
@@ -9,10 +11,10 @@ import { recordActivity } from "./activity.ts";
 import { can, type Role } from "./roles.ts";
 import { checkPassword, hashPassword, newUserRow, toUser, userEmail, type User } from "./users.ts";
 
-/** How long an invitation link works (docs/dashboard.md, Team and roles). */
-export const INVITATION_MS = 7 * 24 * 60 * 60 * 1000;
+/** How long an invitation link works (docs/dashboard.md, "Team and roles"). */
+const INVITATION_MS = INVITATION_DAYS * DAY_MS;
 /** The same in words, for the pages and the email that say it. */
-export const INVITATION_VALID = counted(INVITATION_MS / 86_400_000, "day");
+export const INVITATION_VALID = counted(INVITATION_DAYS, "day");
 
 /** The email that carries an invitation link: who invites, to which role, the link, and how long it works. */
 export function invitationEmail(invitation: Pick<Invitation, "email" | "role">, inviter: string, url: string): { to: string; subject: string; text: string } {
@@ -99,7 +101,7 @@ export function teamService(store: Store) {
   }
 
   return {
-    /** Makes a one-time invitation link's token (valid 7 days) for `email` to join with `membership`. */
+    /** Makes a one-time invitation link's token (valid INVITATION_DAYS) for `email` to join with `membership`. */
     async invite(actor: TeamActor, emailInput: string, membership: Membership): Promise<{ token: string; invitation: Invitation }> {
       mayManage(actor, membership.role);
       const email = userEmail(emailInput);

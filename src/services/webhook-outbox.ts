@@ -1,7 +1,8 @@
-// The webhooks' outbox: the deliveries written with each submission (a statement of its write,
-// services/submissions/write.ts), and the claims and attempts of the webhook senders (src/workers/webhook-sender.ts).
-import { eq, inArray, sql, type SQL } from "drizzle-orm";
+// The webhooks' outbox: the deliveries written with each kept submission (a statement of the write that keeps
+// it, services/submissions/keep.ts), and the claims and attempts of the webhook senders (src/workers/webhook-sender.ts).
+import { eq, inArray, sql } from "drizzle-orm";
 import type { Store } from "../db/client.ts";
+import { whenStored, type StatementMaker, type Step } from "../db/statement.ts";
 import { forms, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow } from "../db/schema.ts";
 import { MAX_WEBHOOKS_PER_FORM, type Submission } from "../domain/types.ts";
 import { newId } from "../lib/ids.ts";
@@ -103,6 +104,19 @@ function payloadFor(
   return format === "slack" ? slackMessage(summary) : discordMessage(summary);
 }
 
+/** A `submission.created` delivery per endpoint of the form (see queueDeliveries). */
+const QUEUE: StatementMaker = (p) => sql`
+  INSERT INTO ${webhookDeliveries} (id, webhook_id, form_id, submission_id, message_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+  SELECT json_extract(${p("ids")}, '$[' || (row_number() OVER (ORDER BY w.created_at, w.id) - 1) || ']'), w.id, ${p("formId")}, ${p("submissionId")},
+    ${p("messageId")}, 'submission.created',
+    CASE w.format WHEN 'slack' THEN ${p("slack")} WHEN 'discord' THEN ${p("discord")} ELSE ${p("standard")} END,
+    'pending', 0, ${p("createdAt")}, ${p("createdAt")}
+  FROM ${webhooks} w
+  WHERE w.form_id = ${p("formId")} AND ${whenStored(p)}
+  RETURNING id`;
+
+const HAS_ENDPOINT: StatementMaker = (p) => sql`SELECT 1 FROM ${webhooks} WHERE form_id = ${p("formId")} LIMIT 1`;
+
 /** The outbox of webhook deliveries: writing them with a submission, and the senders' claims and attempts. */
 export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rotationOverlapMs: number) {
   const listeners = new Set<() => void>();
@@ -126,23 +140,28 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rot
 
   return {
     /**
-     * The statement that writes a `submission.created` delivery for each endpoint of the form, for the submission's
-     * write (no read first): it writes nothing unless the submission `submission.id` was written before it.
-     * Each endpoint's body is chosen by its format in SQL; its rows' ids come from a list made here. Returns the ids it wrote.
+     * The statement that writes a `submission.created` delivery for each endpoint of the form, for the write that
+     * keeps the submission (services/submissions/keep.ts; no read first): it writes nothing unless the submission
+     * was written before it. Each endpoint's body is chosen by its format in SQL; its rows' ids come from a list
+     * made here. It returns the ids it wrote.
      */
-    queueStatement(form: Pick<FormRow, "id" | "slug" | "name" | "mode">, submission: Submission, createdAt: number): SQL {
-      const ids = JSON.stringify(Array.from({ length: MAX_WEBHOOKS_PER_FORM }, () => newId("delivery", createdAt)));
+    queueDeliveries(form: Pick<FormRow, "id" | "slug" | "name" | "mode">, submission: Submission, createdAt: number): Step[] {
       const body = (format: WebhookFormat) => payloadFor(urls, format, form, submission, submission.createdAt);
-      return sql`
-        INSERT INTO ${webhookDeliveries} (id, webhook_id, form_id, submission_id, message_id, event_type, payload, status, attempts, next_attempt_at, created_at)
-        SELECT json_extract(${ids}, '$[' || (row_number() OVER (ORDER BY w.created_at, w.id) - 1) || ']'), w.id, ${form.id}, ${submission.id},
-          ${newId("message", createdAt)}, 'submission.created',
-          CASE w.format WHEN 'slack' THEN ${body("slack")} WHEN 'discord' THEN ${body("discord")} ELSE ${body("standard")} END,
-          'pending', 0, ${createdAt}, ${createdAt}
-        FROM ${webhooks} w
-        WHERE w.form_id = ${form.id} AND EXISTS (SELECT 1 FROM submissions WHERE id = ${submission.id})
-        RETURNING id`;
+      const values = {
+        ids: JSON.stringify(Array.from({ length: MAX_WEBHOOKS_PER_FORM }, () => newId("delivery", createdAt))),
+        formId: form.id,
+        submissionId: submission.id,
+        messageId: newId("message", createdAt),
+        slack: body("slack"),
+        discord: body("discord"),
+        standard: body("standard"),
+        createdAt,
+      };
+      return [{ make: QUEUE, values }];
     },
+
+    /** A statement that returns a row when the form has an endpoint: a write that can look first makes no bodies for none. */
+    deliversTo: (formId: string): Step => ({ make: HAS_ENDPOINT, values: { formId } }),
 
     /** Tells this process's sender that a committed write queued deliveries. */
     announce,
