@@ -4,10 +4,15 @@ import type { Handler, RequestContext } from "../http/context.ts";
 import { Router } from "../http/router.ts";
 import css from "./assets/dashboard.css" with { type: "text" };
 import script from "./assets/dashboard.js" with { type: "text" };
+import { activityPageRoutes } from "./activity-routes.tsx";
 import { authRoutes } from "./auth-routes.tsx";
+import { deliveriesPageRoutes } from "./deliveries-routes.tsx";
+import { erasePageRoutes } from "./erase-routes.tsx";
 import { fieldsPageRoutes } from "./fields-routes.tsx";
+import { formsPageRoutes } from "./forms-routes.tsx";
+import { inboxPageRoutes } from "./inbox-routes.tsx";
+import { submissionPageRoutes } from "./submission-routes.tsx";
 import { currentSession } from "./guard.tsx";
-import { formPageRoutes } from "./form-routes.tsx";
 import { page, SECURITY_HEADERS } from "./http.ts";
 import { keyPageRoutes } from "./key-routes.tsx";
 import { settingsPageRoutes } from "./settings-routes.tsx";
@@ -45,9 +50,15 @@ export function createDashboard() {
   router.on("GET", "/dashboard/assets/dashboard.css", asset(css, "text/css; charset=utf-8"));
   router.on("GET", "/dashboard/assets/dashboard.js", asset(script, "text/javascript; charset=utf-8"));
   authRoutes(router);
-  formPageRoutes(router);
+  // One file of routes per page. The fields section's save comes before the other sections' `:section` route.
+  formsPageRoutes(router);
+  inboxPageRoutes(router);
+  submissionPageRoutes(router);
+  deliveriesPageRoutes(router);
   keyPageRoutes(router);
   teamPageRoutes(router);
+  activityPageRoutes(router);
+  erasePageRoutes(router);
   fieldsPageRoutes(router);
   settingsPageRoutes(router);
   return {

@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { settingFromEnv } from "../config.ts";
 import type { FormRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
@@ -6,7 +7,7 @@ import type { Router } from "../http/router.ts";
 import { fieldsOf, type FormsService } from "../services/forms.ts";
 import type { Principal } from "../domain/types.ts";
 import type { Session } from "../services/users.ts";
-import { action, fieldErrors, noticeOf } from "./guard.tsx";
+import { action, fieldErrors, noticeOf, signedIn } from "./guard.tsx";
 import { flashCookie, ownForm, page, redirect, takeFlash } from "./http.ts";
 import { confirmationBody, confirmationInput, previewConfirmation, type ConfirmationInput } from "./pages/confirmation.tsx";
 import type { FieldsInput } from "./pages/fields-section.tsx";
@@ -14,8 +15,6 @@ import { settingsSections } from "./pages/settings-sections.tsx";
 import { sectionHref, SettingsPage, settingsInput, type SettingsInput } from "./pages/settings.tsx";
 import { postedSpamInput, spamErrorField, spamInput, spamUpdate, type SpamInput } from "./pages/spam-settings.tsx";
 import type { ShownSecret } from "./pages/webhooks.tsx";
-
-const DEFAULT_MAX_FILE = 10 * 1024 * 1024;
 
 /** A number of days from a form field: empty is null (for ever); anything else is left to the service to judge. */
 const days = (value: string | null) => ((value ?? "").trim() === "" ? null : Number((value ?? "").trim()));
@@ -90,7 +89,7 @@ export async function settingsResponse(
     session,
     form,
     errors: options.errors ?? {},
-    limits: { maxFileSize: ctx.options.maxFileSize ?? DEFAULT_MAX_FILE, maxBody: ctx.options.maxBody },
+    limits: { maxFileSize: ctx.options.maxFileSize ?? settingFromEnv("maxFileSize"), maxBody: ctx.options.maxBody },
     mailServer: ctx.options.mail?.server ?? null,
     general: options.input ?? settingsInput(form),
     spam: options.spam ?? spamInput(form),
@@ -106,8 +105,78 @@ export async function settingsResponse(
   return page(options.status ?? 200, String(body), flash.headers);
 }
 
-/** Saves of the settings sections, and a form's webhooks: add, rotate, delete, redeliver. */
+/** A form's settings page: the page, each section's save, a test submission, deletion, and the webhooks: add, rotate, delete. */
 export function settingsPageRoutes(router: Router<Handler>): void {
+  router.on(
+    "GET",
+    "/dashboard/forms/:id/settings",
+    signedIn(async (ctx, session) => {
+      const { row } = await ownForm(ctx, session, ctx.params.id!);
+      return settingsResponse(ctx, session, row);
+    }),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/forms/:id/settings",
+    action(async (ctx, session, body) => {
+      const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
+      const input: SettingsInput = {
+        name: body.get("name") ?? "",
+        slug: (body.get("slug") ?? "").trim(),
+        isActive: body.get("isActive") === "true",
+        notificationEmail: (body.get("notificationEmail") ?? "").trim(),
+        redirectUrl: (body.get("redirectUrl") ?? "").trim(),
+        allowedDomains: body.get("allowedDomains") ?? "",
+      };
+      try {
+        await ctx.services.forms.update(principal, row.id, {
+          name: input.name,
+          slug: input.slug,
+          isActive: input.isActive,
+          notificationEmail: input.notificationEmail || null,
+          redirectUrl: input.redirectUrl || null,
+          allowedDomains: input.allowedDomains.split(/[\s,]+/).filter(Boolean),
+        });
+        return redirect(sectionHref(row.id, "general", "saved"));
+      } catch (error) {
+        return settingsResponse(ctx, session, row, { status: 400, input, errors: fieldErrors(error) });
+      }
+    }),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/forms/:id/test",
+    action(async (ctx, session, body) => {
+      const { row } = await ownForm(ctx, session, ctx.params.id!);
+      const fields = { email: session.user.email, message: "A test submission sent from the dashboard.", _subject: `Test submission to ${row.name}` };
+      try {
+        // The public endpoint's rules, as the owner's own post (docs/dashboard.md says what it skips).
+        await ctx.services.intake.receive(row, { origin: null, ip: ctx.ip, readFields: async () => fields, byOwner: true }, { rateLimit: () => 0 });
+      } catch (error) {
+        const errors = { test: fieldErrors(error, {}).form ?? (error as Error).message };
+        return settingsResponse(ctx, session, row, { status: 400, errors });
+      }
+      // From the webhooks section, the test is of the webhooks: back there, where their deliveries are linked.
+      if (body.get("return") === "webhooks") return redirect(sectionHref(row.id, "webhooks", "testevent"));
+      return redirect(`/dashboard/forms/${row.id}/submissions?notice=tested`);
+    }),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/forms/:id/delete",
+    action(async (ctx, session, body) => {
+      const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
+      if ((body.get("confirm") ?? "").trim() !== row.name) {
+        return settingsResponse(ctx, session, row, { status: 400, errors: { confirm: "Type the form's name exactly as shown to delete it." } });
+      }
+      await ctx.services.forms.remove(principal, row.id);
+      return redirect("/dashboard/forms?notice=deleted");
+    }),
+  );
+
   router.on(
     "POST",
     "/dashboard/forms/:id/settings/:section",
@@ -168,16 +237,6 @@ export function settingsPageRoutes(router: Router<Handler>): void {
       const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
       await ctx.services.webhooks.remove(principal, row.id, ctx.params.webhookId!);
       return redirect(sectionHref(row.id, "webhooks", "webhookdeleted"));
-    }),
-  );
-
-  router.on(
-    "POST",
-    "/dashboard/forms/:id/deliveries/webhooks/:deliveryId/retry",
-    action(async (ctx, session) => {
-      const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
-      await ctx.services.webhooks.retry(principal, row.id, ctx.params.deliveryId!);
-      return redirect(`/dashboard/forms/${row.id}/deliveries?notice=redelivered#webhooks`);
     }),
   );
 }

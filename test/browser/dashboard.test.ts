@@ -161,7 +161,7 @@ describe("the dashboard, as a new owner uses it", () => {
     expect(await page.locator(".pages .muted").textContent()).toBe("1–11 of 11");
     await page.getByLabel("Since").fill("yesterday");
     await page.getByRole("button", { name: "Search" }).click();
-    expect(await page.locator("#f-since-error").textContent()).toContain("Give a date");
+    expect(await page.locator("#f-since-error").textContent()).toContain("since must be an ISO 8601 date or date-time");
     await page.getByLabel("Since").fill("1h");
     await page.getByRole("button", { name: "Search" }).click();
     expect(await page.locator(".pages .muted").textContent()).toBe("1–11 of 11");

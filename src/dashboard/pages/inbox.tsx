@@ -67,12 +67,14 @@ export interface InboxProps {
   fields: string[];
   total: number;
   hasMore: boolean;
-  sinceError?: string;
+  /** Why the search or since cannot be read, by input: the API's own words. */
+  errors?: { q?: string; since?: string };
   notice?: string;
 }
 
 /** A form's submissions: filters, search, since, pages, actions on a selection, downloads. */
-export function InboxPage({ session, form, query, submissions, fields, total, hasMore, sinceError, notice }: InboxProps) {
+export function InboxPage({ session, form, query, submissions, fields, total, hasMore, errors = {}, notice }: InboxProps) {
+  const unreadable = errors.q !== undefined || errors.since !== undefined;
   const here = inboxHref(form, query);
   // A viewer gets the list alone: no selection, no action (the server refuses them all the same).
   const editable = can(session.user.role, "edit");
@@ -119,23 +121,36 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
       </nav>
       <form method="get" action={`/dashboard/forms/${form.id}/submissions`} class="search" role="search">
         {query.filter !== "all" ? <input type="hidden" name="filter" value={query.filter} /> : null}
-        <div class="field">
+        <div class={`field${errors.q ? " has-error" : ""}`}>
           <label for="f-q">Search</label>
-          <input id="f-q" name="q" type="search" value={query.q} placeholder="Text in any field" />
+          <input
+            id="f-q"
+            name="q"
+            type="search"
+            value={query.q}
+            placeholder="Text in any field"
+            aria-invalid={errors.q ? "true" : undefined}
+            aria-describedby={errors.q ? "f-q-error" : undefined}
+          />
+          {errors.q ? (
+            <p class="error" id="f-q-error">
+              {errors.q}
+            </p>
+          ) : null}
         </div>
-        <div class={`field${sinceError ? " has-error" : ""}`}>
+        <div class={`field${errors.since ? " has-error" : ""}`}>
           <label for="f-since">Since</label>
           <input
             id="f-since"
             name="since"
             value={query.since}
             placeholder="2026-11-01, 24h or 7d"
-            aria-invalid={sinceError ? "true" : undefined}
-            aria-describedby={sinceError ? "f-since-error" : undefined}
+            aria-invalid={errors.since ? "true" : undefined}
+            aria-describedby={errors.since ? "f-since-error" : undefined}
           />
-          {sinceError ? (
+          {errors.since ? (
             <p class="error" id="f-since-error">
-              {sinceError}
+              {errors.since}
             </p>
           ) : null}
         </div>
@@ -145,7 +160,7 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
           </button>
         </div>
       </form>
-      {sinceError ? null : (
+      {unreadable ? null : (
         <p class="downloads">
           <span class="muted">Download this view:</span>{" "}
           <a href={inboxHref(form, query, { page: 1 }, "export", { format: "csv" })} download>
@@ -159,8 +174,8 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
       <section class="card flush">
         {submissions.length === 0 ? (
           <p class="empty">
-            {sinceError
-              ? "Nothing is listed while Since cannot be read: correct it, or clear it to see every submission."
+            {unreadable
+              ? "Nothing is listed while the search or Since cannot be read: correct it, or clear it to see every submission."
               : query.q || query.since || query.filter !== "all"
                 ? "Nothing matches this view."
                 : "No submissions yet. Send a test one from Settings, or post the form from your site."}
