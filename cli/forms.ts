@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY, DEFAULT_FILTER_THRESHOLD } from "../src/domain/limits.ts";
 import { DEFAULT_SPAM_RETENTION_DAYS, type Form } from "../src/domain/types.ts";
 import { RETENTION_DAYS } from "../src/lib/validate.ts";
-import type { DayCount } from "../src/services/form-stats.ts";
+import type { DailyStats, DayCount } from "../src/services/form-stats.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { CliError, EXIT, withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";
@@ -121,11 +121,11 @@ async function withCaptcha(body: Record<string, unknown>, flags: FormFlags, io: 
 }
 
 /** The confirmation part of the body: the JSON of `--confirmation-file` (an object, or null to remove it), checked by the API. */
-function withConfirmation(body: Record<string, unknown>, flags: FormFlags): Record<string, unknown> {
+async function withConfirmation(body: Record<string, unknown>, flags: FormFlags, io: Io): Promise<Record<string, unknown>> {
   if (flags.confirmationFile === undefined) return body;
   let text: string;
   try {
-    text = readFileSync(flags.confirmationFile === "-" ? 0 : flags.confirmationFile, "utf8");
+    text = flags.confirmationFile === "-" ? await io.input() : readFileSync(flags.confirmationFile, "utf8");
   } catch (error) {
     throw new CliError(`cannot read --confirmation-file ${flags.confirmationFile}: ${(error as Error).message}`, EXIT.usage);
   }
@@ -210,28 +210,28 @@ function printForm(io: Io, form: Form, json: boolean | undefined): void {
 }
 
 export async function runFormsCreate(flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
-  const body = withConfirmation(await withCaptcha(formBody(flags), flags, io), flags);
-  const form = await withBackend(globals, io.env, (backend) => backend.forms.create(body), { create: true }).catch(rethrowWithFlag);
+  const body = await withConfirmation(await withCaptcha(formBody(flags), flags, io), flags, io);
+  const form = await withBackend(globals, io.env, (backend) => backend.call<Form>("createForm", { body }), { create: true }).catch(rethrowWithFlag);
   io.err(`Made form ${form.name} (${form.id}). It takes submissions at ${form.submitUrl}\n`);
   printForm(io, form, globals.json);
 }
 
 export async function runFormsUpdate(ref: string, flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
-  const body = withConfirmation(await withCaptcha(formBody(flags), flags, io), flags);
+  const body = await withConfirmation(await withCaptcha(formBody(flags), flags, io), flags, io);
   if (Object.keys(body).length === 0) {
     throw new CliError(
       "nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --fields-file, --other-fields, --spam-rules-file, --spam-filter, --spam-threshold, --confirmation-file",
       EXIT.usage,
     );
   }
-  const form = await withBackend(globals, io.env, (backend) => backend.forms.update(ref, body)).catch(rethrowWithFlag);
+  const form = await withBackend(globals, io.env, (backend) => backend.call<Form>("updateForm", { params: { id: ref }, body })).catch(rethrowWithFlag);
   printForm(io, form, globals.json);
 }
 
 /** Deletes a form and its submissions: on a terminal after the user types the slug, else only with --yes. */
 export async function runFormsDelete(ref: string, flags: { yes?: boolean }, globals: ConnectionOptions, io: Io): Promise<void> {
   await withBackend(globals, io.env, async (backend) => {
-    const form = await backend.forms.get(ref);
+    const form = await backend.call<Form>("getForm", { params: { id: ref } });
     if (!flags.yes) {
       if (!io.inIsTTY) throw new CliError(`refusing to delete form ${form.slug} without --yes: stdin is not a terminal to confirm on`, EXIT.usage);
       const answer = await io.prompt(
@@ -239,7 +239,7 @@ export async function runFormsDelete(ref: string, flags: { yes?: boolean }, glob
       );
       if (answer?.trim() !== form.slug) throw new CliError(`form ${form.slug} not deleted: the answer was not its slug`);
     }
-    await backend.forms.remove(form.id);
+    await backend.call("deleteForm", { params: { id: form.id } });
     io.err(`Deleted form ${form.name} (${form.id}) and its ${form.submissionCount} submissions.\n`);
   });
 }
@@ -250,9 +250,11 @@ export async function runFormsStats(ref: string, flags: { since?: string; until?
     since: flags.since === undefined ? undefined : whenToIso("--since", flags.since),
     until: flags.until === undefined ? undefined : whenToIso("--until", flags.until),
   };
-  const stats = await withBackend(globals, io.env, (backend) => backend.forms.stats(ref, query)).catch((error: unknown) => {
-    throw withFlagName(error, { since: "--since", until: "--until" });
-  });
+  const stats = await withBackend(globals, io.env, (backend) => backend.call<DailyStats>("dailyStats", { params: { id: ref }, query })).catch(
+    (error: unknown) => {
+      throw withFlagName(error, { since: "--since", until: "--until" });
+    },
+  );
   if (globals.json) return void io.out(`${JSON.stringify(stats, null, 2)}\n`);
   const columns: Column<DayCount>[] = [
     { header: "date", value: (d) => d.date },
@@ -260,6 +262,17 @@ export async function runFormsStats(ref: string, flags: { since?: string; until?
     { header: "spam", value: (d) => d.spam },
   ];
   printList(io, stats.days, columns);
+}
+
+/** Lists forms, newest first: a table on a terminal, tab-separated piped, or --json. */
+export async function runFormsList(globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
+  const list = await withBackend(globals, io.env, (backend) => backend.call<{ forms: Form[] }>("listForms"));
+  printList(io, list.forms, COLUMNS(io), { json: globals.json, empty: "No forms yet. Make one with: formsvc forms create --name Contact" });
+}
+
+/** Shows one form, by id or slug. */
+export async function runFormsGet(ref: string, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
+  printForm(io, await withBackend(globals, io.env, (backend) => backend.call<Form>("getForm", { params: { id: ref } })), globals.json);
 }
 
 export function formsCommand(program: Command, io: Io): void {
@@ -298,20 +311,13 @@ export function formsCommand(program: Command, io: Io): void {
     .command("list")
     .description("list forms, newest first")
     .addHelpText("after", "\nExamples:\n  formsvc forms list\n  formsvc forms list --json | jq -r '.[] | [.slug, .submissionCount] | @tsv'\n")
-    .action(async (_flags, command: Command) => {
-      const globals = command.optsWithGlobals();
-      const list = await withBackend(globals, io.env, (backend) => backend.forms.list());
-      printList(io, list, COLUMNS(io), { json: globals.json, empty: "No forms yet. Make one with: formsvc forms create --name Contact" });
-    });
+    .action((_flags, command: Command) => runFormsList(command.optsWithGlobals(), io));
 
   forms
     .command("get <form>")
     .description("show a form (by id or slug)")
     .addHelpText("after", "\nExamples:\n  formsvc forms get contact\n  formsvc forms get frm_01jd3k4m5n6p7q8r9s0t1v2w3x --json\n")
-    .action(async (ref: string, _flags, command: Command) => {
-      const globals = command.optsWithGlobals();
-      printForm(io, await withBackend(globals, io.env, (backend) => backend.forms.get(ref)), globals.json);
-    });
+    .action((ref: string, _flags, command: Command) => runFormsGet(ref, command.optsWithGlobals(), io));
 
   forms
     .command("update <form>")

@@ -4,7 +4,7 @@ import { ApiError } from "./errors.ts";
 import { parseMailbox, type Mailbox } from "./lib/mail.ts";
 import { parseDuration } from "./lib/time.ts";
 import { isEmail } from "./lib/validate.ts";
-import { CAPTCHA_VERIFY_URLS } from "./services/captcha.ts";
+import { CAPTCHA_VERIFY_URLS } from "./services/spam/captcha.ts";
 import { CAPTCHA_PROVIDERS, type CaptchaProvider } from "./domain/types.ts";
 
 /** `provider=URL` pairs, separated by spaces (one per --captcha-verify-url), over the providers' own addresses. */
@@ -43,11 +43,11 @@ export function url(name: string, value: string): string {
   return value.replace(/\/+$/, "");
 }
 
-export function scale(value: string): number {
+export function scale(value: string, name = "webhook-retry-scale"): number {
   const n = Number(value);
   if (!/^\d*\.?\d+$/.test(value) || !(n > 0) || n > 1000) {
-    throw new ApiError("invalid_parameter", `webhook-retry-scale must be a number above 0 and at most 1000, such as 0.001, not "${value}"`, {
-      field: "webhook-retry-scale",
+    throw new ApiError("invalid_parameter", `${name} must be a number above 0 and at most 1000, such as 0.001, not "${value}"`, {
+      field: name,
     });
   }
   return n;

@@ -3,7 +3,7 @@ export { redactedSmtpUrl } from "./config-values.ts";
 import { parseS3Url, type S3Target } from "./lib/s3.ts";
 import { ApiError } from "./errors.ts";
 import { isEmail } from "./lib/validate.ts";
-import { DEFAULT_CAPTCHA_TIMEOUT_MS } from "./services/captcha.ts";
+import { DEFAULT_CAPTCHA_TIMEOUT_MS } from "./services/spam/captcha.ts";
 
 // Every setting of `formsvc serve` is declared once, in SETTINGS below: its flag, environment variable,
 // default, parser and help line. serve's options (cli/serve.ts), the ServeConfig type and object, and the
@@ -265,6 +265,14 @@ export const SETTINGS = {
     parse: (value) => scale(value as string),
     testOnly: true,
   }),
+  signInRateScale: setting({
+    flag: "--sign-in-rate-scale <factor>",
+    env: "FORMSVC_SIGN_IN_RATE_SCALE",
+    default: "1",
+    help: "multiply how fast the dashboard's sign-in attempts refill (10 a minute per email, 20 per address); tests use 0.0001, so that none refills while they count tries",
+    parse: (value, name) => scale(value as string, name),
+    testOnly: true,
+  }),
   purgeIntervalMs: setting({
     flag: "--purge-interval-ms <ms>",
     env: "FORMSVC_PURGE_INTERVAL_MS",
@@ -295,6 +303,14 @@ export const SETTINGS = {
     default: "10000",
     help: "how long a webhook receiver may take to answer",
     parse: whole(100, 60_000),
+    testOnly: true,
+  }),
+  outboxLeaseMs: setting({
+    flag: "--outbox-lease-ms <ms>",
+    env: "FORMSVC_OUTBOX_LEASE_MS",
+    shown: "twice the longest send",
+    help: "how long a claim on a notification or webhook delivery lasts before another process may take it (a live process extends its claims every third of it); tests shorten it so that a killed process's items come back soon, with the senders' timeouts left long",
+    parse: (value, name) => (value === undefined ? null : integer(name, value, 300, 3_600_000)),
     testOnly: true,
   }),
   captchaTimeoutMs: setting({

@@ -25,9 +25,9 @@ export const OPERATIONS: readonly Operation[] = [
   ...activityOperations,
 ];
 
-/** The operation of this id; a name no declaration has is a mistake in the caller. */
-export function operationById(operationId: string): Operation {
-  const found = OPERATIONS.find((declared) => declared.operationId === operationId);
+/** The operation of this id (among `operations`, all of them but in tests); a name no declaration has is a mistake in the caller. */
+export function operationById(operationId: string, operations: readonly Operation[] = OPERATIONS): Operation {
+  const found = operations.find((declared) => declared.operationId === operationId);
   if (!found) throw new Error(`no operation ${operationId}`);
   return found;
 }
@@ -37,8 +37,9 @@ export function requestFor(
   operationId: string,
   params: Record<string, string> = {},
   query: Record<string, string | undefined> = {},
+  operations: readonly Operation[] = OPERATIONS,
 ): { method: string; path: string; query: Record<string, string | undefined> } {
-  const declared = operationById(operationId);
+  const declared = operationById(operationId, operations);
   const path = declared.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined) throw new Error(`${operationId} needs the path parameter ${name}`);

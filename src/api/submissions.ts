@@ -3,7 +3,8 @@ import { json, noContent } from "../http/respond.ts";
 import { CONTENT_TYPES, exportStream } from "../services/submissions/export.ts";
 import { downloadHeaders } from "../lib/files.ts";
 import { parseWhen } from "../lib/time.ts";
-import type { ListQuery } from "../services/submissions.ts";
+import { eraseSchema } from "../services/retention.ts";
+import { patchSchema, type ListQuery } from "../services/submissions/submissions.ts";
 import { FORM, operation } from "./operation.ts";
 import type { QueryValues } from "./query.ts";
 
@@ -24,7 +25,7 @@ export function listQuery(values: Partial<QueryValues<(typeof LIST_QUERY)[number
 
 /**
  * /api/forms/{id}/submissions: the list, the export, one submission's get, patch and delete, and its files
- * (contract §5, §11); and /api/submissions/erase, which crosses the account's forms (§13).
+ * (docs/api.md, "Submissions"; docs/api.md, "Files"); and /api/submissions/erase, which crosses the account's forms (docs/api.md, "Retention and erasure").
  */
 export const submissionOperations = [
   operation({
@@ -91,7 +92,15 @@ export const submissionOperations = [
     tag: "Submissions",
     scope: "form",
     permission: "write",
-    body: "SubmissionUpdate",
+    body: {
+      name: "SubmissionUpdate",
+      schema: patchSchema,
+      example: { isRead: true, isStarred: true },
+      notes: {
+        isSpam:
+          "true moves it to filter=spam with spamReason owner; false moves it back, spamReason null, and sends once the notification and webhooks a spam verdict held back. Either value, even the current one, teaches the account's learning filter.",
+      },
+    },
     ok: { status: 200, description: "The updated submission.", schema: "Submission" },
     handler: async (ctx) => json(200, await ctx.services.submissions.update(ctx.principal, ctx.params.id!, ctx.params.submissionId!, ctx.body)),
   }),
@@ -139,7 +148,15 @@ export const submissionOperations = [
     tag: "Retention",
     scope: "account",
     permission: "admin",
-    body: "EraseRequest",
+    body: {
+      name: "EraseRequest",
+      schema: eraseSchema,
+      example: { email: "ann@example.com", dryRun: true },
+      notes: {
+        email: "The address: a submission is erased when any of its values (at any depth) equals it, trimmed and ignoring case.",
+        dryRun: "true: only count what would be erased.",
+      },
+    },
     ok: { status: 200, description: "How many were erased (or would be, with dryRun), by form.", schema: "Erasure" },
     handler: async (ctx) => json(200, await ctx.services.retention.erase(ctx.principal, ctx.body)),
   }),

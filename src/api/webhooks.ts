@@ -1,14 +1,16 @@
 import { answerBaseUrl } from "../services/urls.ts";
 import { json, noContent } from "../http/respond.ts";
+import { MAX_WEBHOOKS_PER_FORM } from "../domain/types.ts";
+import { createSchema } from "../services/outbox/webhooks.ts";
 import { FORM, LOCATION, operation } from "./operation.ts";
 
-// Account keys only: a form-level key reaches only its form's submissions (contract §3), and a webhook's
+// Account keys only: a form-level key reaches only its form's submissions (docs/api.md, "Authentication and keys"), and a webhook's
 // secret and address are the owner's settings, as the form's notificationEmail is.
 
 const WEBHOOK = `${FORM}/webhooks/{webhookId}`;
 const PAGE = ["limit", "offset"] as const;
 
-/** /api/forms/{id}/webhooks: endpoints, their secrets (shown on create and rotate only), the delivery log and redelivery (contract §12). */
+/** /api/forms/{id}/webhooks: endpoints, their secrets (shown on create and rotate only), the delivery log and redelivery (docs/api.md, "Webhooks"). */
 export const webhookOperations = [
   operation({
     method: "POST",
@@ -20,7 +22,16 @@ export const webhookOperations = [
     tag: "Webhooks",
     scope: "account",
     permission: "write",
-    body: "WebhookCreate",
+    body: {
+      name: "WebhookCreate",
+      schema: createSchema,
+      example: { url: "https://hooks.example.com/formsvc", description: "CRM" },
+      notes: {
+        url: `An absolute http(s) address of at most 2048 characters, of a public host (a private, loopback or metadata address is 400 invalid_parameter). A form has at most ${MAX_WEBHOOKS_PER_FORM} webhooks.`,
+        description: "A note; at most 500 characters.",
+        format: "standard (default): the signed Standard Webhooks event; slack or discord: a short message for that service's incoming webhook.",
+      },
+    },
     ok: { status: 201, description: "The endpoint, with its secret (shown here and on rotate only).", schema: "WebhookWithSecret", headers: LOCATION },
     async handler(ctx) {
       const webhook = await ctx.services.webhooks.create(ctx.principal, ctx.params.id!, ctx.body);

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { Handler } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
-import { parseActivityQuery } from "../services/activity.ts";
+import { parseActivityQuery } from "../services/people/activity.ts";
 import { signedIn } from "./guard.tsx";
 import { page } from "./http.ts";
 import { ActivityPage } from "./pages/activity.tsx";

@@ -2,8 +2,8 @@
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
 import { iso } from "../lib/time.ts";
-import { makesForms } from "../services/roles.ts";
-import type { Session } from "../services/users.ts";
+import { makesForms } from "../services/people/roles.ts";
+import type { Session } from "../services/people/users.ts";
 import { action, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";
 import { ownerOf, page, reaches, redirect } from "./http.ts";
 import { FormsPage, type FormSummary, type NewFormInput } from "./pages/forms.tsx";

@@ -5,7 +5,7 @@ import type { Handler } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
 import { parseWhen } from "../lib/time.ts";
 import { CONTENT_TYPES, exportStream } from "../services/submissions/export.ts";
-import type { SubmissionQuery } from "../services/submissions.ts";
+import type { SubmissionQuery } from "../services/submissions/submissions.ts";
 import { action, noticeOf, signedIn } from "./guard.tsx";
 import { localPath, ownForm, page, redirect, SECURITY_HEADERS } from "./http.ts";
 import { InboxPage, inboxHref, PAGE_SIZE, type InboxQuery } from "./pages/inbox.tsx";

@@ -5,7 +5,7 @@ import type { Router } from "../http/router.ts";
 import type { Principal, Submission } from "../domain/types.ts";
 import { attachmentHeader, downloadHeaders } from "../lib/files.ts";
 import { imageTypeOf } from "../lib/image-type.ts";
-import { can } from "../services/roles.ts";
+import { can } from "../services/people/roles.ts";
 import { signedIn } from "./guard.tsx";
 import { localPath, ownForm, page } from "./http.ts";
 import { type Neighbours, SubmissionPage } from "./pages/inbox.tsx";

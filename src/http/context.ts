@@ -2,7 +2,7 @@ import type { Mailer } from "../mailer.ts";
 import type { BackupStatus } from "../workers/backups.ts";
 import type { Services } from "../services/index.ts";
 import type { Metrics } from "./metrics.ts";
-import type { CaptchaOptions } from "../services/captcha.ts";
+import type { CaptchaOptions } from "../services/spam/captcha.ts";
 import type { RateLimiter } from "./rate-limit.ts";
 
 /** What the app needs to answer requests. */
@@ -25,6 +25,8 @@ export interface AppOptions {
   serveMetrics?: boolean;
   /** The backup schedule's last result (`--backup-dir`), or null without one; the dashboard's account page shows it. */
   backups?: () => BackupStatus | null;
+  /** Multiplies how fast the dashboard's sign-in attempts refill (1 unless a test stops the refill to count tries). */
+  signInRateScale?: number;
 }
 
 /** What the log says of one request: never its query string, key or body. */

@@ -1,6 +1,7 @@
-// The confirmation email to the person who submitted (contract §16): the owner's subject and text with the
+// The confirmation email to the person who submitted (docs/api.md, "Confirmation email and double opt-in"): the owner's subject and text with the
 // submitted values filled in as plain text, cut, and defanged, so that a visitor who chooses the recipient
 // cannot also choose a link, a header or a recipient of their own.
+import { domainToASCII, domainToUnicode } from "node:url";
 import { headerSafe, MAX_SUBJECT, valueText } from "./mail.ts";
 import { isEmail } from "./validate.ts";
 
@@ -14,11 +15,14 @@ const PLACEHOLDER = /\{\{\s*([^{}]+?)\s*\}\}/g;
 // (`www.example.com`, `evil.example`) that a mail client would make a link of. Full-width and ideographic dots
 // and at signs count too: some clients read them as their ASCII twins.
 const AT = "@\uff20\ufe6b";
-const DOT = ".\u3002\uff0e\uff61";
+// The ASCII dot and the dots some clients read as one: ideographic, full-width, half-width, one dot leader, small.
+const DOT = ".\u3002\uff0e\uff61\u2024\ufe52";
 const LINKISH = new RegExp(
   `\\b([a-z][a-z0-9+.-]*)://([^\\s/?#]*)` +
     `|\\b(mailto|javascript|data|file|tel|sms|callto|sip|xmpp|irc|news):` +
     `|([^\\s${AT}<>()"',;]+)[${AT}]([^\\s${AT}<>()"',;]+)` +
+    // A bare IPv4 address (1.2.3.4, with or without a path after it): clients make links of those too.
+    `|\\b(\\d{1,3}(?:[${DOT}]\\d{1,3}){3})\\b` +
     `|((?:[\\p{L}\\p{N}_-]+[${DOT}])+\\p{L}[\\p{L}\\p{N}-]*)`,
   "giu",
 );
@@ -27,7 +31,9 @@ const defangHost = (host: string) => host.replace(new RegExp(`[${DOT}]`, "gu"), 
 
 /**
  * A value made inert for a mail client: `https://example.com` becomes `hxxps://example[.]com`, `ann@example.com`
- * becomes `ann[@]example.com`, `mailto:` becomes `mailto[:]`, a bare `www.example.com` becomes `www[.]example[.]com`.
+ * becomes `ann[@]example[.]com` (its domain too: `support[@]evil.example/reset` must not leave a link to
+ * evil.example), `mailto:` becomes `mailto[:]`, a bare `www.example.com` becomes `www[.]example[.]com` and a
+ * bare `1.2.3.4` becomes `1[.]2[.]3[.]4`.
  */
 export function defang(text: string): string {
   return text.replace(LINKISH, (match, scheme?: string, host?: string, bareScheme?: string, local?: string, domain?: string) => {
@@ -36,7 +42,7 @@ export function defang(text: string): string {
       return `${safe === scheme ? `${scheme}[:]` : `${safe}:`}//${defangHost(host ?? "")}`;
     }
     if (bareScheme !== undefined) return `${bareScheme}[:]`;
-    if (local !== undefined && domain !== undefined) return `${local}[@]${domain}`;
+    if (local !== undefined && domain !== undefined) return `${local}[@]${defangHost(domain)}`;
     return defangHost(match);
   });
 }
@@ -96,10 +102,22 @@ export function renderConfirmation(template: { subject: string; text: string }, 
   return { subject: subject || headerSafe(values.formName), text: text.endsWith("\n") ? text : `${text}\n` };
 }
 
-/** The recipient: the named field's value when it is one valid address (trimmed, lowercased), else null. */
+// Characters no one types into an address and that mail systems drop or map on the way: controls (NUL, BEL,
+// NEL), format characters (the soft hyphen, zero-width joiners) and line separators.
+const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+/**
+ * The recipient: the named field's value when it is one valid address, else null. It is the address as it will
+ * be delivered (NFKC, lowercased, its domain in the one form IDNA maps it to), so that the per-address limit
+ * counts `bomb@ｘ.test` and `bomb@x.test` as the one inbox they reach; an address with an unseen character
+ * (`b\u0007omb@x.test`, `bomb@x\u00ad.test`) is none.
+ */
 export function recipientOf(value: unknown): string | null {
   const one = Array.isArray(value) && value.length === 1 ? value[0] : value;
   if (typeof one !== "string") return null;
-  const address = one.trim().toLowerCase();
-  return address.length <= 254 && isEmail(address) ? address : null;
+  const address = one.trim().normalize("NFKC").toLowerCase();
+  if (UNSEEN.test(address) || address.length > 254 || !isEmail(address)) return null;
+  const at = address.lastIndexOf("@");
+  const ascii = domainToASCII(address.slice(at + 1));
+  return ascii ? `${address.slice(0, at)}@${domainToUnicode(ascii)}` : null;
 }

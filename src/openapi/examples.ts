@@ -1,4 +1,4 @@
-// Examples shown beside the schemas: what a first request and its answer look like.
+// Examples shown beside the shared schemas: what an answer looks like.
 import { DEFAULT_FILTER_THRESHOLD, PAGE_LIMIT } from "../domain/limits.ts";
 
 const form = {
@@ -78,21 +78,12 @@ const key = {
   lastUsedAt: "2026-11-22T12:30:00.000Z",
 };
 
-/** Examples of request bodies, answers and error messages, by schema name or status. */
+/** Examples of the shared answers, a public post and error messages, by schema name or status (a request body's example is its declaration's). */
 export const EXAMPLES: {
-  requests: Record<string, unknown>;
   responses: Record<string, unknown>;
   submission: unknown;
   errorMessages: Record<number, string>;
 } = {
-  requests: {
-    FormCreate: { name: "Contact", notificationEmail: "owner@example.com", allowedDomains: ["example.com"] },
-    FormUpdate: { isActive: false, redirectUrl: null },
-    SubmissionUpdate: { isRead: true, isStarred: true },
-    KeyCreate: { type: "form", formId: form.id, permissions: ["read"], name: "site reader" },
-    WebhookCreate: { url: "https://hooks.example.com/formsvc", description: "CRM" },
-    EraseRequest: { email: "ann@example.com", dryRun: true },
-  },
   responses: {
     Form: form,
     FormList: { forms: [form] },

@@ -1,6 +1,6 @@
 import { settingFromEnv } from "../config.ts";
 import { ApiError } from "../errors.ts";
-import { mediaType, readSubmission } from "../http/body.ts";
+import { acceptedWhole, mediaType, readSubmission } from "../http/body.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import { requestOrigin } from "../http/origin.ts";
 import { domainAllowed } from "../lib/domains.ts";
@@ -30,8 +30,15 @@ const ALLOWED_HEADERS = "Content-Type, Accept, Idempotency-Key, HX-Request, HX-C
 /** True for a post made by htmx, which swaps the answer into the page instead of following it. */
 const fromHtmx = (request: Request) => request.headers.get("hx-request") === "true";
 
-/** The post's fields: multipart is read as a stream, its files kept in their fields' places (§11). */
+/** The post's fields: multipart is read as a stream, its files kept in their fields' places (docs/api.md, "Files"). */
 async function readPost(ctx: RequestContext, form: FormRow): Promise<Record<string, unknown>> {
+  const fields = await readFields(ctx, form);
+  // Nothing is stored that the HTTP layer will not let us answer (docs/api.md, "Requests that Bun refuses").
+  await acceptedWhole(ctx.request);
+  return fields;
+}
+
+async function readFields(ctx: RequestContext, form: FormRow): Promise<Record<string, unknown>> {
   if (mediaType(ctx.request) !== "multipart/form-data") return readSubmission(ctx.request, ctx.options.maxBody);
   // The streaming multipart parser (and Node's streams under it) loads with the first multipart post.
   const { MAX_FILES, readMultipart } = await import("../http/multipart.ts");
@@ -56,6 +63,7 @@ export async function submit(ctx: RequestContext): Promise<Response> {
         origin: requestOrigin(request),
         ip: ctx.ip,
         readFields: (found) => readPost(ctx, found),
+        gone: () => request.signal.aborted,
         idempotencyKey: request.headers.get("idempotency-key"),
       },
       { rateLimit: (key) => ctx.options.rateLimiter.take(key), captcha: ctx.options.captcha },

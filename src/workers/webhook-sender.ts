@@ -2,9 +2,9 @@ import { BlockedAddress, checkedAddresses, hostBlockedReason, type Resolver } fr
 import { settingFromEnv } from "../config.ts";
 import { signWebhook } from "../lib/webhook-message.ts";
 import { startOutboxLoop, withinGrace, workerName } from "./outbox.ts";
-import { HELD_PER_SLOT, WEBHOOK_LIMITS } from "../services/outbox-shares.ts";
-import type { AttemptResult, OutgoingDelivery } from "../services/webhook-outbox.ts";
-import type { WebhooksService } from "../services/webhooks.ts";
+import { HELD_PER_SLOT, WEBHOOK_LIMITS } from "../services/outbox/shares.ts";
+import type { AttemptResult, OutgoingDelivery } from "../services/outbox/deliveries.ts";
+import type { WebhooksService } from "../services/outbox/webhooks.ts";
 
 /** How many deliveries one process sends at once (each endpoint and account also has its own limit, see outbox-shares). */
 const CONCURRENCY = 16;
@@ -19,6 +19,8 @@ export interface WebhookSenderOptions {
   resolve: Resolver;
   /** A receiver's time to answer; 10 s unless a test needs less. */
   timeoutMs?: number;
+  /** How long a claim lasts; twice the longest send unless a test wants a killed process's items back sooner. */
+  leaseMs?: number;
   userAgent: string;
   /** How many deliveries are sent at once; CONCURRENCY unless a test needs another. */
   concurrency?: number;
@@ -146,7 +148,7 @@ export function startWebhookSender(webhooksService: WebhooksService, options: We
   // A send ends at its timeout, with a margin for the address look-up; the loop extends a claim every third of
   // it, so that a claim outlives the attempt of a live process by far, and a dead one's is free again soon.
   const sendMs = Math.round(timeoutMs * 1.5);
-  const leaseMs = sendMs * 2;
+  const leaseMs = options.leaseMs ?? sendMs * 2;
   const abort = new AbortController();
   // Endpoints whose circuit this process saw open, until when: what it holds for them waits, unsent.
   const openUntil = new Map<string, number>();

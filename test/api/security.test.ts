@@ -1,35 +1,14 @@
 import { expect, test } from "bun:test";
 import { OPERATIONS } from "../../src/api/index.ts";
-import { routerPath } from "../../src/api/operation.ts";
 import { registeredRoutes } from "../helpers/app.ts";
 import { generateKey } from "../../src/lib/keys.ts";
 import { operator } from "../../src/services/principal.ts";
 import { apiError, runScenarios } from "./scenario.ts";
-import { runCommonRouteTests, type ProtectedRoute } from "./security.ts";
+import { protectedRoutes, runCommonRouteTests } from "./security.ts";
 import { makeWorld, type World } from "./world.ts";
 
-/** A body each operation that takes one is let in with, in the world of ./security.ts. */
-const BODIES: Record<string, Record<string, unknown>> = {
-  createForm: { name: "New form" },
-  updateForm: { name: "Renamed" },
-  updateSubmission: { isRead: true },
-  eraseSubmissions: { email: "nobody@example.com", dryRun: true },
-  createWebhook: { url: "https://hooks.example.com/new" },
-  createKey: { name: "deploy" },
-};
-
-/** Every operation that takes a key, as its declaration gives it: the permission, who may call it, its success. */
-const ROUTES: ProtectedRoute[] = OPERATIONS.filter((declared) => declared.scope !== "public").map((declared) => {
-  if (declared.body && !BODIES[declared.operationId]) throw new Error(`BODIES needs a body for ${declared.operationId}`);
-  return {
-    method: declared.method,
-    path: routerPath(declared.path),
-    permission: declared.permission!,
-    formKeys: declared.scope === "form",
-    body: BODIES[declared.operationId],
-    okStatus: declared.ok.status,
-  };
-});
+/** Every operation that takes a key, with the body its declaration shows as an example. */
+const ROUTES = protectedRoutes(OPERATIONS);
 
 /**
  * Routes that take no key, each with the reason. Every other route the app registers must be in ROUTES, so

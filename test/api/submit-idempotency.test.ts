@@ -5,7 +5,7 @@ import { IdempotencyKeyTaken } from "../../src/services/submissions/write.ts";
 import { startPurger } from "../../src/workers/purger.ts";
 import { publicFixture, type PublicFixture } from "./public-support.ts";
 
-// Idempotency-Key on the public post (contract §14): a client that retries sends the same key, and a repeat
+// Idempotency-Key on the public post (docs/api.md, "Retries: Idempotency-Key"): a client that retries sends the same key, and a repeat
 // within 24 hours gets the first answer again while nothing new is stored.
 
 let f: PublicFixture;
@@ -70,6 +70,30 @@ test("a browser's repeat is sent where the first went; a repeat with a new multi
   for (let i = 0; i < 2; i++) parts.push(await seen(await f.post(form.slug, { body: multipart(), headers: keyed("multipart-1") })));
   expect(parts[1]).toEqual({ ...parts[0]!, replayed: "true" });
   expect((await f.stored(form.id)).map((s) => s.data)).toEqual([{ name: "Ann" }, { name: "Bob" }]);
+});
+
+test("the same JSON fields in another order, nested ones included, are the same body: the first answer again, not 409", async () => {
+  const form = await f.form();
+  const first = await seen(
+    await f.post(form.slug, {
+      body: '{"email":"ann@example.com","message":"Hi","meta":{"a":1,"b":[1,2]}}',
+      headers: keyed("order-1", { ...json, "content-type": "application/json" }),
+    }),
+  );
+  const again = await seen(
+    await f.post(form.slug, {
+      body: '{"meta":{"b":[1,2],"a":1},"message":"Hi","email":"ann@example.com"}',
+      headers: keyed("order-1", { ...json, "content-type": "application/json" }),
+    }),
+  );
+  expect(again).toEqual({ ...first, replayed: "true" });
+  // A list's order is part of the data: that is another body.
+  const reordered = await f.post(form.slug, {
+    body: '{"email":"ann@example.com","message":"Hi","meta":{"a":1,"b":[2,1]}}',
+    headers: keyed("order-1", { ...json, "content-type": "application/json" }),
+  });
+  expect(reordered.status).toBe(409);
+  expect((await f.stored(form.id)).length).toBe(1);
 });
 
 test("the same key with a different body is 409 idempotency_key_reused; the key is per form", async () => {

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { selfCommand } from "../../lib/self-command.ts";
 import type { BackupStatus } from "../../workers/backups.ts";
-import type { Session } from "../../services/users.ts";
+import type { Session } from "../../services/people/users.ts";
 import { Csrf, Field, Layout, Notice } from "./layout.tsx";
 
 type Errors = Record<string, string | undefined>;

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { Form } from "../../domain/types.ts";
-import { makesForms } from "../../services/roles.ts";
-import type { Session } from "../../services/users.ts";
+import { makesForms } from "../../services/people/roles.ts";
+import type { Session } from "../../services/people/users.ts";
 import { Csrf, Field, Layout, ModeBadge, Notice, Time } from "./layout.tsx";
 import { DataTable } from "./table.tsx";
 

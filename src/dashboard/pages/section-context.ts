@@ -1,7 +1,7 @@
 import type { Form } from "../../domain/types.ts";
 import type { RenderedConfirmation } from "../../lib/confirmation-text.ts";
-import type { Session } from "../../services/users.ts";
-import type { Webhook } from "../../services/webhooks.ts";
+import type { Session } from "../../services/people/users.ts";
+import type { Webhook } from "../../services/outbox/webhooks.ts";
 import type { ConfirmationInput } from "./confirmation.tsx";
 import type { FieldsInput } from "./fields-section.tsx";
 import type { SettingsInput } from "./settings.tsx";

@@ -2,8 +2,8 @@
 import type { Child } from "hono/jsx";
 import type { Form } from "../../domain/types.ts";
 import { counted } from "../../lib/plural.ts";
-import { can } from "../../services/roles.ts";
-import type { Session } from "../../services/users.ts";
+import { can } from "../../services/people/roles.ts";
+import type { Session } from "../../services/people/users.ts";
 import { Csrf, Field, FormHeader, Layout, Notice } from "./layout.tsx";
 import { Snippet } from "./snippet.tsx";
 

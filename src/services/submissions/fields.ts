@@ -1,4 +1,4 @@
-// The fields a form declares (contract §14) and how a post is held to them: values read as HTML forms send them
+// The fields a form declares (docs/api.md, "Fields of a form") and how a post is held to them: values read as HTML forms send them
 // (numbers as text are numbers, an optional input sent empty is absent, a checkbox is on/true/present), every
 // field at fault reported at once, and the undeclared fields kept, dropped or refused as the form says.
 import { ApiError, type ErrorItem } from "../../errors.ts";
@@ -53,7 +53,17 @@ const isEmpty = (value: unknown) =>
   value === undefined || value === null || value === "" || (Array.isArray(value) && value.every((v) => v === "" || v === null));
 const CHECKED = new Set(["on", "true", "yes", "1"]);
 const UNCHECKED = new Set(["off", "false", "no", "0"]);
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Whether `text` is a day of the calendar as YYYY-MM-DD: Date.parse alone takes 2026-02-30 as 2 March. */
+function isCalendarDate(text: string): boolean {
+  const parts = DATE.exec(text);
+  if (!parts) return false;
+  const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
 
 /** A value of one field held to its rule: the value to store, or the reason it is refused (code and words). */
 function checkValue(rule: FieldRule, value: unknown): { value: unknown } | { code: string; message: string } {
@@ -85,8 +95,7 @@ function checkValue(rule: FieldRule, value: unknown): { value: unknown } | { cod
   if (rule.type === "url" && !(URL.canParse(text) && /^https?:$/.test(new URL(text).protocol))) {
     return { code: "invalid_url", message: `${label}: enter an address such as https://example.com.` };
   }
-  if (rule.type === "date" && !(DATE.test(text) && !Number.isNaN(Date.parse(text))))
-    return { code: "invalid_date", message: `${label}: enter a date as 2026-11-22.` };
+  if (rule.type === "date" && !isCalendarDate(text)) return { code: "invalid_date", message: `${label}: enter a date as 2026-11-22.` };
   if (rule.minLength !== undefined && length < rule.minLength) return { code: "too_short", message: `${label}: enter at least ${rule.minLength} characters.` };
   if (rule.maxLength !== undefined && length > rule.maxLength) return { code: "too_long", message: `${label}: enter at most ${rule.maxLength} characters.` };
   if (rule.pattern !== undefined && !new RegExp(`^(?:${rule.pattern})$`, "v").test(text)) {

@@ -1,4 +1,4 @@
-// Idempotency-Key on the public post (contract §14): a client that retries after a network error sends the same
+// Idempotency-Key on the public post (docs/api.md, "Retries: Idempotency-Key"): a client that retries after a network error sends the same
 // key again, and a repeat within 24 hours is answered as the first post was, storing nothing new. The record is
 // written in the submission's own write (write.ts), so a post is never stored without it nor it without the post.
 import { createHash } from "node:crypto";
@@ -30,13 +30,19 @@ export function idempotencyKeyOf(header: string | null): string | null {
 
 /**
  * SHA-256 of the post's fields as read (special fields included: `_next` changes the answer), a file by its
- * name, type and content. Read fields rather than the body's bytes: a browser that posts the same form again
+ * name, type and content, in a canonical form: object keys sorted at every level, so that the same JSON fields
+ * in another order are the same post (a client's JSON encoder may order them as it likes); the order of a
+ * list's items still counts. Read fields rather than the body's bytes: a browser that posts the same form again
  * picks a new multipart boundary.
  */
 export function fingerprintOf(fields: Record<string, unknown>): string {
-  const text = JSON.stringify(fields, (_name, value) =>
-    value instanceof UploadedFile ? { file: value.name, type: value.type, sha256: createHash("sha256").update(value.content).digest("hex") } : value,
-  );
+  const text = JSON.stringify(fields, (_name, value) => {
+    if (value instanceof UploadedFile) return { file: value.name, type: value.type, sha256: createHash("sha256").update(value.content).digest("hex") };
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+    const sorted: Record<string, unknown> = Object.create(null);
+    for (const name of Object.keys(value).sort()) sorted[name] = (value as Record<string, unknown>)[name];
+    return sorted;
+  });
   return createHash("sha256").update(text).digest("hex");
 }
 

@@ -1,10 +1,10 @@
-// The intake: every rule of a public post, in the contract's order (form, active, origin, rate limit, then the
+// The intake: every rule of a public post, in the order docs/api.md gives ("Order of checks": form, active, origin, rate limit, then the
 // body the route reads, special fields, honeypot, field names, the form's fields, redirect, captcha, then the
 // spam rules and the learning filter), for every path that posts to a form: the public endpoint and the
 // dashboard's test submission alike. The route only reads the request and writes the answer.
 import type { FormRow } from "../../db/schema.ts";
-import { ApiError } from "../../errors.ts";
-import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type CaptchaOptions } from "../captcha.ts";
+import { ApiError, ClientClosedRequest } from "../../errors.ts";
+import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type CaptchaOptions } from "../spam/captcha.ts";
 import { domainAllowed } from "../../lib/domains.ts";
 import { visibleBidi } from "../../lib/files.ts";
 import { isEmail, isHttpUrl } from "../../lib/validate.ts";
@@ -13,7 +13,7 @@ import { domainsOf, rulesOf, type FormsService } from "../forms.ts";
 import { applyFieldRules, MAX_FIELD_NAME } from "./fields.ts";
 import { fingerprintOf, idempotencyKeyOf, type IdempotencyService } from "./idempotency.ts";
 import type { IdempotencyRequest } from "./write.ts";
-import type { SubmissionsService } from "../submissions.ts";
+import type { SubmissionsService } from "./submissions.ts";
 import type { SpamService } from "../spam/verdict.ts";
 import { answerBaseUrl, type PublicUrls } from "../urls.ts";
 
@@ -55,6 +55,8 @@ export interface Post {
   byOwner?: boolean;
   /** The post's Idempotency-Key header, as sent; null or absent when it sent none. */
   idempotencyKey?: string | null;
+  /** True once the client's connection is gone: no answer can reach it, so the post is not stored. */
+  gone?: () => boolean;
 }
 
 /** A post the form took. */
@@ -219,6 +221,8 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
         : await checkCaptcha(form, special, post.ip, policy.captcha ?? defaultCaptchaOptions, spam.altcha);
     // The form's rules and the account's filter judge what the honeypot and the captcha let through.
     const verdict = caught ? { reason: caught, score: null, tokens: null } : await spam.judge(form, kept);
+    // A client that left while the captcha or the filter was asked gets no answer, so it will retry: store nothing.
+    if (post.gone?.()) throw new ClientClosedRequest();
     const submission = await submissions.receive(form, kept, {
       isSpam: verdict.reason !== null,
       spamReason: verdict.reason ?? undefined,

@@ -1,25 +1,26 @@
 import { and, asc, count, desc, eq, gt, sql, type SQL } from "drizzle-orm";
-import type { Store } from "../db/client.ts";
-import { preparedOn } from "../db/prepared.ts";
-import { forms, submissions, type SubmissionRow } from "../db/schema.ts";
-import type { ExportFormat, Principal, Submission } from "../domain/types.ts";
-import { ApiError } from "../errors.ts";
-import { lazySchema, parseBody } from "../lib/validate.ts";
-import { recordActivity } from "./activity.ts";
-import { mayHoldFiles, withFilePaths } from "./submissions/export-rows.ts";
-import type { FilesService } from "./files.ts";
-import { fieldsOf, type FormsService } from "./forms.ts";
-import type { NotificationsService } from "./notifications.ts";
-import { addShare } from "./submissions/counters.ts";
-import { fieldsAfterRemoving } from "./submissions/field-list.ts";
-import { announce, keep, type KeepDeps } from "./submissions/keep.ts";
-import { toSubmission } from "./submissions/shown.ts";
-import { submissionWriter, type ReceiveFlags, type ReceivingForm } from "./submissions/write.ts";
-import type { WebhooksService } from "./webhooks.ts";
-import type { Mark, SpamFilterService } from "./spam/filter.ts";
-import { exportText } from "./submission-export.ts";
-import { awaitsOptIn, confirmationOf, type OptInLinks } from "./confirmations.ts";
-import { COLUMNS, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
+import type { Store } from "../../db/client.ts";
+import { preparedOn } from "../../db/prepared.ts";
+import { forms, submissions, type SubmissionRow } from "../../db/schema.ts";
+import type { ExportFormat, Principal, Submission } from "../../domain/types.ts";
+import { ApiError } from "../../errors.ts";
+import { lazySchema, parseBody } from "../../lib/validate.ts";
+import { recordActivity } from "../people/activity.ts";
+import { mayHoldFiles, withFilePaths } from "./export-rows.ts";
+import type { FilesService } from "../files.ts";
+import { fieldsOf, type FormsService } from "../forms.ts";
+import type { NotificationsService } from "../outbox/notifications.ts";
+import { addShare } from "./counters.ts";
+import { fieldsAfterRemoving } from "./field-list.ts";
+import { announce, keep, type KeepDeps } from "./keep.ts";
+import { toSubmission } from "./shown.ts";
+import type { ReceiveFlags, ReceivingForm } from "./write.ts";
+import { submissionWriter } from "./writer.ts";
+import type { WebhooksService } from "../outbox/webhooks.ts";
+import type { Mark, SpamFilterService } from "../spam/filter.ts";
+import { exportText } from "./export-text.ts";
+import { awaitsOptIn, confirmationOf, type OptInLinks } from "../outbox/confirmations.ts";
+import { COLUMNS, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./pages.ts";
 
 export { FILTERS, toSubmission, type Filter, type Order };
 
@@ -259,7 +260,8 @@ export function submissionsService(
         const release = before.isSpam && patch.isSpam === false && before.held !== null;
         // Released on a double opt-in form, it waits for its link as a post that arrived clean does, and what its
         // notification asked for stays held until then.
-        if (release && awaitsOptIn(form, false)) after.unconfirmed = true;
+        // One whose link was opened already (while it was spam) waits for nothing.
+        if (release && awaitsOptIn(form, false) && before.confirmedAt === null) after.unconfirmed = true;
         else if (release) after.held = null;
         await tx
           .update(submissions)

@@ -3,9 +3,8 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
-import { runCli } from "../helpers/cli.ts";
-import { startServerProcess } from "../helpers/server.ts";
-import { makeForm, MODES, startWorld, type CliWorld } from "./world.ts";
+import { runInProcess as runCli } from "../helpers/fake-io.ts";
+import { makeForm, MODES, startServerInProcess, startWorld, type CliWorld } from "./world.ts";
 
 let world: CliWorld;
 beforeAll(async () => {
@@ -97,7 +96,7 @@ describe("accounts and backup work on the database file only", () => {
   });
 });
 
-describe("bad input and unreachable servers: one line on stderr, the contract's exit code", () => {
+describe("bad input and unreachable servers: one line on stderr, the exit code of docs/cli.md", () => {
   test("remote mode without a key, or with a flag that only local mode has", async () => {
     const cases: [string[], string][] = [
       [["forms", "list", "--url", "http://127.0.0.1:9"], "formsvc: remote mode needs an API key: pass --key or set FORMSVC_KEY\n"],
@@ -245,7 +244,8 @@ describe("help and version", () => {
     // Thirty CLI processes at once: on a busy machine that takes more than the default 5 seconds.
   }, 30_000);
 
-  test("the top-level help lists every command; a command runs after global options, even a value named like a command", async () => {
+  // A command after global options, even a value named like a command, is run by the real binary: test/process/smoke.test.ts.
+  test("the top-level help lists every command", async () => {
     const help = await runCli(["--help"]);
     const listed = [
       ...help.stdout
@@ -271,20 +271,6 @@ describe("help and version", () => {
       "completion",
       "help",
     ]);
-    // Each start builds only the command it runs: the database file here is named "serve".
-    const cwd = mkdtempSync(join(tmpdir(), "formsvc-named-"));
-    expect((await runCli(["backup", join(cwd, "serve"), "--db", world.server.db])).code).toBe(0);
-    const forms = await runCli(["--db", "serve", "--json", "forms", "list"], { cwd });
-    expect({ code: forms.code, slugs: JSON.parse(forms.stdout).map((form: { slug: string }) => form.slug), stderr: forms.stderr }).toEqual({
-      code: 0,
-      slugs: ["contact"],
-      stderr: "",
-    });
-    expect(await runCli(["--db", "serve", "froms", "list"], { cwd })).toEqual({
-      code: 2,
-      stdout: "",
-      stderr: "formsvc: unknown command 'froms' (Did you mean forms?) (see --help)\n",
-    });
   });
 
   test("version prints formsvc's version, the commit it was built from (dev from a checkout) and the runtime's", async () => {
@@ -305,13 +291,14 @@ describe("help and version", () => {
 
 describe("local mode shows the addresses the server serves under", () => {
   test("a form's submitUrl is the server's --submit-url, without telling the CLI again", async () => {
-    const server = await startServerProcess({ args: ["--base-url", "https://forms.example.com", "--submit-url", "https://submit.example.com/"] });
+    const server = await startServerInProcess({ baseUrl: "https://forms.example.com", submitUrl: "https://submit.example.com/" });
+    const { db } = server;
     try {
-      const created = await runCli(["forms", "create", "--name", "Contact", "--slug", "contact", "--json", "--db", server.db]);
+      const created = await runCli(["forms", "create", "--name", "Contact", "--slug", "contact", "--json", "--db", db]);
       expect(created.code).toBe(0);
       expect(JSON.parse(created.stdout).submitUrl).toBe("https://submit.example.com/f/contact");
       // The environment still wins, for a CLI that must say otherwise.
-      const told = await runCli(["forms", "get", "contact", "--json", "--db", server.db], { env: { FORMSVC_BASE_URL: "https://other.example.com" } });
+      const told = await runCli(["forms", "get", "contact", "--json", "--db", db], { env: { FORMSVC_BASE_URL: "https://other.example.com" } });
       expect(JSON.parse(told.stdout).submitUrl).toBe("https://other.example.com/f/contact");
     } finally {
       await server.stop();

@@ -1,21 +1,21 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Store } from "../db/client.ts";
-import { forms, notifications, submissions, type FormRow, type NotificationRow } from "../db/schema.ts";
-import { ApiError } from "../errors.ts";
-import { newId } from "../lib/ids.ts";
-import { notificationReplyTo, notificationSubject, notificationText } from "../lib/mail.ts";
-import { iso } from "../lib/time.ts";
-import type { FormsService } from "./forms.ts";
-import { outboxLeases } from "./outbox-leases.ts";
-import { mailShare } from "./outbox-shares.ts";
-import type { Principal } from "../domain/types.ts";
+import type { Store } from "../../db/client.ts";
+import { forms, notifications, submissions, type FormRow, type NotificationRow } from "../../db/schema.ts";
+import { ApiError } from "../../errors.ts";
+import { newId } from "../../lib/ids.ts";
+import { notificationReplyTo, notificationSubject, notificationText } from "../../lib/mail.ts";
+import { iso } from "../../lib/time.ts";
+import type { FormsService } from "../forms.ts";
+import { outboxLeases } from "./leases.ts";
+import { mailShare } from "./shares.ts";
+import type { Principal } from "../../domain/types.ts";
 
 export type NotificationStatus = "pending" | "sent" | "failed" | "recorded" | "refused";
 
 /** A notification email as the API shows it. */
 export interface Notification {
   id: string;
-  /** notification: to the owner; confirmation: to the person who submitted (§16). */
+  /** notification: to the owner; confirmation: to the person who submitted (docs/api.md, "Confirmation email and double opt-in"). */
   kind: "notification" | "confirmation";
   submissionId: string;
   to: string;
@@ -341,9 +341,17 @@ export function notificationsService(store: Store, formsService: FormsService, d
     },
 
     /** Counts a failed attempt by `worker`: tried again after the next step of the backoff, or `failed` after the last. */
-    async markAttemptFailed(notification: OutgoingNotification, worker: string, error: string, now: number, retryBaseMs: number): Promise<NotificationStatus> {
+    async markAttemptFailed(
+      notification: OutgoingNotification,
+      worker: string,
+      error: string,
+      now: number,
+      retryBaseMs: number,
+      permanent = false,
+    ): Promise<NotificationStatus> {
       const attempts = notification.attempts + 1;
-      const step = RETRY_STEPS[attempts - 1];
+      // A permanent refusal (a 5xx answer) would be given again: failed at once, no retry.
+      const step = permanent ? undefined : RETRY_STEPS[attempts - 1];
       const status: NotificationStatus = step === undefined ? "failed" : "pending";
       await store.batch((db) => [
         db

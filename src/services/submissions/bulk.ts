@@ -1,9 +1,9 @@
-import type { Store } from "../db/client.ts";
-import { counted } from "../lib/plural.ts";
-import { ApiError } from "../errors.ts";
-import { recordActivity } from "./activity.ts";
-import type { FormsService } from "./forms.ts";
-import type { Principal } from "../domain/types.ts";
+import type { Store } from "../../db/client.ts";
+import { ApiError } from "../../errors.ts";
+import { recordActivity } from "../people/activity.ts";
+import type { FormsService } from "../forms.ts";
+import type { Principal } from "../../domain/types.ts";
+import { counted } from "../../lib/plural.ts";
 import type { submissionsService } from "./submissions.ts";
 
 /** What a bulk action does to each submission: a change of its flags, or its deletion. */

@@ -1,10 +1,10 @@
 import { and, desc, eq, inArray, lt } from "drizzle-orm";
-import type { Db, Store } from "../db/client.ts";
-import { activity, type ActivityRow } from "../db/schema.ts";
-import { PAGE_LIMIT } from "../domain/limits.ts";
-import { ApiError } from "../errors.ts";
-import { newId } from "../lib/ids.ts";
-import { iso } from "../lib/time.ts";
+import type { Db, Store } from "../../db/client.ts";
+import { activity, type ActivityRow } from "../../db/schema.ts";
+import { PAGE_LIMIT } from "../../domain/limits.ts";
+import { ApiError } from "../../errors.ts";
+import { newId } from "../../lib/ids.ts";
+import { iso } from "../../lib/time.ts";
 
 /** One entry of an account's activity log, as the API, the CLI and the dashboard show it. */
 export interface Activity {
@@ -27,8 +27,6 @@ export const actorOf = (principal: { actor?: string }): string => principal.acto
 /** The host of an address, for summaries: a webhook's path and query may hold a token (Slack's do). */
 export const hostOf = (url: string): string => (URL.canParse(url) ? new URL(url).host : "an address");
 
-/** How long entries are kept unless `--activity-days` says otherwise. */
-export const DEFAULT_ACTIVITY_DAYS = 365;
 const MAX_SUMMARY = 300;
 
 const toActivity = (row: ActivityRow): Activity => ({
