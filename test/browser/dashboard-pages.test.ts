@@ -24,6 +24,8 @@ let formId = "";
 let withFiles = "";
 let spamId = "";
 let memberId = "";
+let invitationUrl = "";
+let newsletterId = "";
 const LONG_EMAIL = "alexandra.konstantinopoulou-whitfield@recruiting.example-company.co.uk";
 
 const FIELDS = [
@@ -96,7 +98,7 @@ beforeAll(async () => {
     url: `${working.url}/services/T0000000/B0000000/an-incoming-webhook-token-that-is-long`,
     format: "slack",
   });
-  await api("POST", "/api/forms", { name: "Newsletter", slug: "newsletter" });
+  newsletterId = (await api("POST", "/api/forms", { name: "Newsletter", slug: "newsletter" })).id as string;
 
   const ids: string[] = [];
   for (let n = 0; n < 100; n++) ids.push(await apply(n));
@@ -116,6 +118,7 @@ beforeAll(async () => {
   await page.goto(`${server.url}/dashboard/team`);
   await page.locator("#invite").getByLabel("Email").fill("new.hire@example.com");
   await Promise.all([page.waitForURL(/\/dashboard\/team$/, WAIT), page.getByRole("button", { name: "Invite" }).click()]);
+  invitationUrl = (await page.locator("#invite-url").textContent())!;
   memberId = (await page.getByRole("link", { name: `Change ${LONG_EMAIL}` }).getAttribute("href"))!.split("/").pop()!;
 
   // A month of changes through the API, then spread over the last 30 days as they would have come.
@@ -209,6 +212,8 @@ async function checkPage(name: string): Promise<void> {
     [390, "-phone"],
   ] as const) {
     await page.setViewportSize({ width, height: width === 390 ? 760 : 800 });
+    // A page opened at a section (#retention) shows that section at either width, as a browser does on arrival.
+    await page.evaluate(() => (location.hash ? document.querySelector(location.hash)?.scrollIntoView() : undefined));
     expect({ page: name, width, problems: await layoutProblems(page) }).toEqual({ page: name, width, problems: [] });
     await expectAccessible(page);
     await screenshot(page, `glance-${name}${suffix}`, { mobile: width === 390 });
@@ -332,6 +337,25 @@ describe("every page at 1280 and 390 px, with an account's worth of data", () =>
     await checkPage("account");
   });
 
+  test("a saved notice is in the section saved; a form with no submission yet starts with its snippet", async () => {
+    await open(`/dashboard/forms/${newsletterId}/settings`);
+    expect((await page.locator(".section-index a").allTextContents()).slice(0, 2)).toEqual(["Put it on your site", "General"]);
+    await page.locator("section#retention").getByLabel("Keep submissions for (days)").fill("90");
+    await Promise.all([
+      page.waitForURL(/notice=saved&at=retention#retention$/, WAIT),
+      page.locator("section#retention").getByRole("button", { name: "Save retention" }).click(),
+    ]);
+    expect(await page.locator("section#retention .notice").textContent()).toBe("Settings saved.");
+    expect(await page.locator("main > .notice").count()).toBe(0);
+    await checkPage("settings-saved");
+  });
+
+  test("a page that is not there", async () => {
+    const answer = await page.goto(`${server.url}/dashboard/forms/frm_00000000000000000000000000/settings`);
+    expect(answer?.status()).toBe(404);
+    await checkPage("not-found");
+  });
+
   test("sign-in, signed out: the command that makes a sign-in link, as this server is run", async () => {
     await page.context().clearCookies();
     await open("/dashboard/signin");
@@ -339,5 +363,11 @@ describe("every page at 1280 and 390 px, with an account's worth of data", () =>
       "Forgot your password? On the server, run npx bun cli/formsvc.ts dashboard link --email you@example.com for a one-time sign-in link.",
     );
     await checkPage("signin");
+  });
+
+  test("an invitation's page, as the person invited opens it", async () => {
+    await open(new URL(invitationUrl).pathname + new URL(invitationUrl).search);
+    expect(await page.locator("main p").first().textContent()).toContain("You will sign in as new.hire@example.com.");
+    await checkPage("invitation");
   });
 });
