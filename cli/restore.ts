@@ -3,7 +3,6 @@ import type { Command } from "commander";
 import { chmodSync, chownSync, closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { migrations } from "../src/db/migrations/index.ts";
-import { schemaDifferences } from "../src/db/schema-check.ts";
 import { localDatabase } from "./backend.ts";
 import { CliError, EXIT } from "./errors.ts";
 import type { Io } from "./io.ts";
@@ -35,7 +34,9 @@ const FORMSVC_TABLES = ["__drizzle_migrations", "accounts", "api_keys", "forms",
  * SQLite's integrity check passes, its schema is not newer than this build's and is, object for object, the
  * one formsvc's migrations make. Returns what it holds.
  */
-function checkBackup(path: string, label: string): { schema: number; forms: number; submissions: number } {
+async function checkBackup(path: string, label: string): Promise<{ schema: number; forms: number; submissions: number }> {
+  // Loaded by restore alone: every other command starts without the schema's code.
+  const { schemaDifferences } = await import("../src/db/schema-check.ts");
   let db: Database;
   try {
     db = new Database(path, { readonly: true });
@@ -180,7 +181,7 @@ export async function runRestore(
     // Copied (its -wal folded in) and checked beside the database: a copy cut short (a full disk) must not go
     // into place, and the backup itself is never opened for writing.
     const walFolded = copyFolded(backup, incoming);
-    const contents = checkBackup(incoming, backup);
+    const contents = await checkBackup(incoming, backup);
     if (!flags.yes) {
       throw new CliError(`restore replaces ${database} with ${backup}; the current file is kept beside it. Run it again with --yes to go on`, EXIT.usage);
     }

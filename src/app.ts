@@ -8,6 +8,7 @@ import { requestIdOf, withRequestId } from "./http/request-id.ts";
 import { Router } from "./http/router.ts";
 import { OPERATIONS } from "./api/index.ts";
 import { routeOperations, type Operation } from "./api/operation.ts";
+import { agentRoutes } from "./routes/agents.ts";
 import { confirmRoutes } from "./routes/confirm.ts";
 import { openapiRoutes } from "./routes/openapi.ts";
 import { submitRoutes } from "./routes/submit.ts";
@@ -70,6 +71,7 @@ export function createApp(options: AppOptions, operations: readonly Operation[] 
     }
     return json(200, { status: "ok" });
   });
+  agentRoutes(router, (request, ip) => app.fetch(request, { ip }));
   const metrics = options.metrics;
   if (metrics && options.serveMetrics) router.on("GET", "/metrics", async () => metricsResponse(metrics));
 
@@ -105,7 +107,7 @@ export function createApp(options: AppOptions, operations: readonly Operation[] 
     }
   }
 
-  return {
+  const app = {
     /** Every route the app answers (`GET /api/forms/:id`), so that a test can check each one is covered. */
     routes: () => router.list(),
     /** Answers one request; logs one line for it (method, path, status, milliseconds, client, request id), never its key, query or body. */
@@ -138,6 +140,7 @@ export function createApp(options: AppOptions, operations: readonly Operation[] 
       return response;
     },
   };
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

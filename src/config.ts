@@ -257,6 +257,13 @@ export const SETTINGS = {
       return target;
     },
   }),
+  updateCheck: setting({
+    flag: "--update-check",
+    env: "FORMSVC_UPDATE_CHECK",
+    default: "false",
+    help: "let the dashboard's Account page ask the release address whether a newer formsvc exists, when a user presses its button; off, formsvc never asks ([docs/deploy.md](docs/deploy.md#upgrades-and-rollbacks))",
+    parse: onOff,
+  }),
   webhookRetryScale: setting({
     flag: "--webhook-retry-scale <factor>",
     env: "FORMSVC_WEBHOOK_RETRY_SCALE",

@@ -17,6 +17,7 @@ import { serverLog } from "./log.ts";
 import { smtpMailer } from "./mailer.ts";
 import { startPurger } from "./workers/purger.ts";
 import { systemResolver } from "./lib/address.ts";
+import { checkForUpdate } from "./lib/release.ts";
 import { startWebhookSender } from "./workers/webhook-sender.ts";
 import pkg from "../package.json" with { type: "json" };
 import { createServices, type Services } from "./services/index.ts";
@@ -116,6 +117,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     serveMetrics: config.metrics,
     backups: backupStatus,
     signInRateScale: config.signInRateScale,
+    updateCheck: config.updateCheck ? () => checkForUpdate() : null,
   });
   const listen = (tls?: { cert: string; key: string }) =>
     Bun.serve({

@@ -7,7 +7,7 @@ import { selfCommand } from "../lib/self-command.ts";
 import { SESSION_IDLE_MS, warmDecoy } from "../services/people/users.ts";
 import { action, checkToken, currentSession, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";
 import { cookie, localPath, originProblem, page, PRESESSION_COOKIE, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE } from "./http.ts";
-import { AccountPage, MessagePage, SetupPage, SignInPage } from "./pages/auth.tsx";
+import { AccountPage, MessagePage, SetupPage, SignInPage, type UpdateAnswer } from "./pages/auth.tsx";
 
 const render = (status: number, element: unknown, headers: Record<string, string> = {}) => page(status, String(element), headers);
 
@@ -26,6 +26,16 @@ function presessionCheck(ctx: RequestContext, form: URLSearchParams): "malformed
   const expected = readCookies(ctx.request)[PRESESSION_COOKIE] ?? "";
   const given = checkToken(form.get("_presession") ?? "", expected);
   return given === "matches" && !sameOrigin(ctx) ? "differs" : given;
+}
+
+/** The release address's answer to the Account page's check (only with --update-check, only when asked), or why there is none. */
+async function askForUpdate(ctx: RequestContext): Promise<UpdateAnswer> {
+  if (!ctx.options.updateCheck) return { error: "Checking for a newer version is off on this server." };
+  try {
+    return { check: await ctx.options.updateCheck() };
+  } catch (error) {
+    return { error: `The check failed: ${(error as Error).message}` };
+  }
 }
 
 /** Opens a session and sends the browser on, with the session cookie. */
@@ -137,7 +147,13 @@ export function authRoutes(router: Router<Handler>): void {
   router.on(
     "GET",
     "/dashboard/account",
-    signedIn(async (ctx, session) => render(200, <AccountPage session={session} notice={noticeOf(ctx)} backup={ctx.options.backups?.()} />)),
+    signedIn(async (ctx, session) => {
+      const update = ctx.url.searchParams.get("check") === "update" ? await askForUpdate(ctx) : undefined;
+      return render(
+        200,
+        <AccountPage session={session} notice={noticeOf(ctx)} backup={ctx.options.backups?.()} update={update} updateCheck={!!ctx.options.updateCheck} />,
+      );
+    }),
   );
 
   router.on(

@@ -250,6 +250,33 @@ function operationsPaths(): Record<string, Json> {
         responses: { 200: { description: "Prometheus text format.", content: { "text/plain": { schema: { type: "string" } } } } },
       },
     },
+    "/mcp": {
+      post: {
+        operationId: "mcp",
+        summary: "Model Context Protocol",
+        description:
+          "MCP's Streamable HTTP transport, stateless, answered as JSON: every operation of this document that takes a key is a tool (name: its operationId; input: its path and query parameters by name, its JSON body under body), listed as the key's permissions allow; resources are the forms and each form's recent submissions. A call the key may not make is a result with isError and the API's error JSON. See docs/api.md.",
+        tags: ["Operations"],
+        security: SECURITY.form,
+        requestBody: { required: true, content: { "application/json": { schema: { type: "object", description: "A JSON-RPC message of MCP." } } } },
+        responses: {
+          200: { description: "The JSON-RPC answer.", content: { "application/json": { schema: { type: "object" } } } },
+          202: { description: "A notification, taken." },
+          401: errorResponse(401, false),
+        },
+      },
+    },
+    "/api/formsvc.schema.json": {
+      get: {
+        operationId: "formsFileSchema",
+        summary: "The forms file's JSON Schema",
+        description:
+          "The schema of formsvc.json, which formsvc pull writes and formsvc plan and apply read (docs/cli.md); secrets are references to environment variables, written as the name in braces after a dollar sign.",
+        tags: ["Operations"],
+        security: [],
+        responses: { 200: { description: "A JSON Schema (draft 2020-12).", content: { "application/schema+json": { schema: { type: "object" } } } } },
+      },
+    },
     "/api/openapi.json": {
       get: {
         operationId: "openapi",

@@ -68,7 +68,8 @@ const hostedCaptcha = (z: Zod) =>
         .trim()
         .min(1, "captcha.secret must be the provider's secret key.")
         .max(500, "captcha.secret must be at most 500 characters.")
-        .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "captcha.secret must not contain control characters."),
+        .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "captcha.secret must not contain control characters.")
+        .meta({ writeOnly: true }),
     },
     { error: "captcha must be {provider, secret} or null." },
   );

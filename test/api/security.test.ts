@@ -30,6 +30,9 @@ const PUBLIC_ROUTES: Record<string, string> = {
   "GET /api/f/:slug/altcha": "a form's ALTCHA challenge",
   "GET /altcha.js": "the ALTCHA widget's script",
   "GET /api/openapi.json": "the OpenAPI document, which describes the API and holds nothing of anyone's",
+  "GET /api/formsvc.schema.json": "the forms file's JSON Schema, which describes a file and holds nothing of anyone's",
+  "POST /mcp":
+    "MCP: it takes a key but checks it itself (401 without), and every tool call is a request to a route of this table under that key (test/process/mcp.test.ts)",
   "GET /docs": "the API reference page, rendered from that document",
   "GET /docs/:asset": "the reference page's script and stylesheet",
 };

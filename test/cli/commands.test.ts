@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pkg from "../../package.json" with { type: "json" };
+import { migrations } from "../../src/db/migrations/index.ts";
 import { runInProcess as runCli } from "../helpers/fake-io.ts";
 import { makeForm, MODES, startServerInProcess, startWorld, type CliWorld } from "./world.ts";
 
@@ -226,6 +226,10 @@ describe("help and version", () => {
     ["webhooks", "rotate"],
     ["webhooks", "deliveries"],
     ["webhooks", "redeliver"],
+    ["pull"],
+    ["plan"],
+    ["apply"],
+    ["mcp"],
     ["backup"],
     ["version"],
   ];
@@ -262,30 +266,38 @@ describe("help and version", () => {
       "submissions",
       "notifications",
       "webhooks",
+      "pull",
+      "plan",
+      "apply",
+      "mcp",
       "backup",
       "users",
       "dashboard",
       "restore",
       "migrate",
       "version",
+      "update",
       "completion",
       "help",
     ]);
   });
 
-  test("version prints formsvc's version, the commit it was built from (dev from a checkout) and the runtime's", async () => {
+  test("version prints a development build's version (dev), the commit (dev from a checkout), the runtime and the schema", async () => {
     expect(await runCli(["version"])).toEqual({
       code: 0,
-      stdout: `formsvc ${pkg.version} (commit dev, bun ${Bun.version}, ${process.platform}-${process.arch})\n`,
+      stdout: `formsvc dev (commit dev, bun ${Bun.version}, ${process.platform}-${process.arch}, schema ${migrations.length})\n`,
       stderr: "",
     });
+    // A development build names no release address and trusts no release key: it cannot update itself.
     expect(JSON.parse((await runCli(["version", "--json"])).stdout)).toEqual({
-      version: pkg.version,
-      commit: "dev",
-      bun: Bun.version,
-      platform: `${process.platform}-${process.arch}`,
+      version: "dev",
+      os: process.platform,
+      arch: process.arch,
+      baseUrl: null,
+      releaseKey: null,
+      schema: migrations.length,
     });
-    expect(await runCli(["--version"])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
+    expect(await runCli(["--version"])).toEqual({ code: 0, stdout: "dev\n", stderr: "" });
   });
 });
 

@@ -124,8 +124,8 @@ test("serve without an SMTP server loads no nodemailer, libSQL client, CSV code 
     heavyLoadedWith(chunkOf("src/server.ts"), {
       // zod (4 to 7 MB of resident memory) loads with the first request that validates a body; the OpenAPI
       // document and the /docs page are built on their first request.
-      packages: ["nodemailer", "@libsql", "csv-stringify", "zod", "swagger-ui-dist"],
-      sources: ["src/workers/mail-sender.ts", "src/openapi/"],
+      packages: ["nodemailer", "@libsql", "csv-stringify", "zod", "swagger-ui-dist", "@modelcontextprotocol"],
+      sources: ["src/workers/mail-sender.ts", "src/openapi/", "src/mcp/", "src/forms-as-code/"],
       builtins: ["net", "tls", "dns"],
     }),
   ).toEqual(NOTHING);
