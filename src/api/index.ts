@@ -1,4 +1,5 @@
 import { activityOperations } from "./activity.ts";
+import { formPageOperations } from "./form-page.ts";
 import { formOperations } from "./forms.ts";
 import { keyOperations } from "./keys.ts";
 import { notificationOperations } from "./notifications.ts";
@@ -21,6 +22,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...keyOperations,
   ...publicOperations,
   altchaWidgetOperation,
+  ...formPageOperations,
   ...statsOperations,
   ...activityOperations,
 ];

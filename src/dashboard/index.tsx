@@ -15,6 +15,7 @@ import { submissionPageRoutes } from "./submission-routes.tsx";
 import { currentSession } from "./guard.tsx";
 import { page, SECURITY_HEADERS } from "./http.ts";
 import { keyPageRoutes } from "./key-routes.tsx";
+import { pagePageRoutes } from "./page-routes.tsx";
 import { settingsPageRoutes } from "./settings-routes.tsx";
 import { teamPageRoutes } from "./team-routes.tsx";
 import { MessagePage } from "./pages/auth.tsx";
@@ -60,6 +61,7 @@ export function createDashboard() {
   activityPageRoutes(router);
   erasePageRoutes(router);
   fieldsPageRoutes(router);
+  pagePageRoutes(router);
   settingsPageRoutes(router);
   return {
     async handle(ctx: RequestContext): Promise<Response> {

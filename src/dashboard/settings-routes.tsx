@@ -15,6 +15,7 @@ import { settingsSections } from "./pages/settings-sections.tsx";
 import { sectionHref, SettingsPage, settingsInput, type SettingsInput } from "./pages/settings.tsx";
 import { postedSpamInput, spamErrorField, spamInput, spamUpdate, type SpamInput } from "./pages/spam-settings.tsx";
 import type { ShownSecret } from "./pages/webhooks.tsx";
+import { pageShownFor, type PageShown } from "./page-settings.ts";
 
 /** A number of days from a form field: empty is null (for ever); anything else is left to the service to judge. */
 const days = (value: string | null) => ((value ?? "").trim() === "" ? null : Number((value ?? "").trim()));
@@ -28,9 +29,10 @@ const SECTION_PATCHES: Record<string, (body: URLSearchParams, row: FormRow, form
     const secret = body.get("secret") ?? "";
     // "none" here leaves the ALTCHA captcha, which the spam section turns on and off, as it is.
     if (!provider) return row.captchaProvider === "altcha" ? {} : { captcha: null };
+    const siteKey = (body.get("siteKey") ?? "").trim() || null;
     // The secret is write-only: left empty with the same provider, the one stored stays.
-    if (!secret && provider === row.captchaProvider) return {};
-    return { captcha: { provider, secret } };
+    if (!secret && provider === row.captchaProvider) return siteKey === row.captchaSiteKey ? {} : { captcha: { provider, siteKey } };
+    return { captcha: { provider, secret, siteKey } };
   },
   spam: (body, row, forms) => spamUpdate(postedSpamInput(body), forms.toForm(row)),
 };
@@ -78,6 +80,7 @@ export async function settingsResponse(
     notice?: string;
     confirmation?: ConfirmationShown;
     fields?: FieldsInput;
+    page?: PageShown;
   } = {},
 ): Promise<Response> {
   const form = ctx.services.forms.toForm(row);
@@ -97,6 +100,7 @@ export async function settingsResponse(
     webhooks: await ctx.services.webhooks.list(principal, row.id),
     secret,
     confirmation: { ...confirming, preview: previewConfirmation(form, fieldsOf(row), confirming.input) },
+    page: await pageShownFor(ctx, principal, row, options.page),
   });
   // A notice after a redirect belongs to the section the owner acted in (`at`); one shown by a post's answer, to the page.
   const notice = options.notice ?? noticeOf(ctx);

@@ -2,13 +2,17 @@
 // submitted values filled in as plain text, cut, and defanged, so that a visitor who chooses the recipient
 // cannot also choose a link, a header or a recipient of their own.
 import { domainToASCII, domainToUnicode } from "node:url";
+import { DEFAULT_LANGUAGE, messagesFor } from "./i18n/index.ts";
 import { headerSafe, MAX_SUBJECT, valueText } from "./mail.ts";
 import { isEmail } from "./validate.ts";
 
 /** The longest a submitted value is once inserted (in characters, before defanging). */
 export const MAX_INSERTED = 500;
 
-/** `{{name}}`, spaces allowed inside the braces; the name is a field of the form, or `form`, `date`, `link`. */
+/**
+ * `{{name}}`, spaces allowed inside the braces; the name is a field of the form, or `form`, `date`, `link`.
+ * `{{name|there}}` gives `there` when the submission has no such field.
+ */
 const PLACEHOLDER = /\{\{\s*([^{}]+?)\s*\}\}/g;
 
 // An address (`ann@example.com`), a URL with a scheme (`https://…`, `ftp://…`), `mailto:`, or a bare host name
@@ -64,7 +68,14 @@ export interface TemplateValues {
   data: Record<string, unknown>;
   /** The double opt-in link (the owner's text may place it with `{{link}}`), or null. */
   link: string | null;
+  /** The visitor's language (a catalog's code): the words formsvc adds are in it. English when absent. */
+  language?: string;
 }
+
+// Where a placeholder filled nothing: the space before it goes too when punctuation or the line's end follows,
+// so that "Hello {{name}}," reads "Hello," rather than "Hello ,".
+const ABSENT = "\u0000";
+const ABSENT_SPACE = new RegExp(`[ \\t]*${ABSENT}(?=[\\s,.;:!?)]|$)|${ABSENT}`, "g");
 
 /** A submitted value as it is inserted: plain text, cut to MAX_INSERTED, defanged; one line in a header. */
 function inserted(value: unknown, header: boolean): string {
@@ -73,14 +84,23 @@ function inserted(value: unknown, header: boolean): string {
   return defang(clean);
 }
 
-/** Fills the placeholders of one template; unknown names become nothing. */
+/** The text of one placeholder: `form`, `date`, `link`, else the field's value, else its fallback or nothing. */
+function placeholder(spec: string, values: TemplateValues, header: boolean): string {
+  const bar = spec.indexOf("|");
+  const name = bar < 0 ? spec : spec.slice(0, bar).trim();
+  if (name === "form") return header ? headerSafe(values.formName) : values.formName;
+  if (name === "date") return values.date.slice(0, 10);
+  if (name === "link") return header ? "" : (values.link ?? "");
+  const value = Object.hasOwn(values.data, name) ? inserted(values.data[name], header) : "";
+  if (value.trim() !== "") return value;
+  // The fallback is the owner's own text: kept as written (one line in a header).
+  const fallback = bar < 0 ? "" : spec.slice(bar + 1).trim();
+  return fallback === "" ? ABSENT : header ? headerSafe(fallback) : fallback;
+}
+
+/** Fills the placeholders of one template; a field the submission lacks becomes its fallback, or nothing. */
 function fill(template: string, values: TemplateValues, header: boolean): string {
-  return template.replace(PLACEHOLDER, (_all, name: string) => {
-    if (name === "form") return header ? headerSafe(values.formName) : values.formName;
-    if (name === "date") return values.date.slice(0, 10);
-    if (name === "link") return header ? "" : (values.link ?? "");
-    return Object.hasOwn(values.data, name) ? inserted(values.data[name], header) : "";
-  });
+  return template.replace(PLACEHOLDER, (_all, spec: string) => placeholder(spec, values, header)).replace(ABSENT_SPACE, "");
 }
 
 /** The owner's template as the person who submitted receives it. */
@@ -97,7 +117,7 @@ export function renderConfirmation(template: { subject: string; text: string }, 
   const subject = cut(headerSafe(fill(template.subject, values, true)), MAX_SUBJECT).trimEnd();
   let text = fill(template.text.replace(/\r\n?/g, "\n"), values, false);
   if (values.link !== null && !/\{\{\s*link\s*\}\}/.test(template.text)) {
-    text = `${text.trimEnd()}\n\nConfirm your address by opening this link:\n${values.link}\n`;
+    text = `${text.trimEnd()}\n\n${messagesFor(values.language ?? DEFAULT_LANGUAGE).confirmByLink()}\n${values.link}\n`;
   }
   return { subject: subject || headerSafe(values.formName), text: text.endsWith("\n") ? text : `${text}\n` };
 }

@@ -108,7 +108,8 @@ function operationObject(operation: Operation, query: Awaited<ReturnType<typeof 
       headers: { Location: { schema: { type: "string" } } },
     };
   }
-  for (const status of errorStatuses(operation)) responses[status] = errorResponse(status, operation.scope === "public" && operation.method === "POST");
+  for (const status of errorStatuses(operation))
+    responses[status] = errorResponse(status, operation.scope === "public" && (operation.method === "POST" || "text/html" in (operation.ok.media ?? {})));
   const formKey = operation.scope === "form" ? " A form-level key (fk_) of this form may call it, with that permission." : "";
   const permission = operation.permission ? ` Needs the \`${operation.permission}\` permission.${formKey}` : "";
   return {

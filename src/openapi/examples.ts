@@ -23,6 +23,16 @@ const form = {
   confirmation: null,
   spamRules: { blockedWords: ["crypto"], maxLinks: 3 },
   spamFilter: { enabled: true, threshold: DEFAULT_FILTER_THRESHOLD },
+  page: {
+    enabled: true,
+    title: "Write to us",
+    description: "We answer within a day.",
+    logoUrl: null,
+    accentColor: "#0b5cad",
+    submitLabel: null,
+    thankYouMessage: "Thank you: we will write back soon.",
+    language: null,
+  },
 };
 
 const submission = {

@@ -92,7 +92,7 @@ test("a captcha's secret is never shown and not compared; a new provider is a ch
   await apply(captcha("turnstile"), { CAPTCHA: "first-secret" });
   expect(await plan(captcha("turnstile"), { CAPTCHA: "another-secret" })).toEqual([]);
   expect(await plan(captcha("hcaptcha"), { CAPTCHA: "first-secret" })).toEqual([
-    '~ contact.captcha: {"provider":"turnstile"} → {"provider":"hcaptcha","secret":(sensitive)}',
+    '~ contact.captcha: {"provider":"turnstile","siteKey":null} → {"provider":"hcaptcha","secret":(sensitive)}',
   ]);
 });
 
@@ -154,4 +154,14 @@ test("a webhook secret given without its prefix plans no change once applied", a
   const file = { forms: { contact: { name: "Contact", webhooks: [{ url: "https://hooks.example.com/a", secret: `\${HOOK}` }] } } };
   await apply(file, { HOOK: "ab".repeat(32) });
   expect(await plan(file, { HOOK: "ab".repeat(32) })).toEqual([]);
+});
+
+test("the form's own page: given in part, it matches once applied; left out, it goes back to none", async () => {
+  const file = { forms: { contact: { name: "Contact", page: { enabled: true, title: "Write to us" } } } };
+  expect(await apply(file)).toBe(1);
+  expect(await plan(file)).toEqual([]);
+  const [line] = await plan({ forms: { contact: { name: "Contact" } } });
+  expect(line).toStartWith('- contact.page: {"enabled":true,"title":"Write to us"');
+  await apply({ forms: { contact: { name: "Contact" } } });
+  expect(await plan({ forms: { contact: { name: "Contact" } } })).toEqual([]);
 });

@@ -75,7 +75,7 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
 async function formWith(provider: string, secret = SECRET): Promise<{ id: string; slug: string }> {
   const made = await api("POST", "/api/forms", { name: `Signup ${provider}`, captcha: { provider, secret } });
   expect(made.status).toBe(201);
-  expect(made.body.captcha).toEqual({ provider });
+  expect(made.body.captcha).toEqual({ provider, siteKey: null });
   expect(made.text).not.toContain(secret);
   return made.body;
 }
@@ -210,7 +210,7 @@ test("the captcha is set, changed and removed through the API and the CLI; its s
   const form = await formWith("turnstile");
   const shown = [await api("GET", `/api/forms/${form.id}`), await api("GET", "/api/forms"), await api("PATCH", `/api/forms/${form.id}`, { name: "Renamed" })];
   for (const answer of shown) expect(answer.text).not.toContain(SECRET);
-  expect(shown[0]!.body.captcha).toEqual({ provider: "turnstile" });
+  expect(shown[0]!.body.captcha).toEqual({ provider: "turnstile", siteKey: null });
 
   const env = { FORMSVC_URL: server.url, FORMSVC_KEY: key };
   const changed = await runCli(["forms", "update", form.slug, "--captcha", "hcaptcha", "--captcha-secret-stdin", "--json"], {
@@ -218,7 +218,7 @@ test("the captcha is set, changed and removed through the API and the CLI; its s
     stdin: "another-secret-value\n",
   });
   expect(changed.code).toBe(0);
-  expect(JSON.parse(changed.stdout).captcha).toEqual({ provider: "hcaptcha" });
+  expect(JSON.parse(changed.stdout).captcha).toEqual({ provider: "hcaptcha", siteKey: null });
   expect(changed.stdout + changed.stderr).not.toContain("another-secret-value");
   const local = await runCli(["forms", "get", form.slug, "--db", server.db]);
   expect(local.stdout).toContain("captcha\thcaptcha\n");

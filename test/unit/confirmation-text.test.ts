@@ -66,3 +66,21 @@ test.each([
 ])("recipientOf(%j) is %j", (value, expected) => {
   expect(recipientOf(value)).toBe(expected);
 });
+
+test("a field the submission lacks reads gracefully: no space before the comma, or the fallback the owner wrote", () => {
+  const text = "Hello {{name}},\nthanks, {{name|friend}}. Your topic: {{topic}}\n";
+  expect(renderConfirmation({ subject: "Hi {{name}}", text }, { ...VALUES, data: { email: "ann@example.com" } })).toEqual({
+    subject: "Hi",
+    text: "Hello,\nthanks, friend. Your topic:\n",
+  });
+  expect(renderConfirmation({ subject: "Hi {{name}}", text }, { ...VALUES, data: { name: "Ann", topic: "sales" } }).text).toBe(
+    "Hello Ann,\nthanks, Ann. Your topic: sales\n",
+  );
+});
+
+test("the words formsvc adds are in the visitor's language", () => {
+  const link = "https://forms.example/confirm/abc";
+  expect(renderConfirmation({ subject: "Bitte bestätigen", text: "Hallo." }, { ...VALUES, data: {}, link, language: "de" }).text).toBe(
+    `Hallo.\n\nBestätigen Sie Ihre Adresse, indem Sie diesen Link öffnen:\n${link}\n`,
+  );
+});

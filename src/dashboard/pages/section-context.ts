@@ -4,6 +4,7 @@ import type { Session } from "../../services/people/users.ts";
 import type { Webhook } from "../../services/outbox/webhooks.ts";
 import type { ConfirmationInput } from "./confirmation.tsx";
 import type { FieldsInput } from "./fields-section.tsx";
+import type { PageSectionProps } from "./page-section.tsx";
 import type { SettingsInput } from "./settings.tsx";
 import type { SpamInput } from "./spam-settings.tsx";
 import type { ShownSecret } from "./webhooks.tsx";
@@ -27,4 +28,6 @@ export interface SectionContext {
   /** A webhook secret just made, shown once. */
   secret: ShownSecret | null;
   confirmation: { input: ConfirmationInput; errors?: Record<string, string>; notice?: string; preview: RenderedConfirmation };
+  /** The form's own page: its inputs and its views and conversion. */
+  page: PageSectionProps;
 }

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { confirmationSection } from "./confirmation.tsx";
 import { fieldsSection } from "./fields-section.tsx";
+import { PageShare, pageSection } from "./page-section.tsx";
 import { captchaSection, filesSection, notificationsSection, retentionSection } from "./form-sections.tsx";
 import type { SectionContext } from "./section-context.ts";
 import { deleteSection, generalSection, type SettingsSection, snippetSection, testSection } from "./settings.tsx";
@@ -14,8 +15,9 @@ import { webhooksSection } from "./webhooks.tsx";
  */
 export const SETTINGS_SECTIONS: ((context: SectionContext) => SettingsSection)[] = [
   (c) => generalSection({ ...c, input: c.general }),
-  (c) => snippetSection(c),
+  (c) => snippetSection(c, <PageShare form={c.form} />),
   (c) => fieldsSection({ ...c, input: c.fields }),
+  (c) => pageSection({ session: c.session, form: c.form, ...c.page }),
   (c) => captchaSection(c),
   (c) => spamSection({ ...c, input: c.spam }),
   (c) => filesSection(c),

@@ -122,8 +122,13 @@ export function generalSection({ session, form, input, errors }: { session: Sess
 }
 
 /** Put it on your site: the address, the HTML form and the fetch() example. */
-export function snippetSection({ form }: { form: Form }): SettingsSection {
-  const snippet = <Snippet form={form} />;
+export function snippetSection({ form }: { form: Form }, share?: Child): SettingsSection {
+  const snippet = (
+    <div>
+      <Snippet form={form} />
+      {share}
+    </div>
+  );
   return { id: "snippet", title: "Put it on your site", body: snippet, view: snippet };
 }
 

@@ -88,6 +88,10 @@ export const forms = sqliteTable(
     /** Whether the account's learning filter judges this form's submissions, and from which score (null: the default). */
     spamFilterEnabled: integer("spam_filter_enabled", { mode: "boolean" }).notNull().default(true),
     spamFilterThreshold: real("spam_filter_threshold"),
+    /** JSON of the form's own page and embed (docs/api.md, "The form's page"), or null: disabled. */
+    page: text("page"),
+    /** A third-party captcha's public site key, which the page and the embed render its widget with. */
+    captchaSiteKey: text("captcha_site_key"),
     createdAt: millis("created_at"),
     updatedAt: millis("updated_at"),
   },
@@ -152,6 +156,53 @@ export const submissionDays = sqliteTable(
     starredCount: integer("starred_count").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.formId, t.day] })],
+);
+
+/**
+ * The same counters per minute of createdAt, kept with the day's: a day that took a flood (a million
+ * submissions) is found into by its minutes, so a deep offset or a `since` inside it walks one minute's rows,
+ * not the day's (docs/performance.md, "Minute counters").
+ */
+export const submissionMinutes = sqliteTable(
+  "submission_minutes",
+  {
+    formId: text("form_id")
+      .notNull()
+      .references(() => forms.id, { onDelete: "cascade" }),
+    /** floor(createdAt / 60,000): minutes since the epoch, UTC. */
+    minute: integer("minute").notNull(),
+    submissionCount: integer("submission_count").notNull().default(0),
+    spamCount: integer("spam_count").notNull().default(0),
+    unreadCount: integer("unread_count").notNull().default(0),
+    starredCount: integer("starred_count").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.formId, t.minute] })],
+);
+
+/** Views of a form's page and embed per UTC day: each visitor counted once a day (services/page-views.ts). */
+export const formViews = sqliteTable(
+  "form_views",
+  {
+    formId: text("form_id")
+      .notNull()
+      .references(() => forms.id, { onDelete: "cascade" }),
+    day: integer("day").notNull(),
+    views: integer("views").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.formId, t.day] })],
+);
+
+/** Today's visitors of each form, as keyed hashes (the key changes daily); earlier days are deleted. */
+export const formVisitors = sqliteTable(
+  "form_visitors",
+  {
+    formId: text("form_id")
+      .notNull()
+      .references(() => forms.id, { onDelete: "cascade" }),
+    day: integer("day").notNull(),
+    visitor: text("visitor").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.formId, t.day, t.visitor] }), index("form_visitors_day").on(t.day)],
 );
 
 /** The outbox of notification emails: written with the submission, sent by the server's sender, kept as a record. */
