@@ -260,6 +260,7 @@ describe("every page at 1280 and 390 px, with an account's worth of data", () =>
       "General",
       "Put it on your site",
       "Fields",
+      "Page",
       "Captcha",
       "Spam",
       "Files",

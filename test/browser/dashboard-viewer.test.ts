@@ -112,6 +112,7 @@ describe("a viewer", () => {
       "General",
       "Put it on your site",
       "Fields",
+      "Page",
       "Captcha",
       "Spam",
       "Files",
