@@ -1,18 +1,13 @@
 import { type Command, Option } from "commander";
 import { existsSync, mkdirSync } from "node:fs";
-import { dirname, relative, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import type { BackupStatus } from "../src/workers/backups.ts";
 import { SETTINGS, type ServeConfig, type ServeFlags } from "../src/config.ts";
 import { isLibsqlUrl } from "../src/db/location.ts";
 import { asciiAddress } from "../src/lib/mail-address.ts";
+import { selfCommand } from "../src/lib/self-command.ts";
 import { CliError } from "./errors.ts";
 import type { Io } from "./io.ts";
-
-/** How the person who started the server runs formsvc: `npx bun cli/formsvc.ts` in a source checkout, else `formsvc`. */
-function selfCommand(): string {
-  const entry = relative(process.cwd(), Bun.main);
-  return entry.endsWith(".ts") && !entry.startsWith("..") ? `npx bun ${entry}` : "formsvc";
-}
 
 export interface ServeOptions extends ServeFlags {}
 

@@ -1,7 +1,7 @@
 import { ApiError } from "../errors.ts";
 import { json, noContent } from "../http/respond.ts";
 import { CONTENT_TYPES, exportStream } from "../services/submissions/export.ts";
-import { attachmentHeader } from "../lib/files.ts";
+import { downloadHeaders } from "../lib/files.ts";
 import { parseWhen } from "../lib/time.ts";
 import { eraseSchema } from "../services/retention.ts";
 import { patchSchema, type ListQuery } from "../services/submissions/submissions.ts";
@@ -136,17 +136,7 @@ export const submissionOperations = [
     },
     async handler(ctx) {
       const file = await ctx.services.files.get(ctx.principal, ctx.params.id!, ctx.params.submissionId!, ctx.params.fileId!);
-      // Submitted bytes are untrusted: always a download, never sniffed into HTML, and sandboxed if opened anyway.
-      return new Response(file.content as Uint8Array<ArrayBuffer>, {
-        headers: {
-          "content-type": file.type,
-          "content-length": String(file.size),
-          "content-disposition": attachmentHeader(file.name),
-          "x-content-type-options": "nosniff",
-          "content-security-policy": "sandbox",
-          "cache-control": "private, no-store",
-        },
-      });
+      return new Response(file.content as Uint8Array<ArrayBuffer>, { headers: downloadHeaders(file) });
     },
   }),
   operation({

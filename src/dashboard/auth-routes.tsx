@@ -3,6 +3,7 @@ import type { Handler, RequestContext } from "../http/context.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import type { Router } from "../http/router.ts";
 import { randomBase62 } from "../lib/random.ts";
+import { selfCommand } from "../lib/self-command.ts";
 import { SESSION_IDLE_MS, warmDecoy } from "../services/people/users.ts";
 import { action, checkToken, currentSession, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";
 import { cookie, localPath, originProblem, page, PRESESSION_COOKIE, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE } from "./http.ts";
@@ -10,7 +11,7 @@ import { AccountPage, MessagePage, SetupPage, SignInPage, type UpdateAnswer } fr
 
 const render = (status: number, element: unknown, headers: Record<string, string> = {}) => page(status, String(element), headers);
 
-const USED_LINK = "This link has already been used or has expired. Ask for a new one on the server with: formsvc dashboard link";
+const usedLink = () => `This link has already been used or has expired. Ask for a new one on the server with: ${selfCommand()} dashboard link`;
 
 /** The pre-session token of the request, or a new one with the cookie that sets it. */
 function presession(ctx: RequestContext): { token: string; headers: Record<string, string> } {
@@ -111,7 +112,7 @@ export function authRoutes(router: Router<Handler>): void {
 
   router.on("GET", "/dashboard/setup", async (ctx) => {
     const token = ctx.url.searchParams.get("token") ?? "";
-    if (!(await ctx.services.users.checkLink("setup", token))) return render(410, <MessagePage title="Link not valid" message={USED_LINK} />);
+    if (!(await ctx.services.users.checkLink("setup", token))) return render(410, <MessagePage title="Link not valid" message={usedLink()} />);
     const pre = presession(ctx);
     return render(200, <SetupPage presession={pre.token} token={token} />, pre.headers);
   });
@@ -129,7 +130,7 @@ export function authRoutes(router: Router<Handler>): void {
     try {
       const account = await ctx.services.accounts.resolve();
       const user = await ctx.services.users.useLink("setup", token, { email, password, accountId: account.id });
-      if (!user) return render(410, <MessagePage title="Link not valid" message={USED_LINK} />);
+      if (!user) return render(410, <MessagePage title="Link not valid" message={usedLink()} />);
       return signInAs(ctx, user.id, "/dashboard/forms");
     } catch (error) {
       return again(fieldErrors(error));
@@ -139,7 +140,7 @@ export function authRoutes(router: Router<Handler>): void {
   // A sign-in link signs in when opened, as links mailed by other services do; it works once, for 15 minutes.
   router.on("GET", "/dashboard/link", async (ctx) => {
     const user = await ctx.services.users.useLink("signin", ctx.url.searchParams.get("token") ?? "");
-    if (!user) return render(410, <MessagePage title="Link not valid" message={USED_LINK} />);
+    if (!user) return render(410, <MessagePage title="Link not valid" message={usedLink()} />);
     return signInAs(ctx, user.id, "/dashboard/account", true);
   });
 

@@ -4,6 +4,7 @@ import type { Router } from "../http/router.ts";
 import { action } from "./guard.tsx";
 import { ownForm, redirect } from "./http.ts";
 import { fieldsErrors, fieldsFromPost, fieldsPatch } from "./pages/fields-section.tsx";
+import { sectionHref } from "./pages/settings.tsx";
 import { settingsResponse } from "./settings-routes.tsx";
 
 /**
@@ -22,7 +23,7 @@ export function fieldsPageRoutes(router: Router<Handler>): void {
       const { patch, rowOf } = fieldsPatch(input);
       try {
         await ctx.services.forms.update(principal, row.id, patch);
-        return redirect(`/dashboard/forms/${row.id}/settings?notice=saved#fields`);
+        return redirect(sectionHref(row.id, "fields", "saved"));
       } catch (error) {
         return settingsResponse(ctx, session, row, { status: 400, fields: input, errors: fieldsErrors(error, rowOf) });
       }

@@ -1,9 +1,9 @@
 import { ApiError } from "../errors.ts";
 import { readBytes } from "../http/body.ts";
 import type { RequestContext } from "../http/context.ts";
-import { type Mode, type Permission, PERMISSIONS, type Principal } from "../domain/types.ts";
+import type { Mode, Principal } from "../domain/types.ts";
 import { operator } from "../services/principal.ts";
-import { can } from "../services/people/roles.ts";
+import { permissionsOf, reachesForm } from "../services/people/roles.ts";
 import type { Session } from "../services/people/users.ts";
 import type { FormRow } from "../db/schema.ts";
 
@@ -94,13 +94,11 @@ export function localPath(value: string | null, fallback: string): string {
  * The guard checks the role first; the services' own permission checks are a second line.
  */
 export function ownerOf(session: Session, mode: Mode): Principal {
-  const role = session.user.role;
-  const permissions: Permission[] = can(role, "admin") ? [...PERMISSIONS] : can(role, "edit") ? ["read", "write", "delete"] : ["read"];
-  return { ...operator(session.user.accountId, mode), permissions: new Set(permissions), actor: `user:${session.user.email}` };
+  return { ...operator(session.user.accountId, mode), permissions: new Set(permissionsOf(session.user.role)), actor: `user:${session.user.email}` };
 }
 
-/** True when the user may reach this form: an editor or viewer limited to some forms reaches only those. */
-export const reaches = (session: Session, formId: string) => session.user.formIds === null || session.user.formIds.includes(formId);
+/** True when the user may reach this form (the rule is the roles service's). */
+export const reaches = (session: Session, formId: string) => reachesForm(session.user.formIds, formId);
 
 /** The user's form with this id or slug, in whichever mode it is, with the principal to act on it. */
 export async function ownForm(ctx: RequestContext, session: Session, ref: string): Promise<{ principal: Principal; row: FormRow }> {

@@ -5,6 +5,7 @@ import type { Router } from "../http/router.ts";
 import { knownLanguage, messagesFor, pickLanguage } from "../lib/i18n/index.ts";
 import { isHttpUrl } from "../lib/validate.ts";
 import { formPageHtml } from "../routes/form-page/render.ts";
+import { sectionHref } from "./pages/settings.tsx";
 import { captchaWidget, pagePolicy } from "../routes/form-page/widgets.ts";
 import { action, fieldErrors, signedIn } from "./guard.tsx";
 import { ownForm, redirect } from "./http.ts";
@@ -48,7 +49,7 @@ export function pagePageRoutes(router: Router<Handler>): void {
       if (body.get("preview")) return settingsResponse(ctx, session, row, { page: { input, notice: "Preview below: nothing was saved." } });
       try {
         await ctx.services.forms.update(principal, row.id, { page: pageBody(input) });
-        return redirect(`/dashboard/forms/${row.id}/settings?notice=saved#page`);
+        return redirect(sectionHref(row.id, "page", "saved"));
       } catch (error) {
         return settingsResponse(ctx, session, row, { status: 400, page: { input, errors: fieldErrors(error, PAGE_FIELDS) } });
       }

@@ -3,10 +3,8 @@ import { DAY_MS } from "../domain/types.ts";
 import type { RequestContext } from "../http/context.ts";
 import { conversion } from "../lib/conversion.ts";
 import { dailyStats } from "../services/form-stats.ts";
-import type { Session } from "../services/people/users.ts";
-import { ownForm } from "./http.ts";
-import { pageInput, pageSection, type PageInput } from "./pages/page-section.tsx";
-import type { SettingsSection } from "./pages/settings.tsx";
+import type { Principal } from "../domain/types.ts";
+import { pageInput, type PageInput, type PageSectionProps } from "./pages/page-section.tsx";
 
 /** What the page section shows after a post of its own: the posted inputs, and a notice or errors. */
 export interface PageShown {
@@ -18,9 +16,8 @@ export interface PageShown {
 /** The days the section's views and conversion are counted over. */
 const DAYS = 30;
 
-/** The page section of a form's settings, with the views and conversion of its last 30 days. */
-export async function pageSectionFor(ctx: RequestContext, session: Session, row: FormRow, shown?: PageShown): Promise<SettingsSection> {
-  const { principal } = await ownForm(ctx, session, row.id);
+/** What the page section shows: the inputs (as posted, or as saved), a notice or errors, and the views and conversion of the last 30 days. */
+export async function pageShownFor(ctx: RequestContext, principal: Principal, row: FormRow, shown?: PageShown): Promise<PageSectionProps> {
   const stats = await dailyStats(ctx.services, principal, row.id, { since: Date.now() - (DAYS - 1) * DAY_MS, until: null });
   const numbers = {
     days: DAYS,
@@ -28,6 +25,5 @@ export async function pageSectionFor(ctx: RequestContext, session: Session, row:
     submissions: stats.days.reduce((sum, day) => sum + day.submissions, 0),
     conversion: conversion(stats.days),
   };
-  const form = ctx.services.forms.toForm(row);
-  return pageSection({ session, form, numbers, input: shown?.input ?? pageInput(form.page), errors: shown?.errors, notice: shown?.notice });
+  return { numbers, input: shown?.input ?? pageInput(ctx.services.forms.toForm(row).page), errors: shown?.errors, notice: shown?.notice };
 }

@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { settingFromEnv } from "../config.ts";
 import type { FormRow } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
@@ -6,18 +7,15 @@ import type { Router } from "../http/router.ts";
 import { fieldsOf, type FormsService } from "../services/forms.ts";
 import type { Principal } from "../domain/types.ts";
 import type { Session } from "../services/people/users.ts";
-import { action, fieldErrors } from "./guard.tsx";
+import { action, fieldErrors, noticeOf, signedIn } from "./guard.tsx";
 import { flashCookie, ownForm, page, redirect, takeFlash } from "./http.ts";
-import { confirmationBody, confirmationInput, confirmationSection, previewConfirmation, type ConfirmationInput } from "./pages/confirmation.tsx";
-import { type FieldsInput, fieldsSection } from "./pages/fields-section.tsx";
-import { pageSectionFor, type PageShown } from "./page-settings.ts";
-import { PageShare } from "./pages/page-section.tsx";
-import { captchaSection, filesSection, notificationsSection, retentionSection } from "./pages/form-sections.tsx";
-import { SettingsPage, settingsInput, type SettingsInput } from "./pages/settings.tsx";
-import { postedSpamInput, spamErrorField, spamInput, spamSection, spamUpdate, type SpamInput } from "./pages/spam-settings.tsx";
-import { type ShownSecret, webhooksSection } from "./pages/webhooks.tsx";
-
-const DEFAULT_MAX_FILE = 10 * 1024 * 1024;
+import { confirmationBody, confirmationInput, previewConfirmation, type ConfirmationInput } from "./pages/confirmation.tsx";
+import type { FieldsInput } from "./pages/fields-section.tsx";
+import { settingsSections } from "./pages/settings-sections.tsx";
+import { sectionHref, SettingsPage, settingsInput, type SettingsInput } from "./pages/settings.tsx";
+import { postedSpamInput, spamErrorField, spamInput, spamUpdate, type SpamInput } from "./pages/spam-settings.tsx";
+import type { ShownSecret } from "./pages/webhooks.tsx";
+import { pageShownFor, type PageShown } from "./page-settings.ts";
 
 /** A number of days from a form field: empty is null (for ever); anything else is left to the service to judge. */
 const days = (value: string | null) => ((value ?? "").trim() === "" ? null : Number((value ?? "").trim()));
@@ -63,7 +61,7 @@ async function postConfirmation(ctx: RequestContext, session: Session, principal
   if (body.get("preview")) return settingsResponse(ctx, session, row, { confirmation: { input, notice: "Preview below: nothing was saved." } });
   try {
     await ctx.services.forms.update(principal, row.id, { confirmation: confirmationBody(input) });
-    return redirect(`/dashboard/forms/${row.id}/settings?notice=saved#confirmation`);
+    return redirect(sectionHref(row.id, "confirmation", "saved"));
   } catch (error) {
     return settingsResponse(ctx, session, row, { status: 400, confirmation: { input, errors: fieldErrors(error, CONFIRMATION_FIELDS) } });
   }
@@ -89,44 +87,100 @@ export async function settingsResponse(
   const { principal } = await ownForm(ctx, session, row.id);
   const flash = takeFlash(ctx);
   const secret = flash.value?.startsWith("webhook:") ? (JSON.parse(flash.value.slice("webhook:".length)) as ShownSecret) : null;
-  const errors = options.errors ?? {};
-  const context = {
+  const confirming = options.confirmation ?? { input: confirmationInput(form.confirmation) };
+  const sections = settingsSections({
     session,
     form,
-    errors,
-    limits: { maxFileSize: ctx.options.maxFileSize ?? DEFAULT_MAX_FILE, maxBody: ctx.options.maxBody },
+    errors: options.errors ?? {},
+    limits: { maxFileSize: ctx.options.maxFileSize ?? settingFromEnv("maxFileSize"), maxBody: ctx.options.maxBody },
     mailServer: ctx.options.mail?.server ?? null,
-  };
-  const webhooks = await ctx.services.webhooks.list(principal, row.id);
-  const confirming = options.confirmation ?? { input: confirmationInput(form.confirmation) };
-  const preview = previewConfirmation(form, fieldsOf(row), confirming.input);
-  const extra = [
-    fieldsSection({ session, form, errors, input: options.fields }),
-    captchaSection(context),
-    spamSection({ session, form, input: options.spam ?? spamInput(form), errors }),
-    filesSection(context),
-    webhooksSection({ session, form, webhooks, secret, errors }),
-    notificationsSection(context),
-    confirmationSection({ session, form, preview, ...confirming }),
-    retentionSection(context),
-    await pageSectionFor(ctx, session, row, options.page),
-  ];
-  const body = (
-    <SettingsPage
-      session={session}
-      form={form}
-      input={options.input ?? settingsInput(form)}
-      errors={errors}
-      notice={options.notice}
-      extra={extra}
-      share={<PageShare form={form} />}
-    />
-  );
+    general: options.input ?? settingsInput(form),
+    spam: options.spam ?? spamInput(form),
+    fields: options.fields,
+    webhooks: await ctx.services.webhooks.list(principal, row.id),
+    secret,
+    confirmation: { ...confirming, preview: previewConfirmation(form, fieldsOf(row), confirming.input) },
+    page: await pageShownFor(ctx, principal, row, options.page),
+  });
+  // A notice after a redirect belongs to the section the owner acted in (`at`); one shown by a post's answer, to the page.
+  const notice = options.notice ?? noticeOf(ctx);
+  const noticeAt = options.notice ? null : ctx.url.searchParams.get("at");
+  const body = <SettingsPage session={session} form={form} sections={sections} notice={notice} noticeAt={noticeAt} />;
   return page(options.status ?? 200, String(body), flash.headers);
 }
 
-/** Saves of the settings sections, and a form's webhooks: add, rotate, delete, redeliver. */
+/** A form's settings page: the page, each section's save, a test submission, deletion, and the webhooks: add, rotate, delete. */
 export function settingsPageRoutes(router: Router<Handler>): void {
+  router.on(
+    "GET",
+    "/dashboard/forms/:id/settings",
+    signedIn(async (ctx, session) => {
+      const { row } = await ownForm(ctx, session, ctx.params.id!);
+      return settingsResponse(ctx, session, row);
+    }),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/forms/:id/settings",
+    action(async (ctx, session, body) => {
+      const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
+      const input: SettingsInput = {
+        name: body.get("name") ?? "",
+        slug: (body.get("slug") ?? "").trim(),
+        isActive: body.get("isActive") === "true",
+        notificationEmail: (body.get("notificationEmail") ?? "").trim(),
+        redirectUrl: (body.get("redirectUrl") ?? "").trim(),
+        allowedDomains: body.get("allowedDomains") ?? "",
+      };
+      try {
+        await ctx.services.forms.update(principal, row.id, {
+          name: input.name,
+          slug: input.slug,
+          isActive: input.isActive,
+          notificationEmail: input.notificationEmail || null,
+          redirectUrl: input.redirectUrl || null,
+          allowedDomains: input.allowedDomains.split(/[\s,]+/).filter(Boolean),
+        });
+        return redirect(sectionHref(row.id, "general", "saved"));
+      } catch (error) {
+        return settingsResponse(ctx, session, row, { status: 400, input, errors: fieldErrors(error) });
+      }
+    }),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/forms/:id/test",
+    action(async (ctx, session, body) => {
+      const { row } = await ownForm(ctx, session, ctx.params.id!);
+      const fields = { email: session.user.email, message: "A test submission sent from the dashboard.", _subject: `Test submission to ${row.name}` };
+      try {
+        // The public endpoint's rules, as the owner's own post (docs/dashboard.md says what it skips).
+        await ctx.services.intake.receive(row, { origin: null, ip: ctx.ip, readFields: async () => fields, byOwner: true }, { rateLimit: () => 0 });
+      } catch (error) {
+        const errors = { test: fieldErrors(error, {}).form ?? (error as Error).message };
+        return settingsResponse(ctx, session, row, { status: 400, errors });
+      }
+      // From the webhooks section, the test is of the webhooks: back there, where their deliveries are linked.
+      if (body.get("return") === "webhooks") return redirect(sectionHref(row.id, "webhooks", "testevent"));
+      return redirect(`/dashboard/forms/${row.id}/submissions?notice=tested`);
+    }),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/forms/:id/delete",
+    action(async (ctx, session, body) => {
+      const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
+      if ((body.get("confirm") ?? "").trim() !== row.name) {
+        return settingsResponse(ctx, session, row, { status: 400, errors: { confirm: "Type the form's name exactly as shown to delete it." } });
+      }
+      await ctx.services.forms.remove(principal, row.id);
+      return redirect("/dashboard/forms?notice=deleted");
+    }),
+  );
+
   router.on(
     "POST",
     "/dashboard/forms/:id/settings/:section",
@@ -137,7 +191,7 @@ export function settingsPageRoutes(router: Router<Handler>): void {
       if (!patch) return settingsResponse(ctx, session, row, { status: 404, errors: { form: "There is no such section of the settings." } });
       try {
         await ctx.services.forms.update(principal, row.id, patch(body, row, ctx.services.forms));
-        return redirect(`/dashboard/forms/${row.id}/settings?notice=saved#${ctx.params.section}`);
+        return redirect(sectionHref(row.id, ctx.params.section!, "saved"));
       } catch (error) {
         if (ctx.params.section !== "spam") return settingsResponse(ctx, session, row, { status: 400, errors: fieldErrors(error) });
         // The spam section shows what was posted again, its error beside the input the service's field names.
@@ -161,7 +215,7 @@ export function settingsPageRoutes(router: Router<Handler>): void {
           ...(description ? { description } : {}),
         });
         const shown: ShownSecret = { webhookId: webhook.id, url: webhook.url, secret: webhook.secret };
-        return redirect(`/dashboard/forms/${row.id}/settings?notice=webhook#webhooks`, [flashCookie(ctx, `webhook:${JSON.stringify(shown)}`)]);
+        return redirect(sectionHref(row.id, "webhooks", "webhook"), [flashCookie(ctx, `webhook:${JSON.stringify(shown)}`)]);
       } catch (error) {
         const errors = fieldErrors(error);
         return settingsResponse(ctx, session, row, { status: 400, errors: errors.form ? { webhook: errors.form } : errors });
@@ -176,7 +230,7 @@ export function settingsPageRoutes(router: Router<Handler>): void {
       const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
       const webhook = await ctx.services.webhooks.rotate(principal, row.id, ctx.params.webhookId!);
       const shown: ShownSecret = { webhookId: webhook.id, url: webhook.url, secret: webhook.secret };
-      return redirect(`/dashboard/forms/${row.id}/settings?notice=rotated#webhooks`, [flashCookie(ctx, `webhook:${JSON.stringify(shown)}`)]);
+      return redirect(sectionHref(row.id, "webhooks", "rotated"), [flashCookie(ctx, `webhook:${JSON.stringify(shown)}`)]);
     }),
   );
 
@@ -186,17 +240,7 @@ export function settingsPageRoutes(router: Router<Handler>): void {
     action(async (ctx, session) => {
       const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
       await ctx.services.webhooks.remove(principal, row.id, ctx.params.webhookId!);
-      return redirect(`/dashboard/forms/${row.id}/settings?notice=webhookdeleted#webhooks`);
-    }),
-  );
-
-  router.on(
-    "POST",
-    "/dashboard/forms/:id/deliveries/webhooks/:deliveryId/retry",
-    action(async (ctx, session) => {
-      const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
-      await ctx.services.webhooks.retry(principal, row.id, ctx.params.deliveryId!);
-      return redirect(`/dashboard/forms/${row.id}/deliveries?notice=redelivered#webhooks`);
+      return redirect(sectionHref(row.id, "webhooks", "webhookdeleted"));
     }),
   );
 }

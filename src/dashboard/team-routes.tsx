@@ -2,16 +2,12 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
-import { INVITATION_DAYS } from "../domain/limits.ts";
 import type { Form } from "../domain/types.ts";
-import { parseActivityQuery } from "../services/people/activity.ts";
 import { parseRole } from "../services/people/roles.ts";
-import type { TeamActor } from "../services/people/team.ts";
+import { invitationEmail, type TeamActor } from "../services/people/team.ts";
 import type { Session } from "../services/people/users.ts";
 import { action, fieldErrors, noticeOf, signedIn } from "./guard.tsx";
 import { cookie, flashCookie, ownerOf, page, PRESESSION_COOKIE, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE, takeFlash } from "./http.ts";
-import { ActivityPage } from "./pages/activity.tsx";
-import { ErasePage, type ErasureResult } from "./pages/erase.tsx";
 import { MessagePage } from "./pages/auth.tsx";
 import { InvitationPage, MemberPage, TeamPage, type NewInvitation } from "./pages/team.tsx";
 import { randomBase62 } from "../lib/random.ts";
@@ -63,7 +59,7 @@ function presessionMatches(ctx: RequestContext, form: URLSearchParams): boolean 
   return sameOrigin(ctx) && expected.length === 32 && given.length === 32 && timingSafeEqual(Buffer.from(expected), Buffer.from(given));
 }
 
-/** The team (admin): members, roles, invitations; the invitation link's page; the activity log (admin). */
+/** The team (admin): members, roles, invitations; the invitation link's page. */
 export function teamPageRoutes(router: Router<Handler>): void {
   router.on(
     "GET",
@@ -88,11 +84,7 @@ export function teamPageRoutes(router: Router<Handler>): void {
         let mailed = false;
         if (ctx.options.mail) {
           try {
-            await ctx.options.mail.send({
-              to: invitation.email,
-              subject: "You are invited to a formsvc dashboard",
-              text: `${session.user.email} invites you to their formsvc dashboard as ${role}.\n\nOpen this link to choose a password and join (it works once, within ${INVITATION_DAYS} days):\n${url}\n`,
-            });
+            await ctx.options.mail.send(invitationEmail(invitation, session.user.email, url));
             mailed = true;
           } catch (error) {
             ctx.options.log.error("the invitation email could not be sent", error);
@@ -188,44 +180,4 @@ export function teamPageRoutes(router: Router<Handler>): void {
       return again(fieldErrors(error));
     }
   });
-
-  router.on(
-    "GET",
-    "/dashboard/erase",
-    signedIn(async (_ctx, session) => render(200, <ErasePage session={session} />), "admin"),
-  );
-
-  router.on(
-    "POST",
-    "/dashboard/erase",
-    action(async (ctx, session, body) => {
-      const email = (body.get("email") ?? "").trim();
-      const dryRun = body.get("mode") !== "erase";
-      try {
-        const result: ErasureResult = { email, dryRun, total: 0, forms: [] };
-        for (const mode of ["live", "test"] as const) {
-          const principal = ownerOf(session, mode);
-          const erased = await ctx.services.retention.erase(principal, { email, dryRun });
-          const forms = await ctx.services.forms.list(principal);
-          result.total += erased.erased;
-          for (const [formId, count] of Object.entries(erased.forms))
-            result.forms.push({ name: forms.find((f) => f.id === formId)?.name ?? formId, mode, count });
-        }
-        return render(200, <ErasePage session={session} result={result} email={email} />);
-      } catch (error) {
-        return render(400, <ErasePage session={session} email={email} errors={fieldErrors(error)} />);
-      }
-    }, "admin"),
-  );
-
-  router.on(
-    "GET",
-    "/dashboard/activity",
-    signedIn(async (ctx, session) => {
-      const after = ctx.url.searchParams.get("after") ?? undefined;
-      const query = parseActivityQuery({ limit: "50", after: after && /^act_[0-9a-z]{22}$/.test(after) ? after : undefined });
-      const list = await ctx.services.activity.list(session.user.accountId, query);
-      return render(200, <ActivityPage session={session} entries={list.activity} next={list.pagination.nextCursor} first={!query.after} />);
-    }, "admin"),
-  );
 }

@@ -92,3 +92,18 @@ export function attachmentHeader(name: string): string {
   const encoded = encodeURIComponent(safe).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
+
+/**
+ * The headers of an uploaded file sent to its owner, by the API and the dashboard alike: submitted bytes are
+ * untrusted, so always a download, never sniffed into HTML, sandboxed if opened anyway, never cached.
+ */
+export function downloadHeaders(file: { name: string; type: string; size: number }): Record<string, string> {
+  return {
+    "content-type": file.type,
+    "content-length": String(file.size),
+    "content-disposition": attachmentHeader(file.name),
+    "x-content-type-options": "nosniff",
+    "content-security-policy": "sandbox",
+    "cache-control": "private, no-store",
+  };
+}

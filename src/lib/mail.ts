@@ -63,7 +63,10 @@ export interface NotificationContent {
   link?: string | null;
 }
 
-/** The plain-text body: one `name: value` line per field, then the submission's id and time and how to see it. */
+/**
+ * The plain-text body: one `name: value` line per field, then the submission's id and time and how to see it:
+ * its page in the dashboard when the server knows its public address, else the CLI's commands.
+ */
 export function notificationText(content: NotificationContent): string {
   const fields = Object.entries(content.data).map(([name, value]) => `${headerSafe(name)}: ${bodyValue(valueText(value))}`);
   return [
@@ -73,11 +76,14 @@ export function notificationText(content: NotificationContent): string {
     "",
     `Submission: ${content.submissionId}`,
     `Received: ${content.receivedAt}`,
-    ...(content.link ? [`Open it in the dashboard: ${content.link}`] : []),
-    `See it with: formsvc submissions get ${content.formSlug} ${content.submissionId}`,
-    ...(Object.values(content.data).some((v) => isFileRef(v) || (Array.isArray(v) && v.some(isFileRef)))
-      ? [`Download its files with: formsvc submissions files ${content.formSlug} ${content.submissionId}`]
-      : []),
+    ...(content.link
+      ? [`Open it in the dashboard: ${content.link}`]
+      : [
+          `See it with: formsvc submissions get ${content.formSlug} ${content.submissionId}`,
+          ...(Object.values(content.data).some((v) => isFileRef(v) || (Array.isArray(v) && v.some(isFileRef)))
+            ? [`Download its files with: formsvc submissions files ${content.formSlug} ${content.submissionId}`]
+            : []),
+        ]),
     "",
   ].join("\n");
 }

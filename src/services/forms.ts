@@ -23,6 +23,7 @@ import { recordActivity } from "./people/activity.ts";
 import { confirmationOf, confirmationSchema, storedConfirmation } from "./outbox/confirmations.ts";
 import { pageOf, pageSchema, storedPage } from "./form-page.ts";
 import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY, DEFAULT_FILTER_THRESHOLD } from "../domain/limits.ts";
+import { formChangeSummary } from "./form-changes.ts";
 import { rulesColumn, spamRulesSchema } from "./spam/rules.ts";
 
 const complexityMessage = `captcha.complexity must be a whole number from ${COMPLEXITY_RANGE.min} to ${COMPLEXITY_RANGE.max}.`;
@@ -182,26 +183,6 @@ const byRef = preparedOn((db) =>
 );
 
 /** Forms: CRUD scoped to the acting account and mode, and the public look-up by slug. */
-/** What a form update changed, for the activity log: names and plain values, never the captcha's secret. */
-function changeSummary(before: FormRow, changes: Partial<FormRow>): string {
-  const parts = new Set<string>();
-  for (const [column, value] of Object.entries(changes)) {
-    if (column === "captchaProvider" || column === "captchaSecret") parts.add(changes.captchaProvider === null ? "captcha removed" : "captcha");
-    else if (column === "allowedDomains") parts.add(`allowedDomains ${value}`);
-    else if (column === "fieldRules")
-      parts.add(
-        value === null
-          ? "fields none"
-          : `fields ${rulesOf({ fieldRules: value as string })!
-              .map((rule) => rule.name)
-              .join(", ")}`.slice(0, 200),
-      );
-    else if (typeof value === "boolean" || typeof value === "number" || value === null) parts.add(`${column} ${String(value)}`);
-    else parts.add(`${column} "${String(value).slice(0, 80)}"`);
-  }
-  return `Changed "${before.name}": ${[...parts].join(", ")}.`;
-}
-
 export function formsService(store: Store, urls: { submitUrl: () => string }) {
   const toForm = (row: FormRow): Form => ({
     id: row.id,
@@ -367,7 +348,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           .set({ ...changes, updatedAt: Date.now() })
           .where(eq(forms.id, row.id))
           .returning();
-        await recordActivity(tx, principal, "form.update", row.id, changeSummary(row, changes));
+        await recordActivity(tx, principal, "form.update", row.id, formChangeSummary(row, changes));
         return updated!;
       });
       return toForm(changed);

@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, inArray, isNotNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { counted } from "../lib/plural.ts";
 import type { Db, Store } from "../db/client.ts";
 import { forms, submissions } from "../db/schema.ts";
 import { CONFIRMATION_DEFAULTS } from "../domain/limits.ts";
@@ -254,7 +255,7 @@ export function retentionService(store: Store) {
       const total = Object.values(erased).reduce((a, b) => a + b, 0);
       // The log says that a person's data went, not whose: the address is what was erased.
       if (total > 0) {
-        const summary = `Erased ${total} submissions of one person in ${Object.keys(erased).length} forms.`;
+        const summary = `Erased ${counted(total, "submission")} of one person in ${counted(Object.keys(erased).length, "form")}.`;
         await store.write((tx) => recordActivity(tx, principal, "submissions.erase", principal.mode, summary));
       }
       return { erased: Object.values(erased).reduce((a, b) => a + b, 0), forms: erased, dryRun: false };

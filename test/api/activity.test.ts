@@ -54,13 +54,13 @@ describe("GET /api/activity", () => {
     const shown = `${key.key.slice(0, 12)}…`;
     expect(body).toEqual({
       activity: [
-        entry(actor, "submissions.erase", "live", "Erased 1 submissions of one person in 1 forms."),
+        entry(actor, "submissions.erase", "live", "Erased 1 submission of one person in 1 form."),
         entry(actor, "key.revoke", key.id, `Revoked live key ${shown}.`),
         entry(actor, "key.create", key.id, `Created live key ${shown} (read) named "cron".`),
         entry(actor, "webhook.delete", hook.id, `Removed the webhook to hooks.slack.com from "Contact us".`),
         entry(actor, "webhook.rotate", hook.id, `Rotated the secret of the webhook to hooks.slack.com on "Contact us".`),
         entry(actor, "webhook.create", hook.id, `Added a slack webhook to hooks.slack.com on "Contact us".`),
-        entry(actor, "form.update", w.form.id, `Changed "Contact": name "Contact us", isActive false, captcha.`),
+        entry(actor, "form.update", w.form.id, `Changed "Contact": name "Contact us", inactive, captcha turnstile.`),
       ],
       pagination: { limit: 7, hasMore: true, nextCursor: body.activity[6].id },
     });

@@ -86,7 +86,7 @@ describe("state-changing requests", () => {
     );
     expect({ status: saved.status, location: saved.headers.get("location") }).toEqual({
       status: 303,
-      location: `/dashboard/forms/${ownForm.id}/settings?notice=saved`,
+      location: `/dashboard/forms/${ownForm.id}/settings?notice=saved&at=general#general`,
     });
     expect((await t.services.forms.findBySlug("renamed-form"))?.name).toBe("Renamed");
   });
@@ -206,9 +206,11 @@ describe("the inbox's since", () => {
     const bad = await get(`${inbox}?since=yesterday`);
     const badPage = await bad.text();
     expect(bad.status).toBe(400);
-    expect(badPage).toContain('<p class="error" id="f-since-error">Give a date (2026-11-01)');
-    expect(badPage).toContain("&quot;yesterday&quot; is none of these.");
-    expect(badPage).toContain("Nothing is listed while Since cannot be read");
+    // The API's own words for the same parameter: one parser reads the inbox's address and GET …/submissions.
+    expect(badPage).toContain(
+      '<p class="error" id="f-since-error">since must be an ISO 8601 date or date-time such as 2026-11-22T12:00:00Z, or a span back from now such as 24h or 7d, not &quot;yesterday&quot;.</p>',
+    );
+    expect(badPage).toContain("Nothing is listed while the search or Since cannot be read");
     expect(badPage).not.toContain("ann@example.com");
     expect(badPage).not.toContain("/export?");
     const good = await get(`${inbox}?since=1h`);
@@ -224,5 +226,13 @@ describe("the inbox's since", () => {
       status: 303,
       location: `/dashboard/forms/${ownForm.id}/submissions?filter=unread&since=7x`,
     });
+  });
+
+  test("a search longer than the API takes is said beside Search, in the API's words; an unknown filter is All", async () => {
+    const answer = await get(`/dashboard/forms/${ownForm.id}/submissions?filter=nonsense&q=${"a".repeat(201)}`);
+    const text = await answer.text();
+    expect(answer.status).toBe(400);
+    expect(text).toContain('<p class="error" id="f-q-error">q must be at most 200 characters.</p>');
+    expect(text).toMatch(/aria-current="page">All</);
   });
 });

@@ -85,8 +85,8 @@ describe("who may change whom", () => {
     expect(log.activity.map((e) => [e.actor, e.action, e.summary])).toEqual([
       ["user:owner@example.com", "user.remove", "Removed editor vi@example.com."],
       ["user:owner@example.com", "user.role", "Made vi@example.com editor (was viewer)."],
-      ["user:vi@example.com", "user.join", "Joined as viewer, invited by user:owner@example.com."],
-      ["user:owner@example.com", "user.invite", "Invited vi@example.com as viewer on 1 forms."],
+      ["user:vi@example.com", "user.join", "Joined as viewer, invited by owner@example.com."],
+      ["user:owner@example.com", "user.invite", "Invited vi@example.com as viewer on 1 form."],
     ]);
   });
 });

@@ -149,7 +149,7 @@ describe("webhook addresses: SSRF guard at creation", () => {
       const w = await makeWorld(t);
       const response = await t.request("POST", hooks(w), { key: w.admin, body: { url: "http://rebind.example.com/x" } });
       expect(((await response.json()) as any).error.message).toBe(
-        "url must be a public address: rebind.example.com resolves to 127.0.0.1, a loopback address.",
+        "url must be a public address: rebind.example.com resolves to 127.0.0.1, a loopback address. A receiver on this machine or a private network needs the server started with --webhooks-allow-private (or FORMSVC_WEBHOOKS_ALLOW_PRIVATE=true).",
       );
     } finally {
       t.close();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
-import { snippetFetch } from "../../src/dashboard/pages/settings.tsx";
+import { snippetFetch } from "../../src/dashboard/pages/snippet.tsx";
 import type { Form } from "../../src/domain/types.ts";
 import { escapeHtml } from "../../src/http/pages.ts";
 import type { ServerProcess } from "../helpers/server.ts";
@@ -241,7 +241,7 @@ describe("the dashboard's fetch() snippet, run on a site", () => {
         await route.fetch();
         await route.abort("connectionreset");
       });
-      const snippet = snippetFetch({ submitUrl: form.submitUrl } as Form);
+      const snippet = snippetFetch({ submitUrl: form.submitUrl, fields: [] } as unknown as Form);
       const result = await page.evaluate(`(async () => { ${snippet}\nreturn result; })()`);
       const kept = await stored(form.id);
       expect({ tries, result, kept, errors }).toEqual({

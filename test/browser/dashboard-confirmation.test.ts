@@ -32,10 +32,10 @@ test("the owner writes the email, previews it filled from a sample submission, s
   await page.goto(`${server.url}/dashboard/forms/${formId}/settings`);
   const section = page.locator("section#confirmation");
   // The form has no name field yet: the preview says what the mail will, no "Hello ," and no made-up name.
-  await Promise.all([page.waitForURL(/\/confirmation$/, WAIT), section.getByRole("button", { name: "Preview" }).click()]);
+  await Promise.all([page.waitForURL(/\/confirmation#confirmation$/, WAIT), section.getByRole("button", { name: "Preview" }).click()]);
   expect(await page.locator("#confirmation-preview-text").textContent()).toStartWith("Hello there,\n\nthank you for writing to Letters.");
   await section.getByLabel("Text", { exact: true }).fill("Hello {{name}},\nwe got: {{message}}\n");
-  await Promise.all([page.waitForURL(/\/confirmation$/, WAIT), section.getByRole("button", { name: "Preview" }).click()]);
+  await Promise.all([page.waitForURL(/\/confirmation#confirmation$/, WAIT), section.getByRole("button", { name: "Preview" }).click()]);
   expect(await page.locator("#confirmation-preview-text").textContent()).toBe("Hello,\nwe got:\n");
   const fieldsFile = join(server.dir, "fields.json");
   writeFileSync(
@@ -53,7 +53,7 @@ test("the owner writes the email, previews it filled from a sample submission, s
   await section.getByLabel("Text", { exact: true }).fill("Hello {{name}},\nwe got: {{message}}\n");
   await section.getByLabel("From", { exact: true }).fill("Letters desk");
   await section.getByLabel(/Double opt-in/).check();
-  await Promise.all([page.waitForURL(/\/confirmation$/, WAIT), section.getByRole("button", { name: "Preview" }).click()]);
+  await Promise.all([page.waitForURL(/\/confirmation#confirmation$/, WAIT), section.getByRole("button", { name: "Preview" }).click()]);
   expect(await page.locator("#confirmation-preview-subject").textContent()).toBe("Welcome to Letters, Ada Lovelace");
   const previewed = (await page.locator("#confirmation-preview-text").textContent())!;
   expect(previewed).toStartWith("Hello Ada Lovelace,\nwe got: A question for Letters.\n\nConfirm your address by opening this link:\nhttp://");

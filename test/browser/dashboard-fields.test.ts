@@ -39,7 +39,7 @@ describe("a form's fields, edited in the dashboard", () => {
     await setUp(page, await setupLink(server));
     await page.getByLabel("Name", { exact: true }).fill("Sign-up");
     await page.getByLabel("Slug (optional)").fill("signup");
-    await Promise.all([page.waitForURL(/\/settings\?notice=created$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
+    await Promise.all([page.waitForURL(/\/settings\?notice=created&at=snippet#snippet$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
     expect(await fields().locator("legend").allTextContents()).toEqual(["New field"]);
 
     await row("New field").getByLabel("Field name").fill("email");
@@ -68,7 +68,7 @@ describe("a form's fields, edited in the dashboard", () => {
     const hint = await otherFields.getAttribute("aria-describedby");
     expect(await page.locator(`#${hint}`).textContent()).toContain("Applies once at least one field is declared above");
     await otherFields.selectOption("refuse");
-    await Promise.all([page.waitForURL(/notice=saved#fields$/, WAIT), fields().getByRole("button", { name: "Save fields" }).click()]);
+    await Promise.all([page.waitForURL(/notice=saved&at=fields#fields$/, WAIT), fields().getByRole("button", { name: "Save fields" }).click()]);
     expect(await fields().locator("legend").allTextContents()).toEqual(["Field 1: email", "Field 2: plan", "New field"]);
     expect(await row("Field 2: plan").getByLabel("Options").inputValue()).toBe("Free\nPro");
     expect(await page.locator("#snippet-html").textContent()).toContain(
@@ -91,14 +91,14 @@ describe("a form's fields, edited in the dashboard", () => {
 
   test("a field is removed; each save is in the activity log", async () => {
     await row("Field 2: plan").getByLabel("Remove this field when saving").check();
-    await Promise.all([page.waitForURL(/notice=saved#fields$/, WAIT), fields().getByRole("button", { name: "Save fields" }).click()]);
+    await Promise.all([page.waitForURL(/notice=saved&at=fields#fields$/, WAIT), fields().getByRole("button", { name: "Save fields" }).click()]);
     expect(await fields().locator("legend").allTextContents()).toEqual(["Field 1: email", "New field"]);
     expect((await post({ email: "bob@example.com", plan: "Gold" })).status).toBe(400);
 
     await page.getByRole("link", { name: "Activity" }).click();
     expect((await page.locator("tbody tr .summary").allTextContents()).slice(0, 2)).toEqual([
-      'Changed "Sign-up": fields email.',
-      'Changed "Sign-up": fields email, plan, otherFields "refuse".',
+      'owner@example.com changed the fields of "Sign-up": email.',
+      'owner@example.com changed the fields of "Sign-up": email, plan, fields not declared refused.',
     ]);
   });
 });

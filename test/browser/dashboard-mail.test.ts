@@ -35,7 +35,7 @@ describe("mail on", () => {
     await page.getByLabel("Name", { exact: true }).fill("Contact");
     await page.getByLabel("Slug (optional)").fill("contact");
     await page.getByLabel("Notification email (optional)").fill("owner@example.com");
-    await Promise.all([page.waitForURL(/\/settings\?notice=created$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
+    await Promise.all([page.waitForURL(/\/settings\?notice=created&at=snippet#snippet$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
     const formPath = new URL(page.url()).pathname.replace(/\/settings$/, "");
     expect(await page.locator("section#notifications").textContent()).toContain(`Mail goes out through ${smtp.url.replace("smtp://", "smtp://forms@")}.`);
     expect(await page.content()).not.toContain("hunter2secret");

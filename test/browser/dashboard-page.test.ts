@@ -29,7 +29,7 @@ describe("a form's page, from the dashboard", () => {
     await setUp(page, await setupLink(server));
     await page.getByLabel("Name", { exact: true }).fill("Contact");
     await page.getByLabel("Slug (optional)").fill("contact");
-    await Promise.all([page.waitForURL(/\/settings\?notice=created$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
+    await Promise.all([page.waitForURL(/\/settings\?notice=created&at=snippet#snippet$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
     expect(await section().getByRole("note").textContent()).toContain("declare them in the Fields section first");
 
     const field = page.locator("section#fields fieldset").first();
@@ -37,7 +37,10 @@ describe("a form's page, from the dashboard", () => {
     await field.getByLabel("Hint").fill("We write back to this address.");
     await field.getByLabel("Type").selectOption("email");
     await field.getByLabel("Required").check();
-    await Promise.all([page.waitForURL(/notice=saved#fields$/, WAIT), page.locator("section#fields").getByRole("button", { name: "Save fields" }).click()]);
+    await Promise.all([
+      page.waitForURL(/notice=saved&at=fields#fields$/, WAIT),
+      page.locator("section#fields").getByRole("button", { name: "Save fields" }).click(),
+    ]);
 
     // A bad colour is refused beside its input, what was typed kept.
     await section().getByLabel("Serve the form's page and its embed").check();
@@ -50,7 +53,7 @@ describe("a form's page, from the dashboard", () => {
     await section().getByLabel("Accent colour").fill("#0b5cad");
     await section().getByLabel("Thank-you message").fill("Danke! Wir melden uns.");
     await section().getByLabel("Language").selectOption("de");
-    await Promise.all([page.waitForURL(/notice=saved#page$/, WAIT), section().getByRole("button", { name: "Save page" }).click()]);
+    await Promise.all([page.waitForURL(/notice=saved&at=page#page$/, WAIT), section().getByRole("button", { name: "Save page" }).click()]);
 
     // The preview frames the page as a visitor will see it, in German.
     const preview = page.frameLocator("iframe.page-preview");

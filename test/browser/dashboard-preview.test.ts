@@ -38,10 +38,13 @@ describe("image previews on a submission's page", () => {
     await setUp(page, await setupLink(server));
     await page.getByLabel("Name", { exact: true }).fill("Photos");
     await page.getByLabel("Slug (optional)").fill("photos");
-    await Promise.all([page.waitForURL(/\/settings\?notice=created$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
+    await Promise.all([page.waitForURL(/\/settings\?notice=created&at=snippet#snippet$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
     const formPath = new URL(page.url()).pathname.replace(/\/settings$/, "");
     await page.locator("section#files").getByLabel("Accept file uploads").check();
-    await Promise.all([page.waitForURL(/notice=saved#files$/, WAIT), page.locator("section#files").getByRole("button", { name: "Save files" }).click()]);
+    await Promise.all([
+      page.waitForURL(/notice=saved&at=files#files$/, WAIT),
+      page.locator("section#files").getByRole("button", { name: "Save files" }).click(),
+    ]);
 
     const body = new FormData();
     body.append("email", "ann@example.com");

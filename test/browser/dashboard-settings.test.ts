@@ -54,12 +54,14 @@ describe("a form's settings, all from the dashboard", () => {
     await setUp(page, await setupLink(server));
     await page.getByLabel("Name", { exact: true }).fill("Jobs");
     await page.getByLabel("Slug (optional)").fill("jobs");
-    await Promise.all([page.waitForURL(/\/settings\?notice=created$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
+    await Promise.all([page.waitForURL(/\/settings\?notice=created&at=snippet#snippet$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
     formPath = new URL(page.url()).pathname.replace(/\/settings$/, "");
     submitUrl = (await page.locator("#submit-url").textContent())!;
-    expect(await section("files").textContent()).toContain("each up to 10 MB, the whole post up to 1 MB");
+    expect(await section("files").textContent()).toContain(
+      "Up to 10 files a submission, the whole post (its files and fields together) up to 1 MB (the server's --max-body). Files are kept",
+    );
     await section("files").getByLabel("Accept file uploads").check();
-    await Promise.all([page.waitForURL(/notice=saved#files$/, WAIT), section("files").getByRole("button", { name: "Save files" }).click()]);
+    await Promise.all([page.waitForURL(/notice=saved&at=files#files$/, WAIT), section("files").getByRole("button", { name: "Save files" }).click()]);
     expect(await section("files").getByLabel("Accept file uploads").isChecked()).toBe(true);
 
     const visitor = await browser.newPage();
@@ -91,7 +93,10 @@ describe("a form's settings, all from the dashboard", () => {
     await page.goto(`${server.url}${formPath}/settings`);
     await section("webhooks").getByLabel("Address").fill(`${receiver.url}/hooks`);
     await section("webhooks").getByLabel("Description (optional)").fill("CRM");
-    await Promise.all([page.waitForURL(/notice=webhook#webhooks$/, WAIT), section("webhooks").getByRole("button", { name: "Add webhook" }).click()]);
+    await Promise.all([
+      page.waitForURL(/notice=webhook&at=webhooks#webhooks$/, WAIT),
+      section("webhooks").getByRole("button", { name: "Add webhook" }).click(),
+    ]);
     const secret = (await page.locator("#webhook-secret").textContent())!;
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]{32,}$/);
     await checkBothWidths(page, "settings-webhooks");
@@ -99,7 +104,7 @@ describe("a form's settings, all from the dashboard", () => {
     expect(await page.locator("#webhook-secret").count()).toBe(0);
     expect(await page.content()).not.toContain(secret);
 
-    await Promise.all([page.waitForURL(/notice=testevent#webhooks$/, WAIT), page.getByRole("button", { name: "Send a test event" }).click()]);
+    await Promise.all([page.waitForURL(/notice=testevent&at=webhooks#webhooks$/, WAIT), page.getByRole("button", { name: "Send a test event" }).click()]);
     const [call] = await receiver.waitFor(1);
     const event = new Webhook(secret).verify(call!.body, call!.headers) as {
       type: string;
@@ -127,18 +132,21 @@ describe("a form's settings, all from the dashboard", () => {
 
     await page.goto(`${server.url}${formPath}/settings#webhooks`);
     page.once("dialog", (dialog) => void dialog.accept());
-    await Promise.all([page.waitForURL(/notice=rotated#webhooks$/, WAIT), page.getByRole("button", { name: /^Rotate secret of / }).click()]);
+    await Promise.all([page.waitForURL(/notice=rotated&at=webhooks#webhooks$/, WAIT), page.getByRole("button", { name: /^Rotate secret of / }).click()]);
     const rotated = (await page.locator("#webhook-secret").textContent())!;
     expect(rotated).not.toBe(secret);
     page.once("dialog", (dialog) => void dialog.accept());
-    await Promise.all([page.waitForURL(/notice=webhookdeleted#webhooks$/, WAIT), page.getByRole("button", { name: `Delete ${receiver.url}/hooks` }).click()]);
+    await Promise.all([
+      page.waitForURL(/notice=webhookdeleted&at=webhooks#webhooks$/, WAIT),
+      page.getByRole("button", { name: `Delete ${receiver.url}/hooks` }).click(),
+    ]);
     expect(await section("webhooks").locator(".empty").textContent()).toBe("No webhooks yet.");
   });
 
   test("captcha and retention are set here; a refused value shows beside its field; the captcha secret is never shown", async () => {
     await section("captcha").getByLabel("Captcha provider").selectOption("turnstile");
     await section("captcha").getByLabel("Secret key").fill("0x4AAAAAAAsecret");
-    await Promise.all([page.waitForURL(/notice=saved#captcha$/, WAIT), section("captcha").getByRole("button", { name: "Save captcha" }).click()]);
+    await Promise.all([page.waitForURL(/notice=saved&at=captcha#captcha$/, WAIT), section("captcha").getByRole("button", { name: "Save captcha" }).click()]);
     expect(await section("captcha").getByLabel("Captcha provider").inputValue()).toBe("turnstile");
     expect(await page.content()).not.toContain("0x4AAAAAAAsecret");
 
@@ -147,7 +155,10 @@ describe("a form's settings, all from the dashboard", () => {
     expect(await page.locator("#f-retentionDays-error").textContent()).toContain("retentionDays");
     await section("retention").getByLabel("Keep submissions for (days)").fill("90");
     await section("retention").getByLabel("Keep spam for (days)").fill("");
-    await Promise.all([page.waitForURL(/notice=saved#retention$/, WAIT), section("retention").getByRole("button", { name: "Save retention" }).click()]);
+    await Promise.all([
+      page.waitForURL(/notice=saved&at=retention#retention$/, WAIT),
+      section("retention").getByRole("button", { name: "Save retention" }).click(),
+    ]);
     expect(await section("retention").getByLabel("Keep submissions for (days)").inputValue()).toBe("90");
     expect(await section("retention").getByLabel("Keep spam for (days)").inputValue()).toBe("");
     expect(await section("notifications").locator(".mail-off").textContent()).toStartWith("Mail is off:");
@@ -158,26 +169,26 @@ describe("a form's settings, all from the dashboard", () => {
     await page.getByRole("link", { name: "Erase data" }).click();
     await page.getByLabel("Email address").fill("ANN@example.com");
     await page.getByRole("button", { name: "Show what would be erased" }).click();
-    expect(await page.locator("#result-title").textContent()).toBe("1 submissions of ANN@example.com would be erased");
+    expect(await page.locator("#result-title").textContent()).toBe("1 submission of ANN@example.com would be erased");
     expect(await page.locator("tbody tr").allInnerTexts()).toEqual([expect.stringMatching(/^Jobs \(live\)\s+1$/)]);
     await checkBothWidths(page, "erase");
     page.once("dialog", (dialog) => void dialog.accept());
-    await page.getByRole("button", { name: "Erase these 1 submissions" }).click();
+    await page.getByRole("button", { name: "Erase this submission" }).click();
     await page.locator("#result-title", { hasText: "erased" }).waitFor(WAIT);
-    expect(await page.locator("#result-title").textContent()).toBe("1 submissions of ANN@example.com erased");
+    expect(await page.locator("#result-title").textContent()).toBe("1 submission of ANN@example.com erased");
 
     await page.getByRole("link", { name: "Activity" }).click();
     const summaries = await page.locator("tbody tr .summary").allTextContents();
     expect(summaries.slice(0, 9)).toEqual([
-      "Erased 1 submissions of one person in 1 forms.",
-      'Changed "Jobs": retentionDays 90, spamRetentionDays null.',
-      'Changed "Jobs": captcha.',
-      `Removed the webhook to ${new URL(receiver.url).host} from "Jobs".`,
-      `Rotated the secret of the webhook to ${new URL(receiver.url).host} on "Jobs".`,
-      `Added a standard webhook to ${new URL(receiver.url).host} on "Jobs".`,
-      'Changed "Jobs": fileUploads true.',
-      'Created live form "Jobs".',
-      "Set up the first user, owner@example.com, as owner.",
+      "owner@example.com erased 1 submission of one person in 1 form.",
+      'owner@example.com changed "Jobs": submissions kept 90 days, spam kept for ever.',
+      'owner@example.com changed "Jobs": captcha turnstile.',
+      `owner@example.com removed the webhook to ${new URL(receiver.url).host} from "Jobs".`,
+      `owner@example.com rotated the secret of the webhook to ${new URL(receiver.url).host} on "Jobs".`,
+      `owner@example.com added a standard webhook to ${new URL(receiver.url).host} on "Jobs".`,
+      'owner@example.com changed "Jobs": file uploads on.',
+      'owner@example.com created live form "Jobs".',
+      "owner@example.com set up the first user, owner@example.com, as owner.",
     ]);
   });
 });

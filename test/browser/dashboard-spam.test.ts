@@ -54,7 +54,7 @@ test("the owner sets the ALTCHA captcha and a blocked word in the settings; erro
   await setUp(page, await setupLink(server));
   await page.getByLabel("Name", { exact: true }).fill("Contact");
   await page.getByLabel("Slug (optional)").fill("contact");
-  await Promise.all([page.waitForURL(/\/settings\?notice=created$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
+  await Promise.all([page.waitForURL(/\/settings\?notice=created&at=snippet#snippet$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
   formPath = new URL(page.url()).pathname.replace(/\/settings$/, "");
   await page.getByLabel(/^ALTCHA captcha/).check();
   await page.getByLabel("ALTCHA complexity").fill("5");
@@ -62,7 +62,7 @@ test("the owner sets the ALTCHA captcha and a blocked word in the settings; erro
   expect(await page.locator("#f-complexity-error").textContent()).toBe("captcha.complexity must be a whole number from 100 to 1000000.");
   await page.getByLabel("ALTCHA complexity").fill("300");
   await page.getByLabel("Blocked words and phrases").fill("casino\nfree money");
-  await Promise.all([page.waitForURL(/notice=saved#spam$/, WAIT), page.getByRole("button", { name: "Save spam settings" }).click()]);
+  await Promise.all([page.waitForURL(/notice=saved&at=spam#spam$/, WAIT), page.getByRole("button", { name: "Save spam settings" }).click()]);
   expect(await page.getByLabel("Blocked words and phrases").inputValue()).toBe("casino\nfree money");
   expect(await page.getByLabel(/^ALTCHA captcha/).isChecked()).toBe(true);
   snippet = (await page.locator("#snippet-html").textContent())!;
@@ -79,10 +79,10 @@ test("posts through the snippet pass the captcha; one with a blocked word is in 
   await page.goto(`${server.url}${formPath}/submissions`);
   expect(await page.locator("ul.inbox li .preview").allTextContents()).toEqual(["ann@example.com · Hello from the site"]);
   await page.goto(`${server.url}${formPath}/submissions?filter=spam`);
-  expect(await page.locator("ul.inbox li .reason").allTextContents()).toEqual([" (spam: blocked word)"]);
+  expect(await page.locator("ul.inbox li .reason").allTextContents()).toEqual([" (spam: the rule “Blocked words and phrases” matched)"]);
   await checkBothWidths(page, "inbox-spam");
   await page.locator("ul.inbox li a").first().click();
-  expect(await page.locator("article p.muted").first().textContent()).toContain("spam: blocked word");
+  expect(await page.locator("article p.muted").first().textContent()).toContain("spam: the rule “Blocked words and phrases” matched");
   await expectAccessible(page);
   await Promise.all([page.waitForLoadState(), page.getByRole("button", { name: "Not spam" }).click()]);
   await page.goto(`${server.url}${formPath}/submissions`);

@@ -53,12 +53,12 @@ describe("a viewer", () => {
     await setUp(page, await setupLink(server));
     await page.getByLabel("Name", { exact: true }).fill("Contact");
     await page.getByLabel("Slug (optional)").fill("contact");
-    await Promise.all([page.waitForURL(/\/settings\?notice=created$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
+    await Promise.all([page.waitForURL(/\/settings\?notice=created&at=snippet#snippet$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
     formPath = new URL(page.url()).pathname.replace(/\/settings$/, "");
     await page.locator("section#fields").getByLabel("Field name").fill("email");
-    await Promise.all([page.waitForURL(/notice=saved#fields$/, WAIT), page.getByRole("button", { name: "Save fields" }).click()]);
+    await Promise.all([page.waitForURL(/notice=saved&at=fields#fields$/, WAIT), page.getByRole("button", { name: "Save fields" }).click()]);
     await page.locator("section#webhooks").getByLabel("Address").fill(`${receiver.url}/hooks`);
-    await Promise.all([page.waitForURL(/notice=webhook#webhooks$/, WAIT), page.getByRole("button", { name: "Add webhook" }).click()]);
+    await Promise.all([page.waitForURL(/notice=webhook&at=webhooks#webhooks$/, WAIT), page.getByRole("button", { name: "Add webhook" }).click()]);
     const posted = await fetch(`${server.url}/f/contact`, {
       method: "POST",
       headers: { accept: "application/json", "content-type": "application/json" },
@@ -110,15 +110,16 @@ describe("a viewer", () => {
     expect(await page.locator("section#confirmation dd").allTextContents()).toEqual(["not sent"]);
     expect(await page.locator("section h2").allTextContents()).toEqual([
       "General",
+      "Put it on your site",
       "Fields",
-      "Captcha of a third party",
+      "Page",
+      "Captcha",
       "Spam",
       "Files",
       "Webhooks and channels",
       "Notifications",
       "Confirmation email",
       "Retention",
-      "Put it on your site",
     ]);
     await checkBothWidths(page, "settings-viewer");
     await page.goto(`${server.url}${formPath}/submissions`);

@@ -77,7 +77,7 @@ describe("the dashboard, as a new owner uses it", () => {
     expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("Contact");
     await page.getByLabel("Slug (optional)").fill("contact");
     await page.getByLabel("Notification email (optional)").fill("owner@example.com");
-    await Promise.all([page.waitForURL(/\/settings\?notice=created$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
+    await Promise.all([page.waitForURL(/\/settings\?notice=created&at=snippet#snippet$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
     formPath = new URL(page.url()).pathname.replace(/\/settings$/, "");
     expect(await page.locator(".notice").textContent()).toBe("Form created.");
     expect(await page.locator("#submit-url").textContent()).toBe(`${server.url}/f/contact`);
@@ -96,7 +96,7 @@ describe("the dashboard, as a new owner uses it", () => {
     expect(await page.locator("#f-redirectUrl-error").textContent()).toBe("redirectUrl must be an absolute http(s) URL such as https://example.com/thanks.");
     await page.getByLabel("Redirect URL").fill("");
     await page.getByLabel("Allowed domains").fill(`127.0.0.1:${site.port}\nExample.com`);
-    await Promise.all([page.waitForURL(/notice=saved$/, WAIT), page.getByRole("button", { name: "Save settings" }).click()]);
+    await Promise.all([page.waitForURL(/notice=saved&at=general#general$/, WAIT), page.getByRole("button", { name: "Save settings" }).click()]);
     expect(await page.getByLabel("Allowed domains").inputValue()).toBe(`127.0.0.1:${site.port}\nexample.com`);
   });
 
@@ -161,7 +161,7 @@ describe("the dashboard, as a new owner uses it", () => {
     expect(await page.locator(".pages .muted").textContent()).toBe("1–11 of 11");
     await page.getByLabel("Since").fill("yesterday");
     await page.getByRole("button", { name: "Search" }).click();
-    expect(await page.locator("#f-since-error").textContent()).toContain("Give a date");
+    expect(await page.locator("#f-since-error").textContent()).toContain("since must be an ISO 8601 date or date-time");
     await page.getByLabel("Since").fill("1h");
     await page.getByRole("button", { name: "Search" }).click();
     expect(await page.locator(".pages .muted").textContent()).toBe("1–11 of 11");

@@ -112,7 +112,8 @@ test("a refused address, a bad format or an unknown form: one line, the right ex
   expect(refused).toEqual({
     code: 2,
     stdout: "",
-    stderr: "formsvc: URL must be a public address: 169.254.169.254 is a link-local (cloud metadata) address.\n",
+    stderr:
+      "formsvc: URL must be a public address: 169.254.169.254 is a link-local (cloud metadata) address. A receiver on this machine or a private network needs the server started with --webhooks-allow-private (or FORMSVC_WEBHOOKS_ALLOW_PRIVATE=true).\n",
   });
   const format = await run("remote", ["webhooks", "add", SLUG, `${receiver.url}/x`, "--format", "teams"]);
   expect(format).toEqual({ code: 2, stdout: "", stderr: "formsvc: --format must be one of standard, slack, discord.\n" });

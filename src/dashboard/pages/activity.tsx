@@ -4,6 +4,19 @@ import type { Session } from "../../services/people/users.ts";
 import { Layout, Time } from "./layout.tsx";
 import { DataTable } from "./table.tsx";
 
+/** Who acted, as a person reads it: the user's address, an API key by its prefix, or the command line. */
+export function actorName(actor: string): string {
+  if (actor.startsWith("user:")) return actor.slice("user:".length);
+  if (actor.startsWith("key:")) return `The API key ${actor.slice("key:".length)}`;
+  return actor === "cli" ? "The command line" : actor;
+}
+
+/** An entry as one sentence: who, then what they did ("ada@example.com changed the fields of "Contact": …"). */
+export function activitySentence(entry: Pick<Activity, "actor" | "summary">): string {
+  const summary = entry.summary.replace(/^\p{Lu}(?!\p{Lu})/u, (first) => first.toLowerCase());
+  return `${actorName(entry.actor)} ${summary}`;
+}
+
 /** The account's activity log, newest first: who did what to which form, key, webhook, user or setting. */
 export function ActivityPage({ session, entries, next, first }: { session: Session; entries: Activity[]; next: string | null; first: boolean }) {
   return (
@@ -21,17 +34,7 @@ export function ActivityPage({ session, entries, next, first }: { session: Sessi
             rows={entries}
             columns={[
               { title: "When", cell: (entry) => <Time iso={entry.at} /> },
-              { title: "Who", wide: true, cell: (entry) => entry.actor },
-              {
-                title: "What",
-                cell: (entry) => (
-                  <>
-                    <span class="summary">{entry.summary}</span>
-                    <span class="narrow-only muted">{entry.actor}</span>
-                  </>
-                ),
-              },
-              { title: "Action", wide: true, cell: (entry) => <code>{entry.action}</code> },
+              { title: "What", cell: (entry) => <span class="summary">{activitySentence(entry)}</span> },
             ]}
           />
         )}

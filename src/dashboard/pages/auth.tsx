@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { selfCommand } from "../../lib/self-command.ts";
 import type { BackupStatus } from "../../workers/backups.ts";
 import { buildInfo, type UpdateCheck } from "../../lib/release.ts";
 import type { Session } from "../../services/people/users.ts";
@@ -34,7 +35,7 @@ export function SignInPage({
               for an hour).
             </p>
             <p>
-              Lost it? On the server, run <code>formsvc dashboard link</code> for a new one.
+              Lost it? On the server, run <code>{`${selfCommand()} dashboard link`}</code> for a new one.
             </p>
           </div>
         ) : null}
@@ -48,7 +49,7 @@ export function SignInPage({
           <button type="submit">Sign in</button>
         </form>
         <p class="hint">
-          Forgot your password? On the server, run <code>formsvc dashboard link --email you@example.com</code> for a one-time sign-in link.
+          Forgot your password? On the server, run <code>{`${selfCommand()} dashboard link --email you@example.com`}</code> for a one-time sign-in link.
         </p>
       </section>
     </Layout>

@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { counted } from "../../lib/plural.ts";
 import { renderConfirmation, type RenderedConfirmation } from "../../lib/confirmation-text.ts";
 import { CONFIRMATION_DEFAULTS as DEFAULTS, CONFIRMATION_RANGES } from "../../domain/limits.ts";
 import type { Confirmation } from "../../domain/types.ts";
@@ -106,7 +107,7 @@ export function confirmationSection(props: {
     title: "Confirmation email",
     body: (
       <div>
-        <form method="post" action={`/dashboard/forms/${form.id}/settings/confirmation`} class="grid">
+        <form method="post" action={`/dashboard/forms/${form.id}/settings/confirmation#confirmation`} class="grid">
           <Csrf session={session} />
           <Notice text={props.notice} />
           <Notice text={errors.confirmation} kind="error" />
@@ -163,10 +164,10 @@ export function confirmationSection(props: {
                 ["Subject", input.subject],
                 ["From", input.fromName || "the server's own name"],
                 ["Reply-To", input.replyTo || "none"],
-                ["Double opt-in", input.doubleOptIn ? `on, links valid ${input.optInDays || DEFAULTS.optInDays} days` : "off"],
+                ["Double opt-in", input.doubleOptIn ? `on, links valid ${counted(Number(input.optInDays || DEFAULTS.optInDays), "day")}` : "off"],
                 [
                   "Limits",
-                  `one per address every ${input.perAddressHours || DEFAULTS.perAddressHours} hours, ${input.perFormDaily || DEFAULTS.perFormDaily} a day per form`,
+                  `one per address every ${counted(Number(input.perAddressHours || DEFAULTS.perAddressHours), "hour")}, ${input.perFormDaily || DEFAULTS.perFormDaily} a day per form`,
                 ],
               ] as [string, string][])
             : []),

@@ -32,6 +32,9 @@ const REASON_TEXT: Record<string, string> = {
   per_form_daily_limit: "the form's daily limit was reached",
 };
 
+/** What went wrong with an email, or why a confirmation was not sent. */
+const lastError = (n: Notification) => n.lastError ?? (n.reason ? (REASON_TEXT[n.reason] ?? n.reason) : "");
+
 /** The form's notification emails with their state, newest first, each with a retry. */
 export function NotificationsSection({
   session,
@@ -102,7 +105,7 @@ export function NotificationsSection({
                   </>
                 ),
               },
-              { title: "Subject", cellClass: "clip", cell: (n) => n.subject },
+              { title: "Subject", clip: (n) => n.subject, cell: (n) => n.subject },
               {
                 title: "State",
                 cell: (n) => (
@@ -118,7 +121,7 @@ export function NotificationsSection({
                 ),
               },
               { title: "Attempts", num: true, cell: (n) => n.attempts },
-              { title: "Last error", cellClass: "clip", cell: (n) => n.lastError ?? (n.reason ? (REASON_TEXT[n.reason] ?? n.reason) : "") },
+              { title: "Last error", clip: lastError, cell: lastError },
               editable && {
                 title: "Retry",
                 hideTitle: true,
@@ -147,7 +150,7 @@ export function NotificationsSection({
 /** The form's webhook endpoints, each with its circuit: delivering, or paused after failing too often in a row. */
 export function EndpointsSection({ form, circuits }: { form: Form; circuits: EndpointCircuit[] }): DeliverySection {
   return {
-    id: "webhooks",
+    id: "endpoints",
     title: "Webhook endpoints",
     body: (
       <div>
@@ -157,14 +160,14 @@ export function EndpointsSection({ form, circuits }: { form: Form; circuits: End
         </p>
         {circuits.length === 0 ? (
           <p class="empty">
-            This form has no webhook endpoints (<code>formsvc webhooks add</code> or the API adds one).
+            This form has no webhook endpoints: <a href={`/dashboard/forms/${form.id}/settings#webhooks`}>add one in Settings</a>.
           </p>
         ) : (
           <DataTable
             label="Webhook endpoints"
             rows={circuits}
             columns={[
-              { title: "URL", cellClass: "clip", cell: (c) => c.url },
+              { title: "URL", clip: (c) => c.url, cell: (c) => c.url },
               {
                 title: "State",
                 cell: (c) =>

@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { counted } from "../../lib/plural.ts";
 import type { Session } from "../../services/people/users.ts";
 import { Csrf, Field, Layout, Notice, ScrollTable } from "./layout.tsx";
 
@@ -31,9 +32,7 @@ export function ErasePage({
       </p>
       {result ? (
         <section class={`card${result.dryRun ? "" : " new-key"}`} aria-labelledby="result-title">
-          <h2 id="result-title">
-            {result.dryRun ? `${result.total} submissions of ${result.email} would be erased` : `${result.total} submissions of ${result.email} erased`}
-          </h2>
+          <h2 id="result-title">{`${counted(result.total, "submission")} of ${result.email} ${result.dryRun ? "would be erased" : "erased"}`}</h2>
           {result.forms.length > 0 ? (
             <ScrollTable label="Submissions by form">
               <thead>
@@ -58,8 +57,14 @@ export function ErasePage({
             <form method="post" action="/dashboard/erase">
               <Csrf session={session} />
               <input type="hidden" name="email" value={result.email} />
-              <button type="submit" name="mode" value="erase" class="danger" data-confirm={`Erase ${result.total} submissions for good?`}>
-                Erase these {result.total} submissions
+              <button
+                type="submit"
+                name="mode"
+                value="erase"
+                class="danger"
+                data-confirm={`Erase ${result.total === 1 ? "this submission" : `these ${counted(result.total, "submission")}`} for good?`}
+              >
+                {result.total === 1 ? "Erase this submission" : `Erase these ${counted(result.total, "submission")}`}
               </button>
             </form>
           ) : null}

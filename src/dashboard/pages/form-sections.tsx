@@ -1,26 +1,16 @@
 /** @jsxImportSource hono/jsx */
 import { CAPTCHA_PROVIDERS, DEFAULT_SPAM_RETENTION_DAYS, type Form } from "../../domain/types.ts";
+import { MAX_FILES } from "../../http/multipart.ts";
+import { counted } from "../../lib/plural.ts";
 import { RETENTION_DAYS } from "../../lib/validate.ts";
-import type { Session } from "../../services/people/users.ts";
 import { MailOff } from "./mail.tsx";
 import { Csrf, Field, Notice } from "./layout.tsx";
+import type { SectionContext } from "./section-context.ts";
 import { Facts, type SettingsSection } from "./settings.tsx";
 
-type Errors = Record<string, string | undefined>;
-
-/** What the settings sections need beside the form: the server's limits and mail, and the section at fault. */
-export interface SectionContext {
-  session: Session;
-  form: Form;
-  errors: Errors;
-  /** The largest file and post the server takes, in bytes (--max-file-size, --max-body). */
-  limits: { maxFileSize: number; maxBody: number };
-  /** The mail server in use (no password), or null when mail is off. */
-  mailServer: string | null;
-}
-
 const MB = (bytes: number) => `${Math.round((bytes / 1048576) * 10) / 10} MB`;
-const action = (form: Form, section: string) => `/dashboard/forms/${form.id}/settings/${section}`;
+// The fragment brings the owner back to the section when the page answers with its errors.
+const action = (form: Form, section: string) => `/dashboard/forms/${form.id}/settings/${section}#${section}`;
 
 /** A yes/no setting as a checkbox that posts "true" when ticked. */
 function Check({ name, label, checked }: { name: string; label: string; checked: boolean }) {
@@ -43,7 +33,9 @@ export function filesSection({ session, form, errors, limits }: SectionContext):
         <Notice text={errors.fileUploads} kind="error" />
         <Check name="fileUploads" label="Accept file uploads (multipart forms with file inputs)" checked={form.fileUploads} />
         <p class="hint">
-          {`Up to 10 files a submission, each up to ${MB(limits.maxFileSize)}, the whole post up to ${MB(limits.maxBody)} (the server's --max-file-size and --max-body). Files are kept with their submission and only signed-in users can download them.`}
+          {`Up to ${counted(MAX_FILES, "file")} a submission, the whole post (its files and fields together) up to ${MB(limits.maxBody)} (the server's --max-body)${
+            limits.maxFileSize < limits.maxBody ? `, each file up to ${MB(limits.maxFileSize)} (--max-file-size)` : ""
+          }. Files are kept with their submission and only signed-in users can download them.`}
         </p>
         <div class="actions">
           <button type="submit">Save files</button>
@@ -86,8 +78,8 @@ export function retentionSection({ session, form, errors }: SectionContext): Set
     view: (
       <Facts
         facts={[
-          ["Submissions kept", form.retentionDays === null ? "for ever" : `${form.retentionDays} days`],
-          ["Spam kept", form.spamRetentionDays === null ? "for ever" : `${form.spamRetentionDays} days`],
+          ["Submissions kept", form.retentionDays === null ? "for ever" : counted(form.retentionDays, "day")],
+          ["Spam kept", form.spamRetentionDays === null ? "for ever" : counted(form.spamRetentionDays, "day")],
         ]}
       />
     ),
@@ -99,12 +91,16 @@ export function captchaSection({ session, form, errors }: SectionContext): Setti
   const current = form.captcha?.provider ?? "";
   return {
     id: "captcha",
-    title: "Captcha of a third party",
+    title: "Captcha",
     body: (
       <form method="post" action={action(form, "captcha")} class="grid">
         <Csrf session={session} />
         <Notice text={errors.captcha} kind="error" />
-        {current === "altcha" ? <p class="hint">The form uses the ALTCHA captcha (under Spam); choosing a provider here replaces it.</p> : null}
+        <p class="hint">
+          {current === "altcha"
+            ? "The form uses formsvc's own captcha, ALTCHA (set under Spam); choosing a provider here replaces it."
+            : "A captcha of reCAPTCHA, hCaptcha or Turnstile, checked with the provider's secret key. ALTCHA, formsvc's own captcha, needs no other service: turn it on under Spam."}
+        </p>
         <div class="field">
           <label for="f-provider">Captcha provider</label>
           <select id="f-provider" name="provider">

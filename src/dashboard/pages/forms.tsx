@@ -1,8 +1,9 @@
 /** @jsxImportSource hono/jsx */
 import type { Form } from "../../domain/types.ts";
-import { can } from "../../services/people/roles.ts";
+import { makesForms } from "../../services/people/roles.ts";
 import type { Session } from "../../services/people/users.ts";
-import { Csrf, Field, Layout, ModeBadge, Notice, ScrollTable, Time } from "./layout.tsx";
+import { Csrf, Field, Layout, ModeBadge, Notice, Time } from "./layout.tsx";
+import { DataTable } from "./table.tsx";
 
 export interface FormSummary {
   form: Form;
@@ -42,53 +43,22 @@ export function FormsPage({
         {forms.length === 0 ? (
           <p class="empty">No forms yet. Create the first one below, then paste its snippet into a page.</p>
         ) : (
-          <ScrollTable label="Your forms">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col" class="wide-only">
-                  Slug
-                </th>
-                <th scope="col" class="wide-only">
-                  Mode
-                </th>
-                <th scope="col" class="wide-only">
-                  Active
-                </th>
-                <th scope="col" class="num wide-only">
-                  Submissions
-                </th>
-                <th scope="col" class="num">
-                  Unread
-                </th>
-                <th scope="col">Last submission</th>
-              </tr>
-            </thead>
-            <tbody>
-              {forms.map(({ form, unread, lastSubmissionAt }) => (
-                <tr>
-                  <td>
-                    <a href={`/dashboard/forms/${form.id}/submissions`}>{form.name}</a>
-                  </td>
-                  <td class="wide-only">
-                    <code>{form.slug}</code>
-                  </td>
-                  <td class="wide-only">
-                    <ModeBadge mode={form.mode} />
-                  </td>
-                  <td class="wide-only">{form.isActive ? "yes" : <span class="badge off">inactive</span>}</td>
-                  <td class="num wide-only">{form.submissionCount}</td>
-                  <td class="num">{unread > 0 ? <strong class="count">{unread}</strong> : "0"}</td>
-                  <td>
-                    <Time iso={lastSubmissionAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </ScrollTable>
+          <DataTable
+            label="Your forms"
+            rows={forms}
+            columns={[
+              { title: "Name", cell: ({ form }) => <a href={`/dashboard/forms/${form.id}/submissions`}>{form.name}</a> },
+              { title: "Slug", cell: ({ form }) => <code>{form.slug}</code> },
+              { title: "Mode", cell: ({ form }) => <ModeBadge mode={form.mode} /> },
+              { title: "Active", cell: ({ form }) => (form.isActive ? "yes" : <span class="badge off">inactive</span>) },
+              { title: "Submissions", num: true, cell: ({ form }) => form.submissionCount },
+              { title: "Unread", num: true, cell: ({ unread }) => (unread > 0 ? <strong class="count">{unread}</strong> : "0") },
+              { title: "Last submission", cell: ({ lastSubmissionAt }) => <Time iso={lastSubmissionAt} /> },
+            ]}
+          />
         )}
       </section>
-      {can(session.user.role, "edit") && session.user.formIds === null ? (
+      {makesForms(session.user.role, session.user.formIds) ? (
         <section class="card" id="create">
           <h2>Create a form</h2>
           <Notice text={errors.form} kind="error" />

@@ -7,6 +7,7 @@ import type { Session } from "../../services/people/users.ts";
 import { isFileRef } from "../../lib/files.ts";
 import { PREVIEW_TYPES } from "../../lib/image-type.ts";
 import { isEmail } from "../../lib/validate.ts";
+import { counted } from "../../lib/plural.ts";
 import { Csrf, FormHeader, Notice, Layout, Time } from "./layout.tsx";
 
 export interface InboxQuery {
@@ -66,37 +67,44 @@ export interface InboxProps {
   fields: string[];
   total: number;
   hasMore: boolean;
-  sinceError?: string;
+  /** Why the search or since cannot be read, by input: the API's own words. */
+  errors?: { q?: string; since?: string };
   notice?: string;
 }
 
 /** A form's submissions: filters, search, since, pages, actions on a selection, downloads. */
-export function InboxPage({ session, form, query, submissions, fields, total, hasMore, sinceError, notice }: InboxProps) {
+export function InboxPage({ session, form, query, submissions, fields, total, hasMore, errors = {}, notice }: InboxProps) {
+  const unreadable = errors.q !== undefined || errors.since !== undefined;
   const here = inboxHref(form, query);
   // A viewer gets the list alone: no selection, no action (the server refuses them all the same).
   const editable = can(session.user.role, "edit");
   const list = (
     <ul class={editable ? "inbox" : "inbox read-only"}>
-      {submissions.map((s) => (
-        <li class={s.isRead ? "read" : "unread"}>
-          {editable ? <input type="checkbox" name="ids" value={s.id} id={`sel-${s.id}`} aria-label={`Select submission of ${s.createdAt}`} /> : null}
-          <span class="star">
-            {s.isStarred ? (
-              <span title="Starred">
-                ★<span class="sr-only"> starred</span>
+      {submissions.map((s) => {
+        const text = preview(s, fields);
+        return (
+          <li class={s.isRead ? "read" : "unread"}>
+            {editable ? <input type="checkbox" name="ids" value={s.id} id={`sel-${s.id}`} aria-label={`Select submission of ${s.createdAt}`} /> : null}
+            <span class="star">
+              {s.isStarred ? (
+                <span title="Starred">
+                  ★<span class="sr-only"> starred</span>
+                </span>
+              ) : (
+                ""
+              )}
+            </span>
+            <a href={`/dashboard/forms/${form.id}/submissions/${s.id}`}>
+              <span class="preview" title={text}>
+                {text}
               </span>
-            ) : (
-              ""
-            )}
-          </span>
-          <a href={`/dashboard/forms/${form.id}/submissions/${s.id}`}>
-            <span class="preview">{preview(s, fields)}</span>
-            {s.isSpam ? <span class="reason">{` (spam: ${spamReasonText(s)})`}</span> : null}
-            {s.isRead ? null : <span class="sr-only"> (unread)</span>}
-          </a>
-          <Time iso={s.createdAt} />
-        </li>
-      ))}
+              {s.isSpam ? <span class="reason">{` (spam: ${spamReasonText(s)})`}</span> : null}
+              {s.isRead ? null : <span class="sr-only"> (unread)</span>}
+            </a>
+            <Time iso={s.createdAt} />
+          </li>
+        );
+      })}
     </ul>
   );
   const first = (query.page - 1) * PAGE_SIZE;
@@ -113,23 +121,36 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
       </nav>
       <form method="get" action={`/dashboard/forms/${form.id}/submissions`} class="search" role="search">
         {query.filter !== "all" ? <input type="hidden" name="filter" value={query.filter} /> : null}
-        <div class="field">
+        <div class={`field${errors.q ? " has-error" : ""}`}>
           <label for="f-q">Search</label>
-          <input id="f-q" name="q" type="search" value={query.q} placeholder="Text in any field" />
+          <input
+            id="f-q"
+            name="q"
+            type="search"
+            value={query.q}
+            placeholder="Text in any field"
+            aria-invalid={errors.q ? "true" : undefined}
+            aria-describedby={errors.q ? "f-q-error" : undefined}
+          />
+          {errors.q ? (
+            <p class="error" id="f-q-error">
+              {errors.q}
+            </p>
+          ) : null}
         </div>
-        <div class={`field${sinceError ? " has-error" : ""}`}>
+        <div class={`field${errors.since ? " has-error" : ""}`}>
           <label for="f-since">Since</label>
           <input
             id="f-since"
             name="since"
             value={query.since}
             placeholder="2026-11-01, 24h or 7d"
-            aria-invalid={sinceError ? "true" : undefined}
-            aria-describedby={sinceError ? "f-since-error" : undefined}
+            aria-invalid={errors.since ? "true" : undefined}
+            aria-describedby={errors.since ? "f-since-error" : undefined}
           />
-          {sinceError ? (
+          {errors.since ? (
             <p class="error" id="f-since-error">
-              {sinceError}
+              {errors.since}
             </p>
           ) : null}
         </div>
@@ -139,7 +160,7 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
           </button>
         </div>
       </form>
-      {sinceError ? null : (
+      {unreadable ? null : (
         <p class="downloads">
           <span class="muted">Download this view:</span>{" "}
           <a href={inboxHref(form, query, { page: 1 }, "export", { format: "csv" })} download>
@@ -153,8 +174,8 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
       <section class="card flush">
         {submissions.length === 0 ? (
           <p class="empty">
-            {sinceError
-              ? "Nothing is listed while Since cannot be read: correct it, or clear it to see every submission."
+            {unreadable
+              ? "Nothing is listed while the search or Since cannot be read: correct it, or clear it to see every submission."
               : query.q || query.since || query.filter !== "all"
                 ? "Nothing matches this view."
                 : "No submissions yet. Send a test one from Settings, or post the form from your site."}
@@ -199,7 +220,7 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
         )}
       </section>
       <nav class="pages" aria-label="Pages">
-        <span class="muted">{total === 0 ? "0 submissions" : `${first + 1}–${first + submissions.length} of ${total}`}</span>
+        <span class="muted">{total === 0 ? counted(0, "submission") : `${first + 1}–${first + submissions.length} of ${total}`}</span>
         {query.page > 1 ? <a href={inboxHref(form, query, { page: query.page - 1 })}>← Newer</a> : null}
         {hasMore ? <a href={inboxHref(form, query, { page: query.page + 1 })}>Older →</a> : null}
       </nav>
@@ -258,11 +279,14 @@ function DataValue({ form, submission, value }: { form: Form; submission: Submis
   );
 }
 
-/** Why a submission is spam, in words a person reads (the filter's with its score). */
+/** Why a submission is spam, in words a person reads: the rule that matched, the filter with its score. */
 function spamReasonText(submission: Submission): string {
   const text = SPAM_REASONS[submission.spamReason ?? ""] ?? submission.spamReason ?? "spam";
-  return submission.spamReason === "filter" && submission.spamScore !== undefined ? `${text} (${submission.spamScore.toFixed(2)})` : text;
+  return submission.spamReason === "filter" && submission.spamScore !== undefined ? `${text}, score ${submission.spamScore.toFixed(2)}` : text;
 }
+
+/** The label a form declares for a field, else its name: what the owner called it. */
+const labelOf = (form: Form, name: string) => form.fields.find((rule) => rule.name === name)?.label || name;
 
 /** One submission, its data as text, and what can be done with it. */
 export function SubmissionPage({
@@ -328,7 +352,7 @@ export function SubmissionPage({
         <dl class="data">
           {Object.entries(submission.data).map(([name, value]) => (
             <div>
-              <dt>{name}</dt>
+              <dt>{labelOf(form, name)}</dt>
               <DataValue form={form} submission={submission} value={value} />
             </div>
           ))}
@@ -352,13 +376,13 @@ export function SubmissionPage({
 
 /** Why a submission is spam, in words (the list and the submission page). */
 export const SPAM_REASONS: Record<string, string> = {
-  honeypot: "honeypot field filled",
-  captcha_unverified: "captcha not verified",
-  "rule:blocked_words": "blocked word",
-  "rule:blocked_emails": "blocked email",
-  "rule:max_links": "too many links",
-  disposable_email: "disposable email",
-  duplicate: "duplicate",
-  filter: "spam filter",
-  owner: "marked by you",
+  honeypot: "the hidden honeypot field was filled in",
+  captcha_unverified: "the captcha was not verified",
+  "rule:blocked_words": "the rule “Blocked words and phrases” matched",
+  "rule:blocked_emails": "the rule “Blocked emails” matched",
+  "rule:max_links": "the rule “Most links in a submission” matched",
+  disposable_email: "the rule “Block disposable email addresses” matched",
+  duplicate: "the same data came within the duplicate window",
+  filter: "the learning filter",
+  owner: "marked as spam by a member of the team",
 };

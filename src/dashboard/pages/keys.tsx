@@ -3,7 +3,8 @@ import type { Form } from "../../domain/types.ts";
 import type { ApiKey, NewApiKey } from "../../services/keys.ts";
 import type { Session } from "../../services/people/users.ts";
 import { AssistantSetup } from "./assistant.tsx";
-import { CopyButton, Csrf, Field, Layout, Notice, ScrollTable, Time } from "./layout.tsx";
+import { CopyButton, Csrf, Field, Layout, Notice, Time } from "./layout.tsx";
+import { DataTable } from "./table.tsx";
 
 export interface KeyInput {
   name?: string;
@@ -53,58 +54,40 @@ export function KeysPage({ session, keys, forms, baseUrl, created, input = {}, e
         {keys.length === 0 ? (
           <p class="empty">No keys yet. Keys let scripts and the CLI read and manage your forms over the API.</p>
         ) : (
-          <ScrollTable label="API keys">
-            <thead>
-              <tr>
-                <th scope="col">Prefix</th>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Permissions</th>
-                <th scope="col">Form</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span class="sr-only">Status</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((key) => (
-                <tr class={key.revokedAt ? "revoked" : undefined}>
-                  <td>
-                    <code>{key.prefix}</code>
-                  </td>
-                  <td>{key.name ?? ""}</td>
-                  <td>{key.type}</td>
-                  <td>{key.permissions.join(", ")}</td>
-                  <td>{formName(key.formId)}</td>
-                  <td>
-                    <Time iso={key.createdAt} />
-                  </td>
-                  <td>
-                    <Time iso={key.lastUsedAt} />
-                  </td>
-                  <td>
-                    {key.revokedAt ? (
-                      <span class="badge off">revoked</span>
-                    ) : (
-                      <form method="post" action={`/dashboard/keys/${key.id}/revoke`}>
-                        <Csrf session={session} />
-                        <button
-                          type="submit"
-                          class="danger small"
-                          data-confirm="Revoke this key? Anything using it stops working at once."
-                          aria-label={`Revoke key ${key.prefix}`}
-                        >
-                          Revoke
-                        </button>
-                      </form>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </ScrollTable>
+          <DataTable
+            label="API keys"
+            rows={keys}
+            rowClass={(key) => (key.revokedAt ? "revoked" : undefined)}
+            columns={[
+              { title: "Prefix", cell: (key) => <code>{key.prefix}</code> },
+              { title: "Name", cell: (key) => key.name ?? "" },
+              { title: "Type", cell: (key) => key.type },
+              { title: "Permissions", cell: (key) => key.permissions.join(", ") },
+              { title: "Form", cell: (key) => formName(key.formId) },
+              { title: "Created", cell: (key) => <Time iso={key.createdAt} /> },
+              { title: "Last used", cell: (key) => <Time iso={key.lastUsedAt} /> },
+              {
+                title: "Status",
+                hideTitle: true,
+                cell: (key) =>
+                  key.revokedAt ? (
+                    <span class="badge off">revoked</span>
+                  ) : (
+                    <form method="post" action={`/dashboard/keys/${key.id}/revoke`}>
+                      <Csrf session={session} />
+                      <button
+                        type="submit"
+                        class="danger small"
+                        data-confirm="Revoke this key? Anything using it stops working at once."
+                        aria-label={`Revoke key ${key.prefix}`}
+                      >
+                        Revoke
+                      </button>
+                    </form>
+                  ),
+              },
+            ]}
+          />
         )}
       </section>
       <section class="card" id="create">
@@ -146,7 +129,7 @@ export function KeysPage({ session, keys, forms, baseUrl, created, input = {}, e
           </div>
           <fieldset class={`field${errors.permissions ? " has-error" : ""}`}>
             <legend>Permissions</legend>
-            <p class="hint">Tick at least one. admin includes the other three and lets the key manage keys.</p>
+            <p class="hint">Tick at least one; admin includes the other three and lets the key manage keys.</p>
             {PERMISSIONS.map((p) => (
               <label class="check">
                 <input type="checkbox" name="permissions" value={p} checked={chosen.includes(p)} /> {p}

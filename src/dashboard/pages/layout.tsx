@@ -106,12 +106,12 @@ export function FormHeader({ form, tab }: { form: Form; tab: FormTab }) {
 export const ModeBadge = ({ mode }: { mode: string }) => <span class={`badge ${mode}`}>{mode}</span>;
 
 /**
- * A table that scrolls sideways on a narrow screen: its frame is a labelled region a keyboard can focus
- * (so that it can be scrolled without a mouse), and the label is the table's caption for screen readers.
+ * A table in a labelled region a keyboard can focus (so that a wide one can be scrolled without a mouse); the
+ * label is the table's caption for screen readers. With `cards`, each row is a card on a phone.
  */
-export function ScrollTable({ label, children }: { label: string; children?: Child }) {
+export function ScrollTable({ label, cards, children }: { label: string; cards?: boolean; children?: Child }) {
   return (
-    <div class="table-wrap" tabindex={0} role="region" aria-label={label}>
+    <div class={cards ? "table-wrap cards" : "table-wrap"} tabindex={0} role="region" aria-label={label}>
       <table>
         <caption class="sr-only">{label}</caption>
         {children}

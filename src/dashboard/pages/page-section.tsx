@@ -77,15 +77,16 @@ export interface PageNumbers {
 const previewUrl = (form: Form, input: PageInput) =>
   `/dashboard/forms/${form.id}/page/preview?${new URLSearchParams(Object.entries(PAGE_INPUTS).map(([name, key]) => [name, input[key]]))}`;
 
-/** The form's page: turn it on, brand it, choose its language, see it; its views and conversion. */
-export function pageSection(props: {
-  session: Session;
-  form: Form;
+/** What the page section shows beside the form: its inputs, the numbers, and a notice or errors of its own post. */
+export interface PageSectionProps {
   input: PageInput;
   numbers: PageNumbers;
   errors?: Record<string, string | undefined>;
   notice?: string;
-}): SettingsSection {
+}
+
+/** The form's page: turn it on, brand it, choose its language, see it; its views and conversion. */
+export function pageSection(props: PageSectionProps & { session: Session; form: Form }): SettingsSection {
   const { session, form, input, numbers, errors = {} } = props;
   const noFields = form.fields.length === 0;
   const conversion = numbers.conversion === null ? "—" : `${numbers.conversion}%`;

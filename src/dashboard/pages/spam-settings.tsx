@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { counted } from "../../lib/plural.ts";
 import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY, FILTER_MIN_MARKS } from "../../domain/limits.ts";
 import type { Form } from "../../domain/types.ts";
 import type { Session } from "../../services/people/users.ts";
@@ -112,7 +113,7 @@ export function spamSection({
     id: "spam",
     title: "Spam",
     body: (
-      <form method="post" action={`/dashboard/forms/${form.id}/settings/spam`} class="grid">
+      <form method="post" action={`/dashboard/forms/${form.id}/settings/spam#spam`} class="grid">
         <Csrf session={session} />
         <Notice text={errors.spam} kind="error" />
         <Check name="altcha" label="ALTCHA captcha: visitors' browsers solve a small puzzle served by formsvc (no third party)" checked={input.altcha} />
@@ -174,7 +175,7 @@ export function spamSection({
           ["Blocked emails", input.blockedEmails || "none"],
           ["Disposable email addresses", input.blockDisposableEmails ? "blocked" : "allowed"],
           ["Most links in a submission", input.maxLinks || "any number"],
-          ["Duplicate window", input.duplicateWindowHours ? `${input.duplicateWindowHours} hours` : "off"],
+          ["Duplicate window", input.duplicateWindowHours ? counted(Number(input.duplicateWindowHours), "hour") : "off"],
           ["Learning filter", input.filterEnabled ? `on, threshold ${input.threshold}` : "off"],
         ]}
       />

@@ -1,8 +1,7 @@
 /** @jsxImportSource hono/jsx */
-import { INVITATION_DAYS } from "../../domain/limits.ts";
 import type { Form } from "../../domain/types.ts";
 import { can, ROLE_HELP, ROLES, type Role } from "../../services/people/roles.ts";
-import type { Invitation } from "../../services/people/team.ts";
+import { type Invitation, INVITATION_VALID } from "../../services/people/team.ts";
 import type { Session, User } from "../../services/people/users.ts";
 import { MailOff } from "./mail.tsx";
 import { CopyButton, Csrf, Field, Layout, Notice, Time } from "./layout.tsx";
@@ -94,8 +93,8 @@ export function TeamPage({ session, members, invitations, forms, mailOn, created
         <section class="card new-key" aria-labelledby="new-invite-title">
           <h2 id="new-invite-title">Invitation for {created.email}</h2>
           <p>
-            {created.mailed ? `It was mailed to ${created.email}. ` : "Send this link to them yourself: "}
-            <strong>it is shown only this once</strong>, works once, and expires in {INVITATION_DAYS} days.
+            {created.mailed ? `It was mailed to ${created.email}. ` : "Send this link to them yourself. "}
+            <strong>It is shown here only this once</strong>, works once, and expires in {INVITATION_VALID}.
           </p>
           <p class="key-line">
             <code id="invite-url">{created.url}</code> <CopyButton target="invite-url" />
@@ -110,8 +109,8 @@ export function TeamPage({ session, members, invitations, forms, mailOn, created
           columns={[
             { title: "Email", cell: (user) => user.email },
             { title: "Role", cell: (user) => <span class={`badge role-${user.role}`}>{user.role}</span> },
-            { title: "Forms", wide: true, cell: (user) => reach(user, forms) },
-            { title: "Since", wide: true, cell: (user) => <Time iso={user.createdAt} /> },
+            { title: "Forms", cell: (user) => reach(user, forms) },
+            { title: "Since", cell: (user) => <Time iso={user.createdAt} /> },
             {
               title: "Actions",
               hideTitle: true,
@@ -136,7 +135,7 @@ export function TeamPage({ session, members, invitations, forms, mailOn, created
             columns={[
               { title: "Email", cell: (invitation) => invitation.email },
               { title: "Role", cell: (invitation) => invitation.role },
-              { title: "Invited by", wide: true, cell: (invitation) => invitation.invitedBy },
+              { title: "Invited by", cell: (invitation) => invitation.invitedBy },
               { title: "Expires", cell: (invitation) => <Time iso={invitation.expiresAt} /> },
               {
                 title: "Actions",

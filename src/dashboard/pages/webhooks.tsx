@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { WEBHOOK_FORMATS } from "../../lib/webhook-message.ts";
 import type { Form } from "../../domain/types.ts";
+import { counted } from "../../lib/plural.ts";
 import { can } from "../../services/people/roles.ts";
 import type { Session } from "../../services/people/users.ts";
 import type { WebhookDelivery } from "../../services/outbox/deliveries.ts";
@@ -58,7 +59,7 @@ export function webhooksSection({
           columns={[
             {
               title: "Address",
-              cellClass: "clip",
+              clip: (webhook) => (webhook.description ? `${webhook.url} · ${webhook.description}` : webhook.url),
               cell: (webhook) => (
                 <>
                   {webhook.url}
@@ -66,8 +67,8 @@ export function webhooksSection({
                 </>
               ),
             },
-            { title: "Format", wide: true, cell: (webhook) => webhook.format },
-            { title: "Secret", wide: true, cell: (webhook) => <code>{webhook.secretPrefix}</code> },
+            { title: "Format", cell: (webhook) => webhook.format },
+            { title: "Secret", cell: (webhook) => <code>{webhook.secretPrefix}</code> },
             editable && {
               title: "Actions",
               hideTitle: true,
@@ -115,7 +116,7 @@ export function webhooksSection({
         <>
           <h3>Add a webhook</h3>
           <Notice text={errors.webhook} kind="error" />
-          <form method="post" action={base} class="grid">
+          <form method="post" action={`${base}#webhooks`} class="grid">
             <Csrf session={session} />
             <Field label="Address" name="url" type="url" required placeholder="https://example.com/hooks/formsvc" error={errors.url} />
             <div class="field">
@@ -138,6 +139,10 @@ export function webhooksSection({
   return { id: "webhooks", title: "Webhooks and channels", body: content(true), view: content(false) };
 }
 
+/** What the receiver answered, and in how long, or why the delivery failed. */
+const answerOf = (d: WebhookDelivery) =>
+  d.responseStatus === null ? (d.error ?? "") : `${d.responseStatus}${d.durationMs === null ? "" : ` in ${d.durationMs} ms`}`;
+
 const STATE: Record<string, string> = { pending: "waiting to be sent", succeeded: "delivered", failed: "failed" };
 
 /** The form's webhook deliveries, newest first, each with what its last attempt got and a retry. */
@@ -159,9 +164,13 @@ export function webhookDeliveriesSection({
     title: "Webhook deliveries",
     body:
       deliveries.length === 0 ? (
-        <p class="empty">
-          No webhook deliveries yet. <a href={`/dashboard/forms/${form.id}/settings#webhooks`}>Add a webhook in Settings</a>.
-        </p>
+        webhooks.length > 0 ? (
+          <p class="empty">No webhook deliveries yet: each submission that is not spam is sent to this form's {counted(webhooks.length, "webhook")}.</p>
+        ) : (
+          <p class="empty">
+            No webhook deliveries yet: this form has no webhook. <a href={`/dashboard/forms/${form.id}/settings#webhooks`}>Add one in Settings</a>.
+          </p>
+        )
       ) : (
         <DataTable
           label="Webhook deliveries"
@@ -175,21 +184,20 @@ export function webhookDeliveriesSection({
                 </a>
               ),
             },
-            { title: "Address", wide: true, cellClass: "clip", cell: (d) => address(d.webhookId) },
+            { title: "Address", clip: (d) => address(d.webhookId), cell: (d) => address(d.webhookId) },
             {
               title: "State",
               cell: (d) => (
                 <>
                   <span class={`state ${d.status}`}>{STATE[d.status] ?? d.status}</span>
-                  <span class="muted">{` · ${d.attempts} attempt${d.attempts === 1 ? "" : "s"}`}</span>
+                  <span class="muted">{` · ${counted(d.attempts, "attempt")}`}</span>
                 </>
               ),
             },
             {
               title: "Answer",
-              wide: true,
-              cellClass: "clip",
-              cell: (d) => (d.responseStatus === null ? (d.error ?? "") : `${d.responseStatus}${d.durationMs === null ? "" : ` in ${d.durationMs} ms`}`),
+              clip: answerOf,
+              cell: answerOf,
             },
             editable && {
               title: "Retry",

@@ -86,7 +86,11 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
       await Promise.race([checkedAddresses(host, options.resolve), slow]);
     } catch (error) {
       if (error instanceof BlockedAddress) {
-        throw new ApiError("invalid_parameter", `url must be a public address: ${error.message}.`, { field: "url" });
+        throw new ApiError(
+          "invalid_parameter",
+          `url must be a public address: ${error.message}. A receiver on this machine or a private network needs the server started with --webhooks-allow-private (or FORMSVC_WEBHOOKS_ALLOW_PRIVATE=true).`,
+          { field: "url" },
+        );
       }
       // A name that does not resolve yet is accepted: it is checked again, resolved, before every send.
     } finally {

@@ -1,4 +1,5 @@
 import { ApiError } from "../../errors.ts";
+import { type Permission, PERMISSIONS } from "../../domain/types.ts";
 
 /** A dashboard user's role in the account (docs/dashboard.md, "Team and roles"), from least to most. */
 export const ROLES = ["viewer", "editor", "admin", "owner"] as const;
@@ -13,6 +14,21 @@ const NEED: Record<Capability, number> = { read: 0, edit: 1, admin: 2, owner: 3 
 
 /** True when `role` may do what `capability` names. */
 export const can = (role: Role, capability: Capability): boolean => ROLES.indexOf(role) >= NEED[capability];
+
+/**
+ * The API permissions a role acts with (the dashboard's principal): an admin or owner has every one, an editor
+ * reads, writes and deletes, a viewer reads. The pages' own checks (`can`) come first; these are a second line.
+ */
+export function permissionsOf(role: Role): Permission[] {
+  if (can(role, "admin")) return [...PERMISSIONS];
+  return can(role, "edit") ? ["read", "write", "delete"] : ["read"];
+}
+
+/** True when a member reaches this form: one limited to some forms (`formIds`) reaches only those; others, all. */
+export const reachesForm = (formIds: readonly string[] | null, formId: string): boolean => formIds === null || formIds.includes(formId);
+
+/** True when a member may make forms: an editor or above who reaches every form (a limited one would not reach a new one). */
+export const makesForms = (role: Role, formIds: readonly string[] | null): boolean => can(role, "edit") && formIds === null;
 
 /** A role from text, refused unless it is one of the four. */
 export function parseRole(value: string, field = "role"): Role {

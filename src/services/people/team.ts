@@ -6,12 +6,24 @@ import { DAY_MS } from "../../domain/types.ts";
 import { ApiError } from "../../errors.ts";
 import { randomBase62 } from "../../lib/random.ts";
 import { iso } from "../../lib/time.ts";
+import { counted } from "../../lib/plural.ts";
 import { recordActivity } from "./activity.ts";
 import { can, type Role } from "./roles.ts";
 import { checkPassword, hashPassword, newUserRow, toUser, userEmail, type User } from "./users.ts";
 
 /** How long an invitation link works (docs/dashboard.md, "Team and roles"). */
 const INVITATION_MS = INVITATION_DAYS * DAY_MS;
+/** The same in words, for the pages and the email that say it. */
+export const INVITATION_VALID = counted(INVITATION_DAYS, "day");
+
+/** The email that carries an invitation link: who invites, to which role, the link, and how long it works. */
+export function invitationEmail(invitation: Pick<Invitation, "email" | "role">, inviter: string, url: string): { to: string; subject: string; text: string } {
+  return {
+    to: invitation.email,
+    subject: "You are invited to a formsvc dashboard",
+    text: `${inviter} invites you to their formsvc dashboard as ${invitation.role}.\n\nOpen this link to choose a password and join (it works once, within ${INVITATION_VALID}):\n${url}\n`,
+  };
+}
 
 /** Who changes the team: their account and role, their user id (none for the local CLI) and their name in the log. */
 export interface TeamActor {
@@ -111,7 +123,7 @@ export function teamService(store: Store) {
           usedAt: null,
         };
         await tx.insert(invitations).values(row);
-        const scope = limit ? ` on ${limit.length} forms` : "";
+        const scope = limit ? ` on ${counted(limit.length, "form")}` : "";
         await recordActivity(tx, actor, "user.invite", email, `Invited ${email} as ${membership.role}${scope}.`);
         return row;
       });
@@ -170,7 +182,7 @@ export function teamService(store: Store) {
         row.formIds = invitation.formIds;
         await tx.insert(users).values(row);
         const who = { accountId: row.accountId, actor: `user:${row.email}` };
-        await recordActivity(tx, who, "user.join", row.id, `Joined as ${row.role}, invited by ${invitation.invitedBy}.`);
+        await recordActivity(tx, who, "user.join", row.id, `Joined as ${row.role}, invited by ${invitation.invitedBy.replace(/^user:/, "")}.`);
         return toUser(row);
       });
     },
@@ -197,7 +209,7 @@ export function teamService(store: Store) {
           .set({ role: membership.role, formIds: limit ? JSON.stringify(limit) : null })
           .where(eq(users.id, row.id))
           .returning();
-        const scope = limit ? ` on ${limit.length} forms` : "";
+        const scope = limit ? ` on ${counted(limit.length, "form")}` : "";
         await recordActivity(tx, actor, "user.role", row.id, `Made ${row.email} ${membership.role}${scope} (was ${row.role}).`);
         return toUser(updated!);
       });

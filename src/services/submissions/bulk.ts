@@ -3,6 +3,7 @@ import { ApiError } from "../../errors.ts";
 import { recordActivity } from "../people/activity.ts";
 import type { FormsService } from "../forms.ts";
 import type { Principal } from "../../domain/types.ts";
+import { counted } from "../../lib/plural.ts";
 import type { submissionsService } from "./submissions.ts";
 
 /** What a bulk action does to each submission: a change of its flags, or its deletion. */
@@ -32,8 +33,8 @@ export function submissionBulkService(store: Store, forms: FormsService, submiss
       if (ids.length > 0) {
         const summary =
           what === "delete"
-            ? `Deleted ${ids.length} submissions of "${form.name}".`
-            : `Marked ${ids.length} submissions of "${form.name}" ${action === "notspam" ? "not spam" : action}.`;
+            ? `Deleted ${counted(ids.length, "submission")} of "${form.name}".`
+            : `Marked ${counted(ids.length, "submission")} of "${form.name}" ${action === "notspam" ? "not spam" : action}.`;
         await store.write((tx) => recordActivity(tx, principal, `submissions.${action}`, form.id, summary));
       }
       return ids.length;
