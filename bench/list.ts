@@ -28,7 +28,8 @@ console.log(machineLine());
 const dir = mkdtempSync(join(tmpdir(), "formsvc-bench-list-"));
 const db = join(dir, "bench.db");
 const key = (await runCli(["keys", "create", "--db", db])).stdout.trim();
-const formId = JSON.parse((await runCli(["forms", "create", "--name", "Big", "--slug", "big", "--spam-retention-days", "3650", "--json", "--db", db])).stdout).id as string;
+const formId = JSON.parse((await runCli(["forms", "create", "--name", "Big", "--slug", "big", "--spam-retention-days", "3650", "--json", "--db", db])).stdout)
+  .id as string;
 const started = performance.now();
 const seeded = seedForm(db, formId, ROWS);
 console.log(`list: ${ROWS.toLocaleString("en-US")} submissions seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
