@@ -1,4 +1,5 @@
 import { activityOperations } from "./activity.ts";
+import { destinationOperations } from "./destinations.ts";
 import { formOperations } from "./forms.ts";
 import { keyOperations } from "./keys.ts";
 import { notificationOperations } from "./notifications.ts";
@@ -18,6 +19,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...submissionOperations,
   ...notificationOperations,
   ...webhookOperations,
+  ...destinationOperations,
   ...keyOperations,
   ...publicOperations,
   altchaWidgetOperation,

@@ -9,7 +9,16 @@ import type { Permission, Principal } from "../domain/types.ts";
 import { parseQuery, type QueryName, type QueryValues } from "./query.ts";
 
 /** The bodies a request may carry: each is the zod schema the service validates it with. */
-export type RequestSchemaName = "FormCreate" | "FormUpdate" | "SubmissionUpdate" | "KeyCreate" | "WebhookCreate" | "EraseRequest";
+export type RequestSchemaName =
+  | "FormCreate"
+  | "FormUpdate"
+  | "SubmissionUpdate"
+  | "KeyCreate"
+  | "WebhookCreate"
+  | "EraseRequest"
+  | "WebhookUpdate"
+  | "DestinationCreate"
+  | "DestinationUpdate";
 
 /**
  * Which keys an operation takes: `account` keys only; `form`: account keys or a form-level key of the form

@@ -38,6 +38,19 @@ export const webhookOperations = [
     handler: async (ctx) => json(200, { webhooks: await ctx.services.webhooks.list(ctx.principal, ctx.params.id!) }),
   }),
   operation({
+    method: "PATCH",
+    path: WEBHOOK,
+    operationId: "updateWebhook",
+    summary: "Change a webhook's conditions",
+    description: "when: the conditions a submission must meet to be sent here (docs/api.md, Conditions); null or [] sends every one.",
+    tag: "Webhooks",
+    scope: "account",
+    permission: "write",
+    body: "WebhookUpdate",
+    ok: { status: 200, description: "The endpoint as changed, its secret hidden.", schema: "Webhook" },
+    handler: async (ctx) => json(200, await ctx.services.webhooks.update(ctx.principal, ctx.params.id!, ctx.params.webhookId!, ctx.body)),
+  }),
+  operation({
     method: "DELETE",
     path: WEBHOOK,
     operationId: "deleteWebhook",
@@ -94,11 +107,12 @@ export const webhookOperations = [
     tag: "Webhooks",
     scope: "account",
     permission: "read",
-    query: ["webhook", ...PAGE],
-    ok: { status: 200, description: "Deliveries to every endpoint of the form, newest first.", schema: "DeliveryPage" },
+    description: "Webhook deliveries carry webhookId, a destination's carry destinationId.",
+    query: ["webhook", "destination", ...PAGE],
+    ok: { status: 200, description: "Deliveries to every endpoint and destination of the form, newest first.", schema: "DeliveryPage" },
     async handler(ctx) {
-      const { webhook, ...page } = ctx.query;
-      return json(200, await ctx.services.webhooks.deliveries(ctx.principal, ctx.params.id!, webhook || null, page));
+      const { webhook, destination, ...page } = ctx.query;
+      return json(200, await ctx.services.webhooks.deliveries(ctx.principal, ctx.params.id!, webhook || null, page, destination || null));
     },
   }),
   operation({
@@ -106,6 +120,7 @@ export const webhookOperations = [
     path: `${FORM}/deliveries/{deliveryId}/retry`,
     operationId: "retryDelivery",
     summary: "Send a delivery again now (by delivery id)",
+    description: "A webhook's or a destination's.",
     tag: "Webhooks",
     scope: "account",
     permission: "write",

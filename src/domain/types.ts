@@ -57,6 +57,8 @@ export interface Form {
   spamRules: SpamRules | null;
   /** Whether the account's learning filter judges this form's posts, and the score over which one is spam. */
   spamFilter: { enabled: boolean; threshold: number };
+  /** Where the notification goes instead of notificationEmail: the first route whose conditions the submission meets. */
+  notificationRoutes: { to: string; when: { field: string; op: string; value?: string | string[] }[] }[];
 }
 
 /** The types a form's declared field may have (contract §14), and what undeclared fields become. */
@@ -143,6 +145,8 @@ export interface Submission {
 
 /** Most webhook endpoints one form may have: each submission is sent to every one of them. */
 export const MAX_WEBHOOKS_PER_FORM = 20;
+/** At most this many destinations on one form. */
+export const MAX_DESTINATIONS_PER_FORM = 20;
 
 /** The formats an export is written in. */
 export const EXPORT_FORMATS = ["csv", "ndjson", "json"] as const;

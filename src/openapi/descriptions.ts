@@ -26,6 +26,8 @@ const formFields: Record<string, string> = {
   spamRules:
     "blockedWords (at most 500 words or phrases of at most 100 characters, matched whole-word, ignoring case, literally), blockedEmails (at most 500 addresses or @domains, subdomains included), blockDisposableEmails, maxLinks (0 to 1000), duplicateWindowHours (1 to 720). null removes them.",
   spamFilter: "enabled (default true) and threshold (0 to 1, default 0.6). The filter acts once the account has marked 20 submissions spam and 20 not spam.",
+  notificationRoutes:
+    "A list of {to, when}: the notification goes to the first route whose when (conditions, as on webhooks: docs/api.md, Conditions) the submission meets, else to notificationEmail. null or [] removes them.",
   confirmation:
     "The confirmation email to the person who submitted (docs/api.md, Confirmation email): {enabled, field (default email), subject, text, fromName?, replyTo?, doubleOptIn? (false), optInDays? 1-30 (7), perAddressHours? (24), perFormDaily? (200)}. subject and text take {{field}}, {{form}}, {{date}} and, with doubleOptIn, {{link}}. Given whole on update; null removes it.",
 };
@@ -49,6 +51,16 @@ export const FIELD_NOTES: Record<string, Record<string, string>> = {
     url: `An absolute http(s) address of at most 2048 characters, of a public host (a private, loopback or metadata address is 400 invalid_parameter). A form has at most ${MAX_WEBHOOKS_PER_FORM} webhooks.`,
     description: "A note; at most 500 characters.",
     format: "standard (default): the signed Standard Webhooks event; slack or discord: a short message for that service's incoming webhook.",
+    when: "Conditions, all of which a submission must meet to be sent here: [{field, op: equals | contains | in | notEmpty, value?}]. Values compare as text, trimmed, ignoring case.",
+  },
+  DestinationCreate: {
+    type: "google_sheets, airtable, notion, mailchimp, telegram, teams or ntfy (docs/api.md, Destinations).",
+    config:
+      "By type: google_sheets {serviceAccountKey, spreadsheetId, sheet}; airtable {token, baseId, table}; notion {token, databaseId}; mailchimp {apiKey (ending -usN), audienceId, status: subscribed | pending (default), emailField? (email)}; telegram {botToken, chatId}; teams {url}; ntfy {topic, token?, priority?, tags?}. Each but teams takes baseUrl, which replaces the scheme, host and port of the vendor's API. Secrets (serviceAccountKey, token, apiKey, botToken, url) are never shown again.",
+    fields:
+      'Form field → the destination\'s name ({"email": "Email address"}): only the named fields are sent, under these names. Without it, every field under its own name. For mailchimp, the names are merge tags.',
+    when: "Conditions, as on webhooks: sent only for submissions that meet them all.",
+    enabled: "Default true; false queues nothing for it.",
   },
   EraseRequest: {
     email: "The address: a submission is erased when any of its values (at any depth) equals it, trimmed and ignoring case.",

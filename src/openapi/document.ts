@@ -5,7 +5,8 @@ import { createSchema as formCreate, updateSchema as formUpdate } from "../servi
 import { createSchema as keyCreate } from "../services/keys.ts";
 import { eraseSchema } from "../services/retention.ts";
 import { patchSchema } from "../services/submissions.ts";
-import { createSchema as webhookCreate } from "../services/webhooks.ts";
+import { createSchema as webhookCreate, updateSchema as webhookUpdate } from "../services/webhooks.ts";
+import { createSchema as destinationCreate, updateSchema as destinationUpdate } from "../services/outbox/destinations.ts";
 import { FIELD_NOTES, SUBMISSION_BODY } from "./descriptions.ts";
 import { EXAMPLES } from "./examples.ts";
 import { OPERATIONS } from "../api/index.ts";
@@ -171,6 +172,9 @@ export async function buildDocument(options: { serverUrl: string }): Promise<Jso
     SubmissionUpdate: await patchSchema(),
     KeyCreate: await keyCreate(),
     WebhookCreate: await webhookCreate(),
+    WebhookUpdate: await webhookUpdate(),
+    DestinationCreate: await destinationCreate(),
+    DestinationUpdate: await destinationUpdate(),
     EraseRequest: await eraseSchema(),
   };
   const query = await queryParameters();
@@ -197,7 +201,9 @@ export async function buildDocument(options: { serverUrl: string }): Promise<Jso
         "The management API of a formsvc server and its public submission endpoint. Walkthroughs and the decisions behind the answers are in docs/api.md; every answer of the test suite is checked against this document.",
     },
     servers: [{ url: options.serverUrl }],
-    tags: ["Forms", "Submissions", "Files", "Retention", "Notifications", "Webhooks", "Keys", "Public submission", "Operations"].map((name) => ({ name })),
+    tags: ["Forms", "Submissions", "Files", "Retention", "Notifications", "Webhooks", "Destinations", "Keys", "Public submission", "Operations"].map(
+      (name) => ({ name }),
+    ),
     paths: { ...paths, ...operationsPaths() },
     components: {
       schemas: { ...componentSchemas(requests, "input"), ...componentSchemas({ ...responseSchemas(), ...defined }, "output") },

@@ -22,6 +22,7 @@ const form = {
   confirmation: null,
   spamRules: { blockedWords: ["crypto"], maxLinks: 3 },
   spamFilter: { enabled: true, threshold: 0.6 },
+  notificationRoutes: [{ to: "sales@example.com", when: [{ field: "topic", op: "equals", value: "sales" }] }],
 };
 
 const submission = {
@@ -42,13 +43,26 @@ const webhook = {
   url: "https://hooks.example.com/formsvc",
   description: "CRM",
   format: "standard",
+  when: [],
   secretPrefix: "whsec_XMrc…",
+  createdAt: "2026-11-22T12:10:00.000Z",
+};
+
+const destination = {
+  id: "dst_01m84z1hmddmwfdberrjxb",
+  formId: form.id,
+  type: "airtable",
+  config: { baseId: "appQ3xJ0xTq5m3Yb1", table: "Leads" },
+  fields: { email: "Email", message: "Notes" },
+  when: [{ field: "topic", op: "equals", value: "sales" }],
+  enabled: true,
   createdAt: "2026-11-22T12:10:00.000Z",
 };
 
 const delivery = {
   id: "dlv_01m84z1p5bv8cx6wb9y1w1",
   webhookId: webhook.id,
+  destinationId: null,
   submissionId: submission.id,
   messageId: "msg_01m84z1p5bv8cx6wb9y1w0",
   eventType: "submission.created",
@@ -90,6 +104,14 @@ export const EXAMPLES: {
     SubmissionUpdate: { isRead: true, isStarred: true },
     KeyCreate: { type: "form", formId: form.id, permissions: ["read"], name: "site reader" },
     WebhookCreate: { url: "https://hooks.example.com/formsvc", description: "CRM" },
+    WebhookUpdate: { when: [{ field: "priority", op: "in", value: ["urgent", "high"] }] },
+    DestinationCreate: {
+      type: "airtable",
+      config: { token: "patXXXXXXXXXXXXXX.XXXXXXXX", baseId: destination.config.baseId, table: destination.config.table },
+      fields: destination.fields,
+      when: destination.when,
+    },
+    DestinationUpdate: { enabled: false },
     EraseRequest: { email: "ann@example.com", dryRun: true },
   },
   responses: {
@@ -128,6 +150,9 @@ export const EXAMPLES: {
       createdAt: key.createdAt,
     },
     WebhookList: { webhooks: [webhook] },
+    Destination: destination,
+    DestinationList: { destinations: [destination] },
+    DestinationTest: { ok: false, responseStatus: 401, durationMs: 180, error: "Airtable refused the token (401)." },
     WebhookWithSecret: { ...webhook, secret: "whsec_XMrc1kNKNjEZNJPHYWi+tSM8b0o7Jf8M" },
     WebhookDelivery: { ...delivery, status: "pending", nextAttemptAt: "2026-11-22T12:40:00.000Z", deliveredAt: null },
     DeliveryPage: { deliveries: [delivery], pagination: { limit: 50, offset: 0, hasMore: false } },

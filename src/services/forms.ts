@@ -1,4 +1,5 @@
 import { and, desc, eq, or, sql } from "drizzle-orm";
+import { MAX_ROUTES, shownRoutes, storedRoutes, whenSchema } from "./outbox/conditions.ts";
 import type { Db, Store } from "../db/client.ts";
 import { memoized, preparedOn } from "../db/prepared.ts";
 import { forms, type FormRow } from "../db/schema.ts";
@@ -91,6 +92,10 @@ export const createSchema = lazySchema((z) =>
     confirmation: confirmationSchema(z).nullish(),
     spamRules: spamRulesSchema(z).nullish(),
     spamFilter: spamFilter(z).optional(),
+    notificationRoutes: z
+      .array(z.strictObject({ to: email(z), when: whenSchema(z, "notificationRoutes.when") }), { error: "notificationRoutes must be a list of {to, when}." })
+      .max(MAX_ROUTES, `notificationRoutes holds at most ${MAX_ROUTES} routes.`)
+      .nullish(),
   }),
 );
 
@@ -203,6 +208,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     confirmation: confirmationOf(row),
     spamRules: row.spamRules ? (JSON.parse(row.spamRules) as SpamRules) : null,
     spamFilter: { enabled: row.spamFilterEnabled, threshold: row.spamFilterThreshold ?? DEFAULT_FILTER_THRESHOLD },
+    notificationRoutes: shownRoutes(row.notificationRoutes),
   });
 
   // Shared, read-only rows: callers never change a FormRow they are given.
@@ -299,6 +305,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           spamRules: rulesColumn(input.spamRules),
           spamFilterEnabled: input.spamFilter?.enabled ?? true,
           spamFilterThreshold: input.spamFilter?.threshold ?? null,
+          notificationRoutes: storedRoutes(input.notificationRoutes),
           createdAt: now,
           updatedAt: now,
         };
@@ -331,6 +338,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           spamRules: input.spamRules === undefined ? undefined : rulesColumn(input.spamRules),
           spamFilterEnabled: input.spamFilter?.enabled,
           spamFilterThreshold: input.spamFilter?.threshold,
+          notificationRoutes: input.notificationRoutes === undefined ? undefined : storedRoutes(input.notificationRoutes),
         };
         // Only what really changes is written; a patch that changes nothing leaves updatedAt alone.
         const changes = Object.fromEntries(

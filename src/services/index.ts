@@ -16,6 +16,7 @@ import { intakeService } from "./submissions/intake.ts";
 import { teamService } from "./team.ts";
 import { usersService } from "./users.ts";
 import { defaultWebhookOptions, webhooksService, type WebhookOptions } from "./webhooks.ts";
+import { destinationsService } from "./outbox/destinations.ts";
 
 /** Where the public addresses of forms point; read when a form is shown, so that a server on port 0 can fill it in. */
 export interface PublicUrls {
@@ -31,6 +32,7 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
   const notifications = notificationsService(store, forms, () => ((urls.known?.() ?? true) ? urls.baseUrl() : null));
   const files = filesService(store, forms);
   const webhooks = webhooksService(store, forms, urls, options.webhooks ?? defaultWebhookOptions);
+  const destinations = destinationsService(store, forms, options.webhooks ?? defaultWebhookOptions);
   const spam = spamService(store);
   const optIn = optInService(store, urls, { notifications, webhooks });
   const submissions = submissionsService(store, forms, notifications, files, webhooks, spam.filter, optIn);
@@ -50,6 +52,7 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
     files,
     notifications,
     webhooks,
+    destinations,
     settings: settingsService(store),
     users: usersService(store),
     team: teamService(store),

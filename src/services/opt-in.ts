@@ -84,7 +84,7 @@ export function optInService(store: Store, urls: { submitUrl: () => string }, de
         // The owner's notification and the webhook deliveries held back until now, as the public write makes them.
         // With what the post asked of it: its _subject, _replyto and _cc, kept while it waited.
         const request = row.held ? (JSON.parse(row.held) as NotificationRequest) : {};
-        const notification = notificationRowFor(form, { id: row.id, createdAt: now }, request);
+        const notification = notificationRowFor(form, { id: row.id, createdAt: now, data: row.data }, request);
         if (notification) await tx.insert(notifications).values(notification);
         const delivered = deps.webhooks ? await tx.all(deps.webhooks.queueStatement(form, toSubmission(after), now)) : [];
         return { result: "confirmed" as const, queued: notification?.status === "pending", events: delivered.length > 0 };

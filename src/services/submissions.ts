@@ -296,7 +296,7 @@ export function submissionsService(
         if (confirming) await tx.run(confirmationInsert((name) => confirming[name]));
         if (after.unconfirmed) return { submission, queued: confirming !== null, events: false };
         // Out of spam: the notification and webhook events its verdict held back go now, once.
-        const notification = notificationRowFor(form, { id: before.id, createdAt: now }, JSON.parse(before.held!) as NotificationRequest);
+        const notification = notificationRowFor(form, { id: before.id, createdAt: now, data: before.data }, JSON.parse(before.held!) as NotificationRequest);
         if (notification) await tx.insert(notifications).values(notification);
         const events = webhooksService !== undefined && (await tx.all(webhooksService.queueStatement(form, submission, now))).length > 0;
         return { submission, queued: notification?.status === "pending" || confirming !== null, events };

@@ -2,20 +2,25 @@
 // services/submissions/write.ts), and the claims and attempts of the webhook senders (src/workers/webhook-sender.ts).
 import { eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Store } from "../db/client.ts";
-import { forms, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow } from "../db/schema.ts";
-import { MAX_WEBHOOKS_PER_FORM, type Submission } from "../domain/types.ts";
+import { destinations, forms, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow } from "../db/schema.ts";
+import { MAX_DESTINATIONS_PER_FORM, MAX_WEBHOOKS_PER_FORM, type Submission } from "../domain/types.ts";
 import { newId } from "../lib/ids.ts";
 import { iso } from "../lib/time.ts";
 import { discordMessage, slackMessage, type WebhookFormat } from "../lib/webhook-message.ts";
 import { outboxLeases } from "./outbox-leases.ts";
 import { circuitAfter, circuitsOf, openCircuits, webhookShare } from "./outbox-shares.ts";
+import { factsOf, whenHolds } from "./outbox/conditions.ts";
+import type { DestinationTarget } from "./outbox/destination-types.ts";
 
 export type DeliveryStatus = "pending" | "succeeded" | "failed";
 
-/** One event to one endpoint, with what its last attempt got. */
+/** One event to one endpoint or destination, with what its last attempt got. */
 export interface WebhookDelivery {
   id: string;
-  webhookId: string;
+  /** The webhook endpoint it goes to, or null for a destination's. */
+  webhookId: string | null;
+  /** The destination it goes to, or null for a webhook's. */
+  destinationId: string | null;
   submissionId: string;
   /** The webhook-id header: the same on every attempt. */
   messageId: string;
@@ -40,7 +45,11 @@ export interface DeliveryPage {
 /** A claimed delivery with what sending it needs. */
 export interface OutgoingDelivery {
   id: string;
-  webhookId: string;
+  /** The webhook's or the destination's id: its circuit and its share of the sender. */
+  endpointId: string;
+  webhookId: string | null;
+  /** What a destination's delivery is sent with; null for a webhook's. */
+  destination: DestinationTarget | null;
   accountId: string;
   messageId: string;
   payload: string;
@@ -59,6 +68,8 @@ export interface AttemptResult {
   durationMs: number;
   responseSnippet: string | null;
   error: string | null;
+  /** Nothing a retry could change (a destination's submission without an email address): failed at once. */
+  final?: boolean;
 }
 
 /** Delays before the 2nd … 8th attempt (contract §9); after the 8th failure the delivery is failed. */
@@ -69,6 +80,7 @@ const at = (ms: number | null) => (ms === null ? null : iso(ms));
 export const toDelivery = (row: WebhookDeliveryRow): WebhookDelivery => ({
   id: row.id,
   webhookId: row.webhookId,
+  destinationId: row.destinationId,
   submissionId: row.submissionId,
   messageId: row.messageId,
   eventType: row.eventType,
@@ -126,21 +138,32 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rot
 
   return {
     /**
-     * The statement that writes a `submission.created` delivery for each endpoint of the form, for the submission's
-     * write (no read first): it writes nothing unless the submission `submission.id` was written before it.
-     * Each endpoint's body is chosen by its format in SQL; its rows' ids come from a list made here. Returns the ids it wrote.
+     * The statement that writes a `submission.created` delivery for each endpoint and each enabled destination of
+     * the form whose conditions (`when`) the submission meets, for the submission's write (no read first): it writes
+     * nothing unless the submission `submission.id` was written before it. Every way a submission becomes kept
+     * (a post, out of spam, a confirmed opt-in) queues through here. Each endpoint's body is chosen by its format in
+     * SQL (a destination gets the standard event, which its sender maps); its rows' ids come from a list made here.
      */
     queueStatement(form: Pick<FormRow, "id" | "slug" | "name" | "mode">, submission: Submission, createdAt: number): SQL {
-      const ids = JSON.stringify(Array.from({ length: MAX_WEBHOOKS_PER_FORM }, () => newId("delivery", createdAt)));
+      const ids = JSON.stringify(Array.from({ length: MAX_WEBHOOKS_PER_FORM + MAX_DESTINATIONS_PER_FORM }, () => newId("delivery", createdAt)));
       const body = (format: WebhookFormat) => payloadFor(urls, format, form, submission, submission.createdAt);
+      const standard = body("standard");
+      const facts = sql`(SELECT j FROM facts)`;
       return sql`
-        INSERT INTO ${webhookDeliveries} (id, webhook_id, form_id, submission_id, message_id, event_type, payload, status, attempts, next_attempt_at, created_at)
-        SELECT json_extract(${ids}, '$[' || (row_number() OVER (ORDER BY w.created_at, w.id) - 1) || ']'), w.id, ${form.id}, ${submission.id},
-          ${newId("message", createdAt)}, 'submission.created',
-          CASE w.format WHEN 'slack' THEN ${body("slack")} WHEN 'discord' THEN ${body("discord")} ELSE ${body("standard")} END,
-          'pending', 0, ${createdAt}, ${createdAt}
-        FROM ${webhooks} w
-        WHERE w.form_id = ${form.id} AND EXISTS (SELECT 1 FROM submissions WHERE id = ${submission.id})
+        WITH facts(j) AS (SELECT ${factsOf(submission.data)}),
+        targets AS (
+          SELECT w.id AS webhook_id, NULL AS destination_id, w.created_at AS at, w.id AS tid,
+            CASE w.format WHEN 'slack' THEN ${body("slack")} WHEN 'discord' THEN ${body("discord")} ELSE ${standard} END AS payload
+          FROM ${webhooks} w WHERE w.form_id = ${form.id} AND ${whenHolds(sql`w."when"`, facts)}
+          UNION ALL
+          SELECT NULL, d.id, d.created_at, d.id, ${standard}
+          FROM ${destinations} d WHERE d.form_id = ${form.id} AND d.enabled = 1 AND ${whenHolds(sql`d."when"`, facts)})
+        INSERT INTO ${webhookDeliveries} (id, webhook_id, destination_id, form_id, submission_id, message_id, event_type, payload, status, attempts,
+          next_attempt_at, created_at)
+        SELECT json_extract(${ids}, '$[' || (row_number() OVER (ORDER BY t.at, t.tid) - 1) || ']'), t.webhook_id, t.destination_id, ${form.id},
+          ${submission.id}, ${newId("message", createdAt)}, 'submission.created', t.payload, 'pending', 0, ${createdAt}, ${createdAt}
+        FROM targets t
+        WHERE EXISTS (SELECT 1 FROM submissions WHERE id = ${submission.id})
         RETURNING id`;
     },
 
@@ -164,6 +187,7 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rot
         .select({
           id: webhookDeliveries.id,
           webhookId: webhookDeliveries.webhookId,
+          destinationId: webhookDeliveries.destinationId,
           messageId: webhookDeliveries.messageId,
           payload: webhookDeliveries.payload,
           attempts: webhookDeliveries.attempts,
@@ -175,22 +199,28 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rot
       const rowById = new Map(rows.map((row) => [row.id, row]));
       const claimed = ids.flatMap((id) => rowById.get(id) ?? []);
       if (claimed.length === 0) return [];
-      const endpoints = await store.db
-        .select()
-        .from(webhooks)
-        .where(inArray(webhooks.id, [...new Set(claimed.map((c) => c.webhookId))]));
+      const webhookIds = [...new Set(claimed.flatMap((c) => c.webhookId ?? []))];
+      const destinationIds = [...new Set(claimed.flatMap((c) => c.destinationId ?? []))];
+      const endpoints = webhookIds.length ? await store.db.select().from(webhooks).where(inArray(webhooks.id, webhookIds)) : [];
+      const targets = destinationIds.length ? await store.db.select().from(destinations).where(inArray(destinations.id, destinationIds)) : [];
       const byId = new Map(endpoints.map((e) => [e.id, e]));
-      return claimed.flatMap((c) => {
-        const endpoint = byId.get(c.webhookId);
+      const destinationById = new Map(targets.map((d) => [d.id, d]));
+      return claimed.flatMap((c): OutgoingDelivery[] => {
+        const common = { id: c.id, accountId: c.accountId, messageId: c.messageId, payload: c.payload, attempts: c.attempts };
+        if (c.destinationId !== null) {
+          const target = destinationById.get(c.destinationId);
+          if (!target) return [];
+          const destination = { id: target.id, type: target.type, config: JSON.parse(target.config), fields: target.fields ? JSON.parse(target.fields) : null };
+          return [{ ...common, endpointId: target.id, webhookId: null, destination, url: "", secret: "", previousSecret: null, format: "standard" }];
+        }
+        const endpoint = byId.get(c.webhookId!);
         return endpoint
           ? [
               {
-                id: c.id,
-                webhookId: c.webhookId,
-                accountId: c.accountId,
-                messageId: c.messageId,
-                payload: c.payload,
-                attempts: c.attempts,
+                ...common,
+                endpointId: endpoint.id,
+                webhookId: endpoint.id,
+                destination: null,
                 url: endpoint.url,
                 secret: endpoint.secret,
                 previousSecret: endpoint.previousSecret !== null && (endpoint.secretRotatedAt ?? 0) + rotationOverlapMs > now ? endpoint.previousSecret : null,
@@ -214,7 +244,7 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rot
     ): Promise<{ status: DeliveryStatus; circuitOpenUntil: number | null }> {
       const attempts = delivery.attempts + 1;
       const delay = WEBHOOK_SCHEDULE_MS[attempts - 1];
-      const status: DeliveryStatus = result.ok ? "succeeded" : delay === undefined ? "failed" : "pending";
+      const status: DeliveryStatus = result.ok ? "succeeded" : delay === undefined || result.final ? "failed" : "pending";
       const [, circuit] = (await store.batch((db) => [
         db
           .update(webhookDeliveries)
@@ -232,7 +262,7 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rot
             claimedUntil: null,
           })
           .where(leases.heldBy(delivery.id, worker)),
-        circuitAfter(db, delivery.webhookId, result.ok, now, retryScale),
+        circuitAfter(db, delivery.destination ? "destination" : "webhook", delivery.endpointId, result.ok, now, retryScale),
       ])) as [unknown, { openUntil: number | null }[]];
       return { status, circuitOpenUntil: circuit[0]?.openUntil ?? null };
     },

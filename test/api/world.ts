@@ -85,6 +85,7 @@ export function formObject(overrides: Record<string, unknown> = {}) {
     confirmation: null,
     spamRules: null,
     spamFilter: { enabled: true, threshold: 0.6 },
+    notificationRoutes: [],
     ...overrides,
   };
 }

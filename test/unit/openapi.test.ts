@@ -111,6 +111,7 @@ describe("an answer that drifts from the document fails the test that receives i
     confirmation: null,
     spamRules: null,
     spamFilter: { enabled: true, threshold: 0.6 },
+    notificationRoutes: [],
   };
   const check = (status: number, body: unknown, url = `${BASE}/api/forms/${form.id}`) => checkResponse("GET", url, Response.json(body, { status }));
 

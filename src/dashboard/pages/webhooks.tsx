@@ -175,7 +175,7 @@ export function webhookDeliveriesSection({
                 </a>
               ),
             },
-            { title: "Address", wide: true, cellClass: "clip", cell: (d) => address(d.webhookId) },
+            { title: "Address", wide: true, cellClass: "clip", cell: (d) => (d.webhookId ? address(d.webhookId) : `destination ${d.destinationId}`) },
             {
               title: "State",
               cell: (d) => (

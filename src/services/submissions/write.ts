@@ -6,7 +6,7 @@ import type { Database, Statement } from "bun:sqlite";
 import { fillPlaceholders, getTableColumns, sql, type SQL } from "drizzle-orm";
 import { SQLiteSyncDialect, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Store, WriteStatement } from "../../db/client.ts";
-import { files, forms, idempotencyKeys, notifications, submissions, webhooks, type FormRow, type SubmissionRow } from "../../db/schema.ts";
+import { destinations, files, forms, idempotencyKeys, notifications, submissions, webhooks, type FormRow, type SubmissionRow } from "../../db/schema.ts";
 import { DAY_MS } from "../../domain/types.ts";
 import { ApiError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
@@ -78,7 +78,8 @@ const STATEMENTS = {
 };
 
 /** What the write needs of its form: the route's own look-up, read before the write. */
-export type ReceivingForm = Pick<FormRow, "id" | "name" | "slug" | "mode" | "notificationEmail" | "confirmation"> & { lastSubmissionAt?: number };
+export type ReceivingForm = Pick<FormRow, "id" | "name" | "slug" | "mode" | "notificationEmail" | "confirmation"> &
+  Partial<Pick<FormRow, "notificationRoutes">> & { lastSubmissionAt?: number };
 
 /** The Idempotency-Key of a post, written with its submission: what a repeat is answered with. */
 export interface IdempotencyRequest {
@@ -218,7 +219,8 @@ const batchItem = (statement: Bound) =>
     _prepare: () => ({ getQuery: () => ({ sql: statement.sql, params: statement.args }), mapResult: (result: { rows: unknown[] }) => result.rows }),
   }) as unknown as WriteStatement;
 
-const HAS_ENDPOINTS = define(sql`SELECT 1 FROM ${webhooks} WHERE form_id = ${sql.placeholder("formId")} LIMIT 1`);
+const HAS_ENDPOINTS = define(sql`SELECT 1 FROM ${webhooks} WHERE form_id = ${sql.placeholder("formId")}
+  UNION ALL SELECT 1 FROM ${destinations} WHERE form_id = ${sql.placeholder("formId")} LIMIT 1`);
 
 /**
  * Runs a submission's write as one write: one batch on libSQL (one request); on a SQLite file, in the writer's
