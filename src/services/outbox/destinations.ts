@@ -219,5 +219,3 @@ export function destinationsService(store: Store, formsService: FormsService, op
     circuits: (formId: string, now: number) => destinationCircuitsOf(store.db, formId, now),
   };
 }
-
-export type DestinationsService = ReturnType<typeof destinationsService>;
