@@ -10,6 +10,7 @@ import type { ApiKey, NewApiKey } from "../src/services/keys.ts";
 import type { NotificationPage } from "../src/services/notifications.ts";
 import type { DeliveryPage, WebhookDelivery } from "../src/services/webhook-outbox.ts";
 import type { Webhook, WebhookWithSecret } from "../src/services/webhooks.ts";
+import type { Destination, DestinationTestResult } from "../src/services/outbox/destinations.ts";
 import type { ExportFormat, Form, Principal, Submission } from "../src/domain/types.ts";
 import { inEitherMode, operator } from "../src/services/principal.ts";
 import type { Erasure } from "../src/services/retention.ts";
@@ -63,6 +64,12 @@ export interface Backend {
     /** One page of a form's deliveries, newest first; `webhook` narrows it to one endpoint. */
     deliveries(ref: string, query: QueryParams): Promise<DeliveryPage>;
     redeliver(ref: string, deliveryId: string): Promise<WebhookDelivery>;
+  };
+  destinations: {
+    add(ref: string, body: Record<string, unknown>): Promise<Destination>;
+    list(ref: string): Promise<Destination[]>;
+    remove(ref: string, destinationId: string): Promise<void>;
+    test(ref: string, destinationId: string): Promise<DestinationTestResult>;
   };
   keys: {
     create(body: Record<string, unknown>): Promise<NewApiKey>;
@@ -224,10 +231,16 @@ export async function localBackend(location: string, options: ConnectionOptions,
       remove: (ref, id) => services.webhooks.remove(principal, ref, id),
       rotate: (ref, id) => services.webhooks.rotate(principal, ref, id),
       async deliveries(ref, query) {
-        const { webhook, limit, offset } = await queryOf("listDeliveries", query);
-        return services.webhooks.deliveries(principal, ref, webhook || null, { limit, offset });
+        const { webhook, destination, limit, offset } = await queryOf("listDeliveries", query);
+        return services.webhooks.deliveries(principal, ref, webhook || null, { limit, offset }, destination || null);
       },
       redeliver: (ref, id) => services.webhooks.retry(principal, ref, id),
+    },
+    destinations: {
+      add: (ref, body) => services.destinations.create(principal, ref, body),
+      list: (ref) => services.destinations.list(principal, ref),
+      remove: (ref, id) => services.destinations.remove(principal, ref, id),
+      test: (ref, id) => services.destinations.test(principal, ref, id),
     },
     keys: {
       async create(body) {
@@ -307,6 +320,12 @@ export async function remoteBackend(client: ApiClient): Promise<Backend> {
       rotate: (ref, webhookId) => call("rotateWebhookSecret", { params: { id: ref, webhookId } }),
       deliveries: (ref, query) => call("listDeliveries", { params: form(ref), query }),
       redeliver: (ref, deliveryId) => call("retryDelivery", { params: { id: ref, deliveryId } }),
+    },
+    destinations: {
+      add: (ref, body) => call("createDestination", { params: form(ref), body }),
+      list: async (ref) => (await call<{ destinations: Destination[] }>("listDestinations", { params: form(ref) })).destinations,
+      remove: (ref, destinationId) => call("deleteDestination", { params: { id: ref, destinationId } }),
+      test: (ref, destinationId) => call("testDestination", { params: { id: ref, destinationId } }),
     },
     keys: {
       create: (body) => call("createKey", { body }),

@@ -16,6 +16,7 @@ import { submissionsCommand } from "./submissions.ts";
 import { usersCommand } from "./users.ts";
 import { versionCommand } from "./version.ts";
 import { webhooksCommand } from "./webhooks.ts";
+import { destinationsCommand } from "./destinations.ts";
 import pkg from "../package.json" with { type: "json" };
 
 const HELP_FOOTER = `
@@ -40,6 +41,7 @@ const COMMANDS: [names: string[], register: (program: Command, io: Io) => void][
   [["submissions"], submissionsCommand],
   [["notifications"], notificationsCommand],
   [["webhooks"], webhooksCommand],
+  [["destinations"], destinationsCommand],
   [["backup"], backupCommand],
   [["users", "dashboard"], usersCommand],
   [["restore"], restoreCommand],

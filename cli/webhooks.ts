@@ -6,7 +6,15 @@ import { withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";
 import { printList, type Column } from "./output.ts";
 
-const FLAGS = { url: "URL", description: "--description", format: "--format", limit: "--limit", offset: "--offset", webhook: "--webhook" };
+const FLAGS = {
+  url: "URL",
+  description: "--description",
+  format: "--format",
+  limit: "--limit",
+  offset: "--offset",
+  webhook: "--webhook",
+  destination: "--destination",
+};
 
 type Globals = ConnectionOptions & { json?: boolean };
 
@@ -24,7 +32,7 @@ const DELIVERY_COLUMNS = (io: Io): Column<WebhookDelivery>[] => {
   return [
     { header: "id", value: (d) => d.id },
     { header: "created", value: (d) => d.createdAt },
-    { header: "webhook", value: (d) => d.webhookId },
+    { header: "to", value: (d) => d.webhookId ?? d.destinationId ?? "" },
     { header: "status", value: (d) => d.status, style: (text, d) => colour[d.status](text) },
     { header: "attempts", value: (d) => d.attempts },
     { header: "code", value: (d) => d.responseStatus ?? "" },
@@ -62,6 +70,7 @@ export async function runWebhooksAdd(ref: string, url: string, flags: AddFlags, 
 
 export interface DeliveryFlags {
   webhook?: string;
+  destination?: string;
   limit?: string;
   offset?: string;
 }
@@ -70,12 +79,12 @@ export interface DeliveryFlags {
 export async function runWebhooksDeliveries(ref: string, flags: DeliveryFlags, globals: Globals, io: Io): Promise<void> {
   const page = await withBackend(globals, io.env, (backend) =>
     backend.webhooks
-      .deliveries(ref, { webhook: flags.webhook, limit: flags.limit, offset: flags.offset })
+      .deliveries(ref, { webhook: flags.webhook, destination: flags.destination, limit: flags.limit, offset: flags.offset })
       .catch((error) => Promise.reject(withFlagName(error, FLAGS))),
   );
   printList(io, page.deliveries, DELIVERY_COLUMNS(io), {
     json: globals.json,
-    empty: "No deliveries yet: each submission that is not spam makes one per webhook.",
+    empty: "No deliveries yet: each kept submission makes one per webhook and destination whose conditions it meets.",
   });
   const { offset, hasMore } = page.pagination;
   if (!globals.json && io.isTTY && hasMore) io.err(`More with --offset ${offset + page.deliveries.length}.\n`);
@@ -133,8 +142,9 @@ export function webhooksCommand(program: Command, io: Io): void {
 
   webhooks
     .command("deliveries <form>")
-    .description("list a form's webhook deliveries, newest first: status, response code, time and the start of the answer")
+    .description("list a form's deliveries to its webhooks and destinations, newest first: status, response code, time and the answer")
     .option("--webhook <webhook>", "only this endpoint's deliveries")
+    .option("--destination <destination>", "only this destination's deliveries")
     .option("--limit <n>", "how many, 1 to 100 (default 50)")
     .option("--offset <n>", "how many to skip (default 0)")
     .addHelpText(
@@ -145,7 +155,7 @@ export function webhooksCommand(program: Command, io: Io): void {
 
   webhooks
     .command("redeliver <form> <delivery>")
-    .description("send a delivery again now, with the same webhook-id and body")
+    .description("send a delivery (a webhook's or a destination's) again now, with the same webhook-id and body")
     .addHelpText(
       "after",
       "\nExample:\n  formsvc webhooks redeliver contact dlv_01jd3k4m5n6p7q8r9s0t1v2w3x\n\nThe server sends it at once when asked remotely; after a local redeliver, within a few seconds.\n",
