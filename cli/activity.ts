@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { PAGE_LIMIT } from "../src/domain/limits.ts";
 import type { Activity } from "../src/services/activity.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { withFlagName } from "./errors.ts";
@@ -28,7 +29,7 @@ export function activityCommand(program: Command, io: Io): void {
   program
     .command("activity")
     .description("who did what in the account (people, keys, the command line), newest first; an admin key in remote mode")
-    .option("--limit <n>", "how many, 1 to 100 (default 50)")
+    .option("--limit <n>", `how many, ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max} (default ${PAGE_LIMIT.default})`)
     .option("--after <id>", "the entries older than this one (the id the previous page ended on)")
     .addHelpText("after", "\nExamples:\n  formsvc activity --limit 20\n  formsvc activity --json | jq -r '.[] | [.at, .actor, .summary] | @tsv'\n")
     .action(async (flags: { limit?: string; after?: string }, command: Command) => runActivity(flags, command.optsWithGlobals(), io));

@@ -1,6 +1,7 @@
 // Loaded by every command: the database, the services and the HTTP client are imported (`await import`) only
 // when a backend of their kind is opened, so that a command pays only for the mode it runs in.
 import { existsSync } from "node:fs";
+import { loadServeConfig, settingFromEnv } from "../src/config.ts";
 import { isLibsqlUrl } from "../src/db/location.ts";
 import { ApiError } from "../src/errors.ts";
 import type { DailyStats } from "../src/services/form-stats.ts";
@@ -108,7 +109,7 @@ export function localDatabase(options: ConnectionOptions, env: Record<string, st
   if (remoteUrl(options, env)) {
     throw new CliError(`${what} works on the database file, on the server's machine: run it with --db, without --url or FORMSVC_URL`, EXIT.usage);
   }
-  return options.db || env.FORMSVC_DB || "./formsvc.db";
+  return options.db || settingFromEnv("db", env);
 }
 
 /** Remote mode when a URL is given (flag or FORMSVC_URL), else local mode on the database file. */
@@ -127,7 +128,7 @@ export async function openBackend(options: ConnectionOptions, env: Record<string
     return await remoteBackend(new ApiClient(url, key, timeout * 1000));
   }
   if (options.key) throw new CliError("--key goes with --url (or FORMSVC_URL): without a server address the command works on the database file", EXIT.usage);
-  const location = options.db || env.FORMSVC_DB || "./formsvc.db";
+  const location = options.db || settingFromEnv("db", env);
   return localBackend(create ? location : existingDatabase(location), options, env);
 }
 
@@ -150,10 +151,10 @@ export async function openLocalServices(location: string, env: Record<string, st
   const store = await openStore(location, { authToken: env.FORMSVC_DB_AUTH_TOKEN || undefined });
   // The addresses the server recorded when it last started, unless the environment names others.
   const served = await settingsService(store).servedUrls();
-  const baseUrl = (env.FORMSVC_BASE_URL ?? served?.baseUrl ?? "http://localhost:8080").replace(/\/+$/, "");
+  const baseUrl = (env.FORMSVC_BASE_URL ?? served?.baseUrl ?? loadServeConfig({}, {}).baseUrl).replace(/\/+$/, "");
   const submitUrl = (env.FORMSVC_SUBMIT_URL ?? (env.FORMSVC_BASE_URL ? baseUrl : served?.submitUrl) ?? baseUrl).replace(/\/+$/, "");
   // The operator's own check of webhook addresses follows the server's setting, as the environment gives it.
-  const allowPrivate = ["true", "1"].includes(env.FORMSVC_WEBHOOKS_ALLOW_PRIVATE ?? "");
+  const allowPrivate = settingFromEnv("webhooksAllowPrivate", env);
   return createServices(store, { baseUrl: () => baseUrl, submitUrl: () => submitUrl }, { webhooks: { allowPrivate, resolve: systemResolver } });
 }
 

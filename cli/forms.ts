@@ -1,12 +1,18 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import type { Form } from "../src/domain/types.ts";
+import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY, DEFAULT_FILTER_THRESHOLD } from "../src/domain/limits.ts";
+import { DEFAULT_SPAM_RETENTION_DAYS, type Form } from "../src/domain/types.ts";
+import { RETENTION_DAYS } from "../src/lib/validate.ts";
 import type { DayCount } from "../src/services/form-stats.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { CliError, EXIT, withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";
 import { parseBoolean, parseList, whenToIso } from "./options.ts";
 import { printList, printObject, type Column } from "./output.ts";
+
+// Help lines that say a limit, from the limit itself.
+const DAYS = `${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}`;
+const COMPLEXITY_HELP = `with --captcha altcha: the largest number a challenge asks for, ${COMPLEXITY_RANGE.min} to ${COMPLEXITY_RANGE.max} (default ${DEFAULT_COMPLEXITY})`;
 
 /** The flag behind each field of the form body, for error messages. */
 const FLAGS = {
@@ -271,16 +277,16 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--domains <list>", "comma-separated host names allowed to post (example.com,*.example.com)")
     .option("--slug <slug>", "the public slug (default: 12 random letters and digits)")
     .option("--file-uploads <bool>", "true to accept files in multipart posts (default false)")
-    .option("--retention-days <days>", "delete submissions older than this, 1 to 3650 (default: keep for ever)")
-    .option("--spam-retention-days <days>", "delete spam older than this, 1 to 3650, or '' to keep it for ever (default 30)")
+    .option("--retention-days <days>", `delete submissions older than this, ${DAYS} (default: keep for ever)`)
+    .option("--spam-retention-days <days>", `delete spam older than this, ${DAYS}, or '' to keep it for ever (default ${DEFAULT_SPAM_RETENTION_DAYS})`)
     .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha, turnstile, or altcha (served by formsvc, no secret)")
     .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
     .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")
     .option("--confirmation-file <path>", "JSON of the confirmation email to the person who submitted (docs/api.md); - reads stdin")
-    .option("--captcha-complexity <n>", "with --captcha altcha: the largest number a challenge asks for, 100 to 1000000 (default 20000)")
+    .option("--captcha-complexity <n>", COMPLEXITY_HELP)
     .option("--spam-rules-file <file>", "spam rules as JSON: {blockedWords, blockedEmails, blockDisposableEmails, maxLinks, duplicateWindowHours}; '' to clear")
     .option("--spam-filter <bool>", "true to let the account's learning filter judge posts (default), false to turn it off")
-    .option("--spam-threshold <score>", "the filter's score, 0 to 1, over which a post is spam (default 0.6)")
+    .option("--spam-threshold <score>", `the filter's score, 0 to 1, over which a post is spam (default ${DEFAULT_FILTER_THRESHOLD})`)
     .addHelpText(
       "after",
       "\nExamples:\n  formsvc forms create --name Contact --email you@example.com --domains example.com,www.example.com\n  formsvc forms create --name Newsletter --slug newsletter --json | jq -r .submitUrl\n  formsvc forms create --name Staging --test\n" +
@@ -317,8 +323,8 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--redirect <url>", "redirect after a submission ('' for the thank-you page)")
     .option("--domains <list>", "comma-separated host names allowed to post ('' for any)")
     .option("--file-uploads <bool>", "true to accept files in multipart posts, false to refuse them")
-    .option("--retention-days <days>", "delete submissions older than this, 1 to 3650 ('' to keep for ever)")
-    .option("--spam-retention-days <days>", "delete spam older than this, 1 to 3650 ('' to keep it for ever)")
+    .option("--retention-days <days>", `delete submissions older than this, ${DAYS} ('' to keep for ever)`)
+    .option("--spam-retention-days <days>", `delete spam older than this, ${DAYS} ('' to keep it for ever)`)
     .option("--fields-file <path>", "a JSON file with the array of fields the form declares ([] for none; see docs/api.md)")
     .option("--other-fields <what>", "what posted fields the form does not declare become: keep, drop or refuse")
     .addHelpText(
@@ -329,10 +335,10 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
     .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")
     .option("--confirmation-file <path>", "JSON of the confirmation email to the person who submitted (null removes it); - reads stdin")
-    .option("--captcha-complexity <n>", "with --captcha altcha: the largest number a challenge asks for, 100 to 1000000 (default 20000)")
+    .option("--captcha-complexity <n>", COMPLEXITY_HELP)
     .option("--spam-rules-file <file>", "spam rules as JSON: {blockedWords, blockedEmails, blockDisposableEmails, maxLinks, duplicateWindowHours}; '' to clear")
     .option("--spam-filter <bool>", "true to let the account's learning filter judge posts (default), false to turn it off")
-    .option("--spam-threshold <score>", "the filter's score, 0 to 1, over which a post is spam (default 0.6)")
+    .option("--spam-threshold <score>", `the filter's score, 0 to 1, over which a post is spam (default ${DEFAULT_FILTER_THRESHOLD})`)
     .addHelpText(
       "after",
       "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update newsletter --confirmation-file confirmation.json\n  formsvc forms update contact --captcha hcaptcha --captcha-secret-stdin < hcaptcha-secret.txt\n  formsvc forms update contact --captcha none\n",

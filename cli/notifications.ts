@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { PAGE_LIMIT } from "../src/domain/limits.ts";
 import type { Notification } from "../src/services/notifications.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { withFlagName } from "./errors.ts";
@@ -57,7 +58,7 @@ export function notificationsCommand(program: Command, io: Io): void {
   notifications
     .command("list <form>")
     .description("list a form's notification emails, newest first (one page of 50 unless --limit)")
-    .option("--limit <n>", "how many, 1 to 100 (default 50)")
+    .option("--limit <n>", `how many, ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max} (default ${PAGE_LIMIT.default})`)
     .option("--offset <n>", "how many to skip (default 0)")
     .addHelpText(
       "after",

@@ -41,14 +41,15 @@ function backupLine(status: BackupStatus): string {
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
-/** How links learn the public address when --base-url is not set: from a trusted proxy, or a warning. */
-function publicAddressNote(config: ServeConfig): string {
+/** Where links take the public address from when --base-url is not set: learnt behind a trusted proxy, or a warning. */
+function publicAddressNote(config: ServeConfig, linkBase: string): string {
   if (!config.derived.baseUrl) return "";
   if (config.trustProxy) {
+    if (linkBase !== config.baseUrl) return `public address ${linkBase}, learnt through the proxy; --base-url names another\n`;
     return (
-      "public address: each request's X-Forwarded-Proto and X-Forwarded-Host (or Forwarded) from the proxy, as --base-url is not set; " +
-      "links made outside a request (the setup link below, webhook payloads) use " +
-      `${config.baseUrl}\n`
+      "public address: answers follow each request's X-Forwarded-Proto and X-Forwarded-Host (or Forwarded) from the proxy, as --base-url is not set; " +
+      "links in mail and webhooks never come from a request's headers: they will use the address of the first signed-in person or key to come " +
+      `through the proxy, and until then ${config.baseUrl}\n`
     );
   }
   if (LOOPBACK.has(config.host)) return "";
@@ -93,7 +94,7 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   // The address actually bound (0.0.0.0 is every interface), then where this machine reaches it.
   io.err(`formsvc listening on ${server.bound}, ${server.url} (database ${config.db})\n`);
   if (config.baseUrl !== server.url) io.err(`public address ${config.baseUrl}\n`);
-  io.err(publicAddressNote(config));
+  io.err(publicAddressNote(config, server.services.urls.baseUrl()));
   if (server.metricsUrl) io.err(`metrics at ${server.metricsUrl}\n`);
   else if (config.metrics) io.err(`metrics at ${server.url}/metrics\n`);
   io.err(`forms take submissions at ${config.submitUrl}/f/{slug}\n`);

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { PAGE_LIMIT } from "../src/domain/limits.ts";
 import { fieldValue } from "../src/lib/csv.ts";
 import { exportChunks } from "../src/services/submissions/export.ts";
 import type { Submission } from "../src/domain/types.ts";
@@ -47,7 +48,7 @@ function columns(fields: readonly string[], io: Io): Column<Submission>[] {
  * shifts nothing: no page repeats or skips one.
  */
 async function* pages(backend: Backend, ref: string, flags: ListFlags): AsyncGenerator<SubmissionPage> {
-  const query = { ...selectionQuery(flags), limit: flags.limit ?? (flags.all ? "100" : undefined), offset: flags.offset };
+  const query = { ...selectionQuery(flags), limit: flags.limit ?? (flags.all ? String(PAGE_LIMIT.max) : undefined), offset: flags.offset };
   let page = await backend.submissions.list(ref, query);
   yield page;
   while (flags.all && page.pagination.hasMore && page.pagination.nextCursor) {
@@ -137,7 +138,10 @@ export function submissionsCommand(program: Command, io: Io): void {
     .command("list <form>")
     .description("list a form's submissions, newest first (one page of 50 unless --limit or --all)")
     .option("--since <when>", "only those after WHEN: ISO 8601 (2026-11-22, 2026-11-22T12:00:00Z) or a span back (90s, 15m, 24h, 7d)")
-    .option("--limit <n>", "how many, 1 to 100 (default 50; with --all, the page size, default 100)")
+    .option(
+      "--limit <n>",
+      `how many, ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max} (default ${PAGE_LIMIT.default}; with --all, the page size, default ${PAGE_LIMIT.max})`,
+    )
     .option("--offset <n>", "how many to skip (default 0)")
     .option("--all", "walk every page")
     .option("--order <order>", "asc or desc by time (default desc)")

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { INVITATION_DAYS } from "../src/domain/limits.ts";
 import type { Role } from "../src/services/roles.ts";
 import type { TeamActor } from "../src/services/team.ts";
 import type { User } from "../src/services/users.ts";
@@ -163,7 +164,7 @@ export function usersCommand(program: Command, io: Io): void {
 
   users
     .command("invite <email>")
-    .description("print a one-time link, valid 7 days, that lets this person choose a password and join with the role given")
+    .description(`print a one-time link, valid ${INVITATION_DAYS} days, that lets this person choose a password and join with the role given`)
     .option("--role <role>", "owner, admin, editor or viewer (default viewer)")
     .option("--forms <forms>", "limit an editor or viewer to these forms (ids or slugs, comma-separated)")
     .addHelpText("after", "\nExample:\n  formsvc users invite ed@example.com --role editor\n")
@@ -174,7 +175,7 @@ export function usersCommand(program: Command, io: Io): void {
         const { token } = await services.team.invite(cliActor(accountId), email, wanted);
         return `${baseUrl(services)}/dashboard/invite?token=${token}`;
       });
-      if (io.isTTY) io.err(`Invitation for ${email.trim().toLowerCase()}: it works once, within 7 days.\n`);
+      if (io.isTTY) io.err(`Invitation for ${email.trim().toLowerCase()}: it works once, within ${INVITATION_DAYS} days.\n`);
       io.out(`${url}\n`);
     });
 

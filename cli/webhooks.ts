@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { PAGE_LIMIT } from "../src/domain/limits.ts";
 import type { WebhookDelivery } from "../src/services/webhook-outbox.ts";
 import type { Webhook, WebhookWithSecret } from "../src/services/webhooks.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
@@ -145,7 +146,7 @@ export function webhooksCommand(program: Command, io: Io): void {
     .description("list a form's deliveries to its webhooks and destinations, newest first: status, response code, time and the answer")
     .option("--webhook <webhook>", "only this endpoint's deliveries")
     .option("--destination <destination>", "only this destination's deliveries")
-    .option("--limit <n>", "how many, 1 to 100 (default 50)")
+    .option("--limit <n>", `how many, ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max} (default ${PAGE_LIMIT.default})`)
     .option("--offset <n>", "how many to skip (default 0)")
     .addHelpText(
       "after",

@@ -123,6 +123,8 @@ export function createApp(options: AppOptions) {
         const outside = new URL(forwarded);
         url.protocol = outside.protocol;
         url.host = outside.host;
+        // Setting host without a port keeps the old one: the forwarded origin's own port (or none) is the one.
+        url.port = outside.port;
       }
       const answer = () => handle(request, url, ip, requestId, matched);
       const response = await withRequestId(forwarded ? await withPublicOrigin(forwarded, answer) : await answer(), requestId);

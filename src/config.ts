@@ -3,6 +3,7 @@ export { redactedSmtpUrl } from "./config-values.ts";
 import { parseS3Url, type S3Target } from "./lib/s3.ts";
 import { ApiError } from "./errors.ts";
 import { isEmail } from "./lib/validate.ts";
+import { DEFAULT_CAPTCHA_TIMEOUT_MS } from "./services/captcha.ts";
 
 // Every setting of `formsvc serve` is declared once, in SETTINGS below: its flag, environment variable,
 // default, parser and help line. serve's options (cli/serve.ts), the ServeConfig type and object, and the
@@ -155,7 +156,7 @@ export const SETTINGS = {
     flag: "--trust-proxy",
     env: "FORMSVC_TRUST_PROXY",
     default: "false",
-    help: "behind a reverse proxy (nginx, Caddy): the client address from X-Forwarded-For, and without --base-url the public address from X-Forwarded-Proto and X-Forwarded-Host (or Forwarded)",
+    help: "behind a reverse proxy (nginx, Caddy): the client address from X-Forwarded-For, and without --base-url the address of each answer from X-Forwarded-Proto and X-Forwarded-Host (or Forwarded); links in mail and webhooks use the address of the first signed-in person or key through the proxy",
     parse: onOff,
   }),
   smtpUrl: setting({
@@ -299,7 +300,7 @@ export const SETTINGS = {
   captchaTimeoutMs: setting({
     flag: "--captcha-timeout-ms <ms>",
     env: "FORMSVC_CAPTCHA_TIMEOUT_MS",
-    default: "5000",
+    default: String(DEFAULT_CAPTCHA_TIMEOUT_MS),
     help: "how long a captcha provider may take before the submission is kept as unverified spam",
     parse: whole(100, 60_000),
     testOnly: true,
@@ -348,6 +349,16 @@ export function loadServeConfig(flags: ServeFlags, env: Record<string, string | 
   const withDomain = (config.domains as string[]).length > 0;
   config.derived = { baseUrl: given("baseUrl") === undefined && !withDomain, submitUrl: given("submitUrl") === undefined };
   return config as ServeConfig;
+}
+
+/**
+ * A setting as the environment gives it (an empty value is none), else its default, read through its own parser
+ * (no earlier values: for settings that need none): the CLI's local mode and the workers read serve's settings so.
+ */
+export function settingFromEnv<K extends SettingKey>(key: K, env: Record<string, string | undefined> = {}): ServeConfig[K] {
+  const declared = SETTINGS[key] as Setting<unknown>;
+  const given = env[declared.env];
+  return declared.parse(given !== undefined && given !== "" ? given : declared.default, flagName(declared.flag), {}) as ServeConfig[K];
 }
 
 /** The address links carry when --base-url is not given: https and the first domain with --domain, else host and port. */

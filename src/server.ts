@@ -72,9 +72,26 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
         "its directory, where SQLite keeps the -wal and -shm files beside it",
     );
   }
-  // Without --base-url, a trusted proxy's forwarded headers tell each request's public address.
-  const baseUrl = () => (config.derived.baseUrl && currentPublicOrigin()) || config.baseUrl;
-  const urls = { baseUrl, submitUrl: () => (config.derived.submitUrl ? baseUrl() : config.submitUrl), known: () => !config.derived.baseUrl };
+  // A link that leaves a request (a mail, a webhook, the confirmation link, submitUrl) never comes from a
+  // request's headers, which any client can write: it is --base-url, else the public address learnt from the
+  // first signed-in person or key to come through the trusted proxy, else the address serve listens on
+  // (docs/deploy.md, "The public address"). Only the answer to a request itself follows its forwarded headers.
+  let learnt: string | null = null;
+  const baseUrl = () => (config.derived.baseUrl && learnt) || config.baseUrl;
+  const submitUrl = () => (config.derived.submitUrl ? baseUrl() : config.submitUrl);
+  const urls = {
+    baseUrl,
+    submitUrl,
+    requestBaseUrl: () => (config.derived.baseUrl && currentPublicOrigin()) || baseUrl(),
+    known: () => !config.derived.baseUrl || learnt !== null,
+    async learn() {
+      const origin = currentPublicOrigin();
+      if (!config.derived.baseUrl || learnt !== null || !origin) return;
+      // The first address recorded wins, in every process on the database.
+      learnt = await services.settings.learnBaseUrl(origin);
+      await services.settings.recordServedUrls({ baseUrl: baseUrl(), submitUrl: submitUrl() });
+    },
+  };
   const webhookOptions = { allowPrivate: config.webhooksAllowPrivate, resolve: systemResolver, rotationOverlapMs: config.webhookRotationOverlapMs };
   const services = createServices(store, urls, { webhooks: webhookOptions });
   let backups: ReturnType<typeof startBackups> | null = null;
@@ -182,8 +199,9 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     // With --port 0 the port is known only now: links follow it unless a base URL was given.
     if (config.derived.baseUrl) config.baseUrl = derivedBaseUrl(config.host, server.port!);
     if (config.derived.submitUrl) config.submitUrl = config.baseUrl;
+    if (config.derived.baseUrl && config.trustProxy) learnt = await services.settings.learntBaseUrl();
     // The local CLI shows forms' submitUrl as this server does, without being told the addresses again.
-    await services.settings.recordServedUrls({ baseUrl: config.baseUrl, submitUrl: config.submitUrl });
+    await services.settings.recordServedUrls({ baseUrl: baseUrl(), submitUrl: submitUrl() });
   } catch (error) {
     await stop();
     throw error;

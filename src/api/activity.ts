@@ -1,4 +1,5 @@
 import { json } from "../http/respond.ts";
+import { PAGE_LIMIT } from "../domain/limits.ts";
 import { parseActivityQuery } from "../services/activity.ts";
 import { operation } from "./operation.ts";
 
@@ -16,7 +17,7 @@ export const activityOperations = [
     permission: "admin",
     query: ["limit", "after"],
     queryNotes: {
-      limit: "Entries per page, 1–100 (50 by default).",
+      limit: `Entries per page, ${PAGE_LIMIT.min}–${PAGE_LIMIT.max} (${PAGE_LIMIT.default} by default).`,
       after: "Keyset paging: the `nextCursor` of the previous page (an activity id); entries older than it.",
     },
     ok: { status: 200, description: "A page of the account's activity, newest first.", schema: "ActivityPage" },

@@ -1,3 +1,4 @@
+import { answerBaseUrl } from "../services/urls.ts";
 import { json, noContent } from "../http/respond.ts";
 import { FORM, LOCATION, operation } from "./operation.ts";
 
@@ -27,7 +28,7 @@ export const formOperations = [
     ok: { status: 201, description: "The form, in the key's mode.", schema: "Form", headers: LOCATION },
     async handler(ctx) {
       const form = await ctx.services.forms.create(ctx.principal, ctx.body);
-      return json(201, form, { Location: `${ctx.services.urls.baseUrl()}/api/forms/${form.id}` });
+      return json(201, form, { Location: `${answerBaseUrl(ctx.services.urls)}/api/forms/${form.id}` });
     },
   }),
   operation({

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { ApiError } from "../errors.ts";
+import { PAGE_LIMIT } from "../domain/limits.ts";
 import { EXPORT_FORMATS } from "../domain/types.ts";
 import { parseIsoDate, parseWhen } from "../lib/time.ts";
 import { lazySchema } from "../lib/validate.ts";
@@ -26,9 +27,9 @@ export const queryParameters = lazySchema((z) => {
       invalid: (value: string) => `format must be one of ${EXPORT_FORMATS.join(", ")}, not "${value}".`,
     },
     limit: {
-      schema: z.int().min(1).max(100).default(50),
-      description: "Items in a page, 1 to 100; out of range is 400 invalid_parameter, never clamped.",
-      invalid: (value: string) => `limit must be an integer from 1 to 100, not "${value}".`,
+      schema: z.int().min(PAGE_LIMIT.min).max(PAGE_LIMIT.max).default(PAGE_LIMIT.default),
+      description: `Items in a page, ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}; out of range is 400 invalid_parameter, never clamped.`,
+      invalid: (value: string) => `limit must be an integer from ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}, not "${value}".`,
       integer: true as const,
     },
     offset: {

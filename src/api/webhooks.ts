@@ -1,3 +1,4 @@
+import { answerBaseUrl } from "../services/urls.ts";
 import { json, noContent } from "../http/respond.ts";
 import { FORM, LOCATION, operation } from "./operation.ts";
 
@@ -23,7 +24,7 @@ export const webhookOperations = [
     ok: { status: 201, description: "The endpoint, with its secret (shown here and on rotate only).", schema: "WebhookWithSecret", headers: LOCATION },
     async handler(ctx) {
       const webhook = await ctx.services.webhooks.create(ctx.principal, ctx.params.id!, ctx.body);
-      return json(201, webhook, { Location: `${ctx.services.urls.baseUrl()}/api/forms/${webhook.formId}/webhooks/${webhook.id}` });
+      return json(201, webhook, { Location: `${answerBaseUrl(ctx.services.urls)}/api/forms/${webhook.formId}/webhooks/${webhook.id}` });
     },
   }),
   operation({

@@ -41,7 +41,9 @@ export const noticeOf = (ctx: RequestContext) => NOTICES[ctx.url.searchParams.ge
 export async function currentSession(ctx: RequestContext): Promise<Session | null> {
   const token = readCookies(ctx.request)[SESSION_COOKIE];
   if (!token || !/^[0-9A-Za-z]{20,100}$/.test(token)) return null;
-  return ctx.services.users.session(token);
+  const session = await ctx.services.users.session(token);
+  if (session) await ctx.services.urls.learn?.();
+  return session;
 }
 
 /** Where a signed-out visitor is sent: sign-in, then back to the page asked for. */

@@ -2,6 +2,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
+import { INVITATION_DAYS } from "../domain/limits.ts";
 import type { Form } from "../domain/types.ts";
 import { parseActivityQuery } from "../services/activity.ts";
 import { parseRole } from "../services/roles.ts";
@@ -90,7 +91,7 @@ export function teamPageRoutes(router: Router<Handler>): void {
             await ctx.options.mail.send({
               to: invitation.email,
               subject: "You are invited to a formsvc dashboard",
-              text: `${session.user.email} invites you to their formsvc dashboard as ${role}.\n\nOpen this link to choose a password and join (it works once, within 7 days):\n${url}\n`,
+              text: `${session.user.email} invites you to their formsvc dashboard as ${role}.\n\nOpen this link to choose a password and join (it works once, within ${INVITATION_DAYS} days):\n${url}\n`,
             });
             mailed = true;
           } catch (error) {

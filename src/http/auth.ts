@@ -9,6 +9,7 @@ import type { RequestContext } from "./context.ts";
  */
 export async function authorize(ctx: RequestContext, permission: Permission, { formScoped = false } = {}): Promise<Principal> {
   const principal = await ctx.services.keys.authenticate(ctx.request.headers.get("authorization"));
+  await ctx.services.urls.learn?.();
   if (principal.formId) {
     const outside = new ApiError("forbidden", "A form-level key reaches only its own form's submissions.");
     if (!formScoped) throw outside;

@@ -92,13 +92,13 @@ export const allowedDomains = (z: Zod) =>
 export const slug = (z: Zod) =>
   z.string({ error: "slug must be a string." }).regex(SLUG, "slug must be 3 to 64 lowercase letters, digits and dashes, starting with a letter or digit.");
 
-/** A number of days to keep submissions: a whole number from 1 to 3650 (null, for ever, is allowed by the caller). */
+/** How many days submissions may be kept (retentionDays, spamRetentionDays); null, for ever, is allowed beside. */
+export const RETENTION_DAYS = { min: 1, max: 3650 } as const;
+
+/** A number of days to keep submissions: a whole number within RETENTION_DAYS (null, for ever, is allowed by the caller). */
 export function retentionDays(z: Zod, field: string) {
-  return z
-    .number({ error: `${field} must be a whole number of days from 1 to 3650, or null to keep for ever.` })
-    .int(`${field} must be a whole number of days from 1 to 3650, or null to keep for ever.`)
-    .min(1, `${field} must be a whole number of days from 1 to 3650, or null to keep for ever.`)
-    .max(3650, `${field} must be a whole number of days from 1 to 3650, or null to keep for ever.`);
+  const message = `${field} must be a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or null to keep for ever.`;
+  return z.number({ error: message }).int(message).min(RETENTION_DAYS.min, message).max(RETENTION_DAYS.max, message);
 }
 
 /** True for an absolute URL with the http or https scheme. */

@@ -2,13 +2,23 @@ import { MAX_FILES } from "../http/multipart.ts";
 import { MAX_JSON_DEPTH } from "../lib/json-scan.ts";
 import { MAX_FIELD_NAME } from "../services/submissions/fields.ts";
 import { MAX_FIELDS } from "../services/submissions/intake.ts";
-import { MAX_WEBHOOKS_PER_FORM } from "../domain/types.ts";
+import { DEFAULT_SPAM_RETENTION_DAYS, MAX_WEBHOOKS_PER_FORM } from "../domain/types.ts";
+import {
+  COMPLEXITY_RANGE,
+  CONFIRMATION_DEFAULTS as CONFIRMATION,
+  CONFIRMATION_RANGES,
+  DEFAULT_COMPLEXITY,
+  DEFAULT_FILTER_THRESHOLD,
+  FILTER_MIN_MARKS,
+} from "../domain/limits.ts";
+import { RETENTION_DAYS } from "../lib/validate.ts";
 
 // What the request fields mean, written beside the schemas they describe: the zod schemas give each field's
 // type and range, and these sentences what a type cannot say (defaults, what null does, rules checked by the
 // service rather than the schema). They are set on the generated JSON Schemas' properties by name.
 
-const days = (what: string, byDefault: string) => `${what}: a whole number of days from 1 to 3650, or null to keep for ever. ${byDefault}`;
+const days = (what: string, byDefault: string) =>
+  `${what}: a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or null to keep for ever. ${byDefault}`;
 
 const formFields: Record<string, string> = {
   name: "1 to 200 characters after trimming.",
@@ -20,16 +30,14 @@ const formFields: Record<string, string> = {
     "Host names a submission may come from (Origin, else Referer): example.com, *.example.com (subdomains only), localhost:3000. Stored lowercased without duplicates; null or []: any site.",
   fileUploads: "Default false: a file in a post is then 400 files_not_accepted.",
   retentionDays: days("Submissions older than this are deleted, spam included", "Default null."),
-  spamRetentionDays: days("Spam older than this is deleted", "Default 30."),
-  captcha:
-    'The captcha verified before a submission is stored: {provider: "recaptcha" | "hcaptcha" | "turnstile", secret} (the secret is write-only), or {provider: "altcha", complexity?} (formsvc serves the challenge at /f/{slug}/altcha and the widget at /altcha.js; complexity 100 to 1000000, default 20000). null removes it.',
+  spamRetentionDays: days("Spam older than this is deleted", `Default ${DEFAULT_SPAM_RETENTION_DAYS}.`),
+  captcha: `The captcha verified before a submission is stored: {provider: "recaptcha" | "hcaptcha" | "turnstile", secret} (the secret is write-only), or {provider: "altcha", complexity?} (formsvc serves the challenge at /f/{slug}/altcha and the widget at /altcha.js; complexity ${COMPLEXITY_RANGE.min} to ${COMPLEXITY_RANGE.max}, default ${DEFAULT_COMPLEXITY}). null removes it.`,
   spamRules:
     "blockedWords (at most 500 words or phrases of at most 100 characters, matched whole-word, ignoring case, literally), blockedEmails (at most 500 addresses or @domains, subdomains included), blockDisposableEmails, maxLinks (0 to 1000), duplicateWindowHours (1 to 720). null removes them.",
-  spamFilter: "enabled (default true) and threshold (0 to 1, default 0.6). The filter acts once the account has marked 20 submissions spam and 20 not spam.",
+  spamFilter: `enabled (default true) and threshold (0 to 1, default ${DEFAULT_FILTER_THRESHOLD}). The filter acts once the account has marked ${FILTER_MIN_MARKS} submissions spam and ${FILTER_MIN_MARKS} not spam.`,
   notificationRoutes:
     "A list of {to, when}: the notification goes to the first route whose when (conditions, as on webhooks: docs/api.md, Conditions) the submission meets, else to notificationEmail. null or [] removes them.",
-  confirmation:
-    "The confirmation email to the person who submitted (docs/api.md, Confirmation email): {enabled, field (default email), subject, text, fromName?, replyTo?, doubleOptIn? (false), optInDays? 1-30 (7), perAddressHours? (24), perFormDaily? (200)}. subject and text take {{field}}, {{form}}, {{date}} and, with doubleOptIn, {{link}}. Given whole on update; null removes it.",
+  confirmation: `The confirmation email to the person who submitted (docs/api.md, Confirmation email): {enabled, field (default ${CONFIRMATION.field}), subject, text, fromName?, replyTo?, doubleOptIn? (${CONFIRMATION.doubleOptIn}), optInDays? ${CONFIRMATION_RANGES.optInDays.min}-${CONFIRMATION_RANGES.optInDays.max} (${CONFIRMATION.optInDays}), perAddressHours? (${CONFIRMATION.perAddressHours}), perFormDaily? (${CONFIRMATION.perFormDaily})}. subject and text take {{field}}, {{form}}, {{date}} and, with doubleOptIn, {{link}}. Given whole on update; null removes it.`,
 };
 
 /** Notes on request body fields, by component name and property. */

@@ -1,4 +1,5 @@
 // Examples shown beside the schemas: what a first request and its answer look like.
+import { DEFAULT_FILTER_THRESHOLD, PAGE_LIMIT } from "../domain/limits.ts";
 
 const form = {
   id: "frm_0f3k9x2m7q8r4t6v1w5y0z3a",
@@ -21,7 +22,7 @@ const form = {
   otherFields: "keep",
   confirmation: null,
   spamRules: { blockedWords: ["crypto"], maxLinks: 3 },
-  spamFilter: { enabled: true, threshold: 0.6 },
+  spamFilter: { enabled: true, threshold: DEFAULT_FILTER_THRESHOLD },
   notificationRoutes: [{ to: "sales@example.com", when: [{ field: "topic", op: "equals", value: "sales" }] }],
 };
 
@@ -180,7 +181,7 @@ export const EXAMPLES: {
   },
   submission: { email: "ann@example.com", message: "Hello", _gotcha: "" },
   errorMessages: {
-    400: 'limit must be an integer from 1 to 100, not "0".',
+    400: `limit must be an integer from ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}, not "0".`,
     401: "A valid API key is required: send Authorization: Bearer <key>.",
     403: "This key lacks the write permission.",
     404: "No such form.",

@@ -6,6 +6,8 @@ import { CONDITION_OPS } from "../services/outbox/conditions.ts";
 import { DESTINATION_TYPES } from "../services/outbox/destination-types.ts";
 import { CAPTCHA_PROVIDERS, SPAM_REASONS } from "../domain/types.ts";
 import { FILTERS } from "../services/submissions.ts";
+import { CONFIRMATION_RANGES, PAGE_LIMIT } from "../domain/limits.ts";
+import { RETENTION_DAYS } from "../lib/validate.ts";
 
 // What the API answers, as zod schemas: the OpenAPI document is generated from them, and the API tests check
 // every answer against that document, so a field that drifts from what is written here fails the suite.
@@ -14,7 +16,8 @@ import { FILTERS } from "../services/submissions.ts";
 const time = () => z.iso.datetime().describe("ISO 8601 UTC with milliseconds: 2026-11-22T12:00:00.000Z.");
 const nullableTime = () => time().nullable();
 const id = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9A-Za-z]+$`));
-const offsetPage = () => z.object({ limit: z.int().min(1).max(100), offset: z.int().min(0), hasMore: z.boolean() });
+const pageLimit = () => z.int().min(PAGE_LIMIT.min).max(PAGE_LIMIT.max);
+const offsetPage = () => z.object({ limit: pageLimit(), offset: z.int().min(0), hasMore: z.boolean() });
 
 /** Makes every response schema, each with the name it has under components.schemas. */
 export function responseSchemas() {
@@ -57,8 +60,8 @@ export function responseSchemas() {
         .describe("The captcha checked before storing; a provider's secret is never shown."),
       submitUrl: z.string().describe("The form's public address, for the HTML form's action or fetch()."),
       fileUploads: z.boolean(),
-      retentionDays: z.int().min(1).max(3650).nullable().describe("Days a submission is kept; null: for ever."),
-      spamRetentionDays: z.int().min(1).max(3650).nullable().describe("Days spam is kept; null: for ever."),
+      retentionDays: z.int().min(RETENTION_DAYS.min).max(RETENTION_DAYS.max).nullable().describe("Days a submission is kept; null: for ever."),
+      spamRetentionDays: z.int().min(RETENTION_DAYS.min).max(RETENTION_DAYS.max).nullable().describe("Days spam is kept; null: for ever."),
       fields: fieldRules(z).describe("The fields the form declares, in their order; [] when it declares none (any field is taken as sent)."),
       otherFields: otherFields(z).describe("What a post's undeclared fields become when the form declares fields: keep, drop or refuse."),
       confirmation: z
@@ -70,9 +73,9 @@ export function responseSchemas() {
           fromName: z.string().nullable(),
           replyTo: z.string().nullable(),
           doubleOptIn: z.boolean(),
-          optInDays: z.int().min(1).max(30),
-          perAddressHours: z.int().min(1).max(720),
-          perFormDaily: z.int().min(1).max(10_000),
+          optInDays: z.int().min(CONFIRMATION_RANGES.optInDays.min).max(CONFIRMATION_RANGES.optInDays.max),
+          perAddressHours: z.int().min(CONFIRMATION_RANGES.perAddressHours.min).max(CONFIRMATION_RANGES.perAddressHours.max),
+          perFormDaily: z.int().min(CONFIRMATION_RANGES.perFormDaily.min).max(CONFIRMATION_RANGES.perFormDaily.max),
         })
         .nullable()
         .describe("The confirmation email to the person who submitted, and double opt-in, every default filled in; null: none."),
@@ -126,7 +129,7 @@ export function responseSchemas() {
     submissions: z.array(Submission),
     fields: z.array(z.string()).describe("Every field name seen in any submission of the form, in order of first appearance."),
     pagination: z.object({
-      limit: z.int().min(1).max(100),
+      limit: pageLimit(),
       offset: z.int().min(0),
       total: z
         .int()
@@ -166,7 +169,7 @@ export function responseSchemas() {
     .describe("One entry of the account's activity log.");
   const ActivityPage = z.object({
     activity: z.array(Activity),
-    pagination: z.object({ limit: z.int().min(1).max(100), hasMore: z.boolean(), nextCursor: id("act").nullable() }),
+    pagination: z.object({ limit: pageLimit(), hasMore: z.boolean(), nextCursor: id("act").nullable() }),
   });
   const NewApiKey = z
     .object({

@@ -1,3 +1,4 @@
+import { answerBaseUrl } from "../services/urls.ts";
 import type { Handler } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
 
@@ -10,7 +11,7 @@ export function openapiRoutes(router: Router<Handler>): void {
   let document: Promise<string> | null = null;
   router.on("GET", "/api/openapi.json", async (ctx) => {
     document ??= import("../openapi/document.ts").then(async (module) =>
-      JSON.stringify(await module.buildDocument({ serverUrl: ctx.services.urls.baseUrl() })),
+      JSON.stringify(await module.buildDocument({ serverUrl: answerBaseUrl(ctx.services.urls) })),
     );
     // A failed build is tried again on the next request rather than cached as a failure.
     const text = await document.catch((error: unknown) => {

@@ -1,3 +1,4 @@
+import { settingFromEnv } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { mediaType, readSubmission } from "../http/body.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
@@ -29,9 +30,6 @@ const ALLOWED_HEADERS = "Content-Type, Accept, Idempotency-Key, HX-Request, HX-C
 /** True for a post made by htmx, which swaps the answer into the page instead of following it. */
 const fromHtmx = (request: Request) => request.headers.get("hx-request") === "true";
 
-/** 10 MiB: the largest file a post may carry when the server is not told otherwise (--max-file-size). */
-export const DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024;
-
 /** The post's fields: multipart is read as a stream, its files kept in their fields' places (§11). */
 async function readPost(ctx: RequestContext, form: FormRow): Promise<Record<string, unknown>> {
   if (mediaType(ctx.request) !== "multipart/form-data") return readSubmission(ctx.request, ctx.options.maxBody);
@@ -39,7 +37,7 @@ async function readPost(ctx: RequestContext, form: FormRow): Promise<Record<stri
   const { MAX_FILES, readMultipart } = await import("../http/multipart.ts");
   return readMultipart(ctx.request, {
     maxBody: ctx.options.maxBody,
-    maxFileSize: ctx.options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE,
+    maxFileSize: ctx.options.maxFileSize ?? settingFromEnv("maxFileSize"),
     maxFiles: MAX_FILES,
     filesAccepted: form.fileUploads,
   });

@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, lt } from "drizzle-orm";
 import type { Db, Store } from "../db/client.ts";
 import { activity, type ActivityRow } from "../db/schema.ts";
+import { PAGE_LIMIT } from "../domain/limits.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { iso } from "../lib/time.ts";
@@ -57,11 +58,11 @@ export async function recordActivity(db: Db, principal: { accountId: string; act
   });
 }
 
-/** Reads `limit` (1–100, default 50) and `after` (an activity id) from a query; anything else is refused. */
+/** Reads `limit` (PAGE_LIMIT) and `after` (an activity id) from a query; anything else is refused. */
 export function parseActivityQuery(params: Record<string, string | undefined>): { limit: number; after: string | null } {
-  const { limit = "50", after } = params;
-  if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 100) {
-    throw new ApiError("invalid_parameter", `limit must be an integer from 1 to 100, not "${limit}".`, { field: "limit" });
+  const { limit = String(PAGE_LIMIT.default), after } = params;
+  if (!/^\d+$/.test(limit) || Number(limit) < PAGE_LIMIT.min || Number(limit) > PAGE_LIMIT.max) {
+    throw new ApiError("invalid_parameter", `limit must be an integer from ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}, not "${limit}".`, { field: "limit" });
   }
   if (after !== undefined && !/^act_[0-9a-z]{22}$/.test(after)) {
     throw new ApiError("invalid_parameter", `after must be an activity id (the nextCursor of a page), not "${after}".`, { field: "after" });

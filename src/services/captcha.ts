@@ -23,7 +23,11 @@ export interface CaptchaOptions {
   log?: (line: string) => void;
 }
 
-export const defaultCaptchaOptions: CaptchaOptions = { verifyUrls: CAPTCHA_VERIFY_URLS, timeoutMs: 5_000 };
+/** How long a provider may take when the server is not told otherwise (--captcha-timeout-ms reads it). */
+export const DEFAULT_CAPTCHA_TIMEOUT_MS = 5_000;
+
+/** The options of a captcha check when the app is given none (tests, and the CLI, which posts nothing). */
+export const defaultCaptchaOptions: CaptchaOptions = { verifyUrls: CAPTCHA_VERIFY_URLS, timeoutMs: DEFAULT_CAPTCHA_TIMEOUT_MS };
 
 /**
  * What the provider says of a token: `passed`, `refused` (the provider answered and said no), or `unverified`

@@ -4,6 +4,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { memoized } from "../db/prepared.ts";
 import { notifications, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
+import { CONFIRMATION_DEFAULTS, CONFIRMATION_RANGES } from "../domain/limits.ts";
 import type { Confirmation } from "../domain/types.ts";
 import { recipientOf, renderConfirmation } from "../lib/confirmation-text.ts";
 import { newId } from "../lib/ids.ts";
@@ -14,9 +15,19 @@ import { isEmail, type Zod } from "../lib/validate.ts";
 /** Why a confirmation was not sent: the `reason` of its entry in the delivery log. */
 export type RefusalReason = "spam" | "invalid_address" | "per_address_limit" | "per_form_daily_limit";
 
-const DEFAULTS = { field: "email", doubleOptIn: false, optInDays: 7, perAddressHours: 24, perFormDaily: 200 };
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
+
+/** A limit of the setting: a whole number (of `unit`) within its range (CONFIRMATION_RANGES). */
+function limit(z: Zod, name: keyof typeof CONFIRMATION_RANGES, unit: string) {
+  const { min, max } = CONFIRMATION_RANGES[name];
+  const within = `confirmation.${name} must be from ${min} to ${max}.`;
+  return z
+    .int({ error: `confirmation.${name} must be a whole number${unit} from ${min} to ${max}.` })
+    .min(min, within)
+    .max(max, within)
+    .optional();
+}
 
 const noControls = (s: string) => !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/.test(s.replace(/\r\n/g, "\n"));
 const oneLine = (s: string) => !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(s);
@@ -57,21 +68,9 @@ export const confirmationSchema = (z: Zod) =>
         .refine(isEmail, "confirmation.replyTo must be one email address such as you@example.com.")
         .nullish(),
       doubleOptIn: z.boolean({ error: "confirmation.doubleOptIn must be true or false." }).optional(),
-      optInDays: z
-        .int({ error: "confirmation.optInDays must be a whole number of days from 1 to 30." })
-        .min(1, "confirmation.optInDays must be from 1 to 30.")
-        .max(30, "confirmation.optInDays must be from 1 to 30.")
-        .optional(),
-      perAddressHours: z
-        .int({ error: "confirmation.perAddressHours must be a whole number of hours from 1 to 720." })
-        .min(1, "confirmation.perAddressHours must be from 1 to 720.")
-        .max(720, "confirmation.perAddressHours must be from 1 to 720.")
-        .optional(),
-      perFormDaily: z
-        .int({ error: "confirmation.perFormDaily must be a whole number from 1 to 10000." })
-        .min(1, "confirmation.perFormDaily must be from 1 to 10000.")
-        .max(10_000, "confirmation.perFormDaily must be from 1 to 10000.")
-        .optional(),
+      optInDays: limit(z, "optInDays", " of days"),
+      perAddressHours: limit(z, "perAddressHours", " of hours"),
+      perFormDaily: limit(z, "perFormDaily", ""),
     },
     { error: "confirmation must be an object {enabled, subject, text, ...} or null." },
   );
@@ -82,12 +81,12 @@ type ConfirmationInput = ReturnType<ReturnType<typeof confirmationSchema>["parse
 export function storedConfirmation(input: ConfirmationInput | null | undefined): string | null | undefined {
   if (input === undefined) return undefined;
   if (input === null) return null;
-  const full: Confirmation = { ...DEFAULTS, ...input, fromName: input.fromName ?? null, replyTo: input.replyTo ?? null } as Confirmation;
+  const full: Confirmation = { ...CONFIRMATION_DEFAULTS, ...input, fromName: input.fromName ?? null, replyTo: input.replyTo ?? null } as Confirmation;
   return JSON.stringify(full);
 }
 
 // Parsed once per distinct text, not per post; frozen because every caller shares the one object.
-const parsed = memoized((text: string) => Object.freeze({ ...DEFAULTS, ...JSON.parse(text) }) as Confirmation);
+const parsed = memoized((text: string) => Object.freeze({ ...CONFIRMATION_DEFAULTS, ...JSON.parse(text) }) as Confirmation);
 
 /** A form's confirmation setting, or null when it has none. */
 export function confirmationOf(row: Pick<FormRow, "confirmation">): Confirmation | null {

@@ -22,8 +22,7 @@ import { allowedDomains, email, formName, httpUrl, lazySchema, parseBody, retent
 import { fieldRules, otherFields } from "./submissions/fields.ts";
 import { recordActivity } from "./activity.ts";
 import { confirmationOf, confirmationSchema, storedConfirmation } from "./confirmations.ts";
-import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY } from "./spam/altcha.ts";
-import { DEFAULT_FILTER_THRESHOLD } from "./spam/filter.ts";
+import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY, DEFAULT_FILTER_THRESHOLD } from "../domain/limits.ts";
 import { rulesColumn, spamRulesSchema } from "./spam/rules.ts";
 
 const complexityMessage = `captcha.complexity must be a whole number from ${COMPLEXITY_RANGE.min} to ${COMPLEXITY_RANGE.max}.`;

@@ -15,16 +15,9 @@ import { idempotencyService } from "./submissions/idempotency.ts";
 import { intakeService } from "./submissions/intake.ts";
 import { teamService } from "./team.ts";
 import { usersService } from "./users.ts";
+import type { PublicUrls } from "./urls.ts";
 import { defaultWebhookOptions, webhooksService, type WebhookOptions } from "./webhooks.ts";
 import { destinationsService } from "./outbox/destinations.ts";
-
-/** Where the public addresses of forms point; read when a form is shown, so that a server on port 0 can fill it in. */
-export interface PublicUrls {
-  baseUrl: () => string;
-  submitUrl: () => string;
-  /** False when baseUrl was only derived from the host and port (no --base-url): emails then carry no dashboard link. */
-  known?: () => boolean;
-}
 
 /** The domain, used alike by the HTTP routes and the local CLI. */
 export function createServices(store: Store, urls: PublicUrls, options: { webhooks?: WebhookOptions } = {}) {

@@ -2,10 +2,9 @@
 // submission, and only then do the owner's notification and webhooks go out, exactly once.
 import { eq, sql } from "drizzle-orm";
 import type { Store } from "../db/client.ts";
-import { forms, notifications, settings, submissions, type SubmissionRow } from "../db/schema.ts";
-import { notificationRowFor, type NotificationRequest, type NotificationsService } from "./notifications.ts";
-import { moveShare } from "./submissions/counters.ts";
-import { toSubmission } from "./submissions.ts";
+import { forms, settings, submissions, type SubmissionRow } from "../db/schema.ts";
+import type { NotificationsService } from "./notifications.ts";
+import { announce, keep, type KeepDeps } from "./submissions/keep.ts";
 import type { WebhooksService } from "./webhooks.ts";
 
 const KEY_SETTING = "opt_in_key";
@@ -40,6 +39,8 @@ const mac = (key: Uint8Array, text: string) => new Bun.CryptoHasher("sha256", ke
 /** The double opt-in links: made when a confirmation is queued, opened by the person who submitted. */
 export function optInService(store: Store, urls: { submitUrl: () => string }, deps: OptInDeps) {
   let key: Uint8Array | null = null;
+  // A confirmed submission sends no confirmation of its own: the links are not needed to keep it.
+  const keeping: KeepDeps = { notifications: deps.notifications, outbox: deps.webhooks };
 
   return {
     /** Loads the signing key (once): `link` needs it and cannot wait inside a write. */
@@ -78,19 +79,13 @@ export function optInService(store: Store, urls: { submitUrl: () => string }, de
           .update(submissions)
           .set({ unconfirmed: false, confirmedAt: now, confirmedFrom: after.confirmedFrom, held })
           .where(sql`${submissions.id} = ${row.id} AND ${submissions.unconfirmed} = 1`);
-        await moveShare(tx, row, after);
         const [form] = await tx.select().from(forms).where(eq(forms.id, row.formId));
-        if (!form || after.isSpam) return { result: "confirmed" as const, queued: false, events: false };
-        // The owner's notification and the webhook deliveries held back until now, as the public write makes them.
-        // With what the post asked of it: its _subject, _replyto and _cc, kept while it waited.
-        const request = row.held ? (JSON.parse(row.held) as NotificationRequest) : {};
-        const notification = notificationRowFor(form, { id: row.id, createdAt: now, data: row.data }, request);
-        if (notification) await tx.insert(notifications).values(notification);
-        const delivered = deps.webhooks ? await tx.all(deps.webhooks.queueStatement(form, toSubmission(after), now)) : [];
-        return { result: "confirmed" as const, queued: notification?.status === "pending", events: delivered.length > 0 };
+        // Its counters follow, and the owner's notification and the webhook deliveries held back until now go,
+        // with what the post asked of them (its _subject, _replyto and _cc, kept while it waited).
+        const queued = form ? await keep(tx, [{ form, before: row, after, at: now }], keeping) : null;
+        return { result: "confirmed" as const, queued };
       });
-      if ("queued" in outcome && outcome.queued) deps.notifications.announce();
-      if ("events" in outcome && outcome.events) deps.webhooks?.announce();
+      if ("queued" in outcome && outcome.queued) announce(keeping, outcome.queued);
       return outcome.result;
     },
   };

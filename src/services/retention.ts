@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, inArray, isNotNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db, Store } from "../db/client.ts";
 import { forms, submissions } from "../db/schema.ts";
+import { CONFIRMATION_DEFAULTS } from "../domain/limits.ts";
 import { DAY_MS, type Principal } from "../domain/types.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";
 import { recordActivity } from "./activity.ts";
@@ -148,7 +149,7 @@ export function retentionService(store: Store) {
     const counts: CountByForm = {};
     for (const form of confirming) {
       if (stopped()) break;
-      const days = confirmationOf(form)?.optInDays ?? 7;
+      const days = confirmationOf(form)?.optInDays ?? CONFIRMATION_DEFAULTS.optInDays;
       const n = await purgeWhere(form.id, and(sql`${submissions.unconfirmed} = 1`, lt(submissions.createdAt, now - days * DAY_MS))!, stopped);
       if (n > 0) {
         counts[form.id] = n;

@@ -1,4 +1,4 @@
-import { inArray, sql } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import type { Store } from "../db/client.ts";
 import { apiKeys, forms, settings, users } from "../db/schema.ts";
 
@@ -18,6 +18,7 @@ export interface ServedUrls {
 }
 
 const KEYS = { baseUrl: "base_url", submitUrl: "submit_url" } as const;
+const LEARNT_BASE_URL = "learnt_base_url";
 
 /**
  * What `formsvc serve` records in the database for the local CLI: the addresses it serves under, so that a
@@ -49,6 +50,23 @@ export function settingsService(store: Store) {
           await tx.insert(settings).values({ key, value }).onConflictDoUpdate({ target: settings.key, set: { value } });
         }
       });
+    },
+
+    /** The public address learnt behind a trusted proxy (see learnBaseUrl), or null. */
+    async learntBaseUrl(): Promise<string | null> {
+      const [row] = await store.db.select().from(settings).where(eq(settings.key, LEARNT_BASE_URL));
+      return row?.value ?? null;
+    },
+
+    /**
+     * Records `origin` as the public address unless one was learnt before, and answers the one in force: the
+     * first wins, so that every process on the database links to the same address.
+     */
+    async learnBaseUrl(origin: string): Promise<string> {
+      await store.write(async (tx) => {
+        await tx.insert(settings).values({ key: LEARNT_BASE_URL, value: origin }).onConflictDoNothing();
+      });
+      return (await this.learntBaseUrl()) ?? origin;
     },
 
     /** The addresses the last server recorded, or null when no server has run on this database. */

@@ -1,26 +1,27 @@
 import { and, asc, count, desc, eq, gt, sql, type SQL } from "drizzle-orm";
 import type { Store } from "../db/client.ts";
 import { preparedOn } from "../db/prepared.ts";
-import { forms, notifications, submissions, type SubmissionRow } from "../db/schema.ts";
-import type { ExportFormat, Principal, SpamReason, Submission } from "../domain/types.ts";
+import { forms, submissions, type SubmissionRow } from "../db/schema.ts";
+import type { ExportFormat, Principal, Submission } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
-import { iso } from "../lib/time.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";
 import { recordActivity } from "./activity.ts";
 import { mayHoldFiles, withFilePaths } from "./submissions/export-rows.ts";
 import type { FilesService } from "./files.ts";
 import { fieldsOf, type FormsService } from "./forms.ts";
-import { notificationRowFor, type NotificationRequest, type NotificationsService } from "./notifications.ts";
-import { addShare, moveShare } from "./submissions/counters.ts";
+import type { NotificationsService } from "./notifications.ts";
+import { addShare } from "./submissions/counters.ts";
 import { fieldsAfterRemoving } from "./submissions/field-list.ts";
-import { asBound, submissionWriter, type ReceiveFlags, type ReceivingForm } from "./submissions/write.ts";
+import { announce, keep, type KeepDeps } from "./submissions/keep.ts";
+import { toSubmission } from "./submissions/shown.ts";
+import { submissionWriter, type ReceiveFlags, type ReceivingForm } from "./submissions/write.ts";
 import type { WebhooksService } from "./webhooks.ts";
 import type { Mark, SpamFilterService } from "./spam/filter.ts";
 import { exportText } from "./submission-export.ts";
-import { awaitsOptIn, confirmationInsert, confirmationOf, confirmationValues, type OptInLinks } from "./confirmations.ts";
+import { awaitsOptIn, confirmationOf, type OptInLinks } from "./confirmations.ts";
 import { COLUMNS, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./submission-pages.ts";
 
-export { FILTERS, type Filter, type Order };
+export { FILTERS, toSubmission, type Filter, type Order };
 
 export interface SubmissionPage {
   submissions: Submission[];
@@ -44,24 +45,6 @@ export interface ListQuery extends SubmissionQuery {
   /** Keyset paging: the id of the last submission of the previous page (its nextCursor), or null. */
   after: string | null;
 }
-
-export const toSubmission = (row: SubmissionRow): Submission => ({
-  id: row.id,
-  data: JSON.parse(row.data) as Record<string, unknown>,
-  createdAt: iso(row.createdAt),
-  isRead: row.isRead,
-  isStarred: row.isStarred,
-  isSpam: row.isSpam,
-  spamReason: row.isSpam ? ((row.spamReason as SpamReason | null) ?? null) : null,
-  ...(row.spamScore === null ? {} : { spamScore: row.spamScore, spamTokens: JSON.parse(row.spamTokens ?? "[]") as string[] }),
-  ...(row.unconfirmed || row.confirmedAt !== null ? optInState(row) : {}),
-});
-
-/** A double opt-in submission's state: when and where its link was opened (null while it waits). */
-const optInState = (row: SubmissionRow) => ({
-  confirmedAt: row.confirmedAt === null ? null : iso(row.confirmedAt),
-  confirmedFrom: row.confirmedFrom,
-});
 
 /** The body of PATCH .../submissions/{sid} (the OpenAPI document is generated from it too). */
 export const patchSchema = lazySchema((z) =>
@@ -144,11 +127,8 @@ export function submissionsService(
     return { createdAt: row.createdAt, id };
   }
 
-  const write = submissionWriter(
-    store,
-    webhooksService ? (form, row) => asBound(webhooksService.queueStatement(form, toSubmission(row), row.createdAt)) : null,
-    optIn ?? null,
-  );
+  const keeping: KeepDeps = { notifications: notificationsService, outbox: webhooksService, optIn };
+  const write = submissionWriter(store, keeping);
 
   async function findRow(formId: string, submissionId: string): Promise<SubmissionRow> {
     const [row] = await store.db
@@ -260,7 +240,7 @@ export function submissionsService(
       const form = await formsService.findRow(principal, formRef);
       // A submission out of spam may get its double opt-in link: its key is read before the write.
       if (patch.isSpam === false && confirmationOf(form)?.doubleOptIn) await optIn?.ready();
-      const { submission, queued, events } = await store.write(async (tx) => {
+      const { submission, queued } = await store.write(async (tx) => {
         const [before] = await tx
           .select()
           .from(submissions)
@@ -285,24 +265,12 @@ export function submissionsService(
           .update(submissions)
           .set({ ...patch, spamReason: after.spamReason, trained: after.trained, held: after.held, unconfirmed: after.unconfirmed })
           .where(eq(submissions.id, before.id));
-        await moveShare(tx, before, after);
+        // Its counters follow; out of spam, it sends, once, what its verdict held back.
+        const queued = await keep(tx, [{ form, before, after, at: Date.now() }], keeping);
         if (record) await recordActivity(tx, principal, "submission.update", before.id, `Marked a submission of "${form.name}" ${marks(patch)}.`);
-        const submission = toSubmission(after);
-        if (!release) return { submission, queued: false, events: false };
-        const now = Date.now();
-        // The confirmation email its spam verdict refused goes now, by the same statement (and limits) as at intake.
-        const data = JSON.parse(before.data) as Record<string, unknown>;
-        const confirming = confirmationValues(form, { id: before.id, createdAt: now, isSpam: false }, data, optIn ? optIn.link : null);
-        if (confirming) await tx.run(confirmationInsert((name) => confirming[name]));
-        if (after.unconfirmed) return { submission, queued: confirming !== null, events: false };
-        // Out of spam: the notification and webhook events its verdict held back go now, once.
-        const notification = notificationRowFor(form, { id: before.id, createdAt: now, data: before.data }, JSON.parse(before.held!) as NotificationRequest);
-        if (notification) await tx.insert(notifications).values(notification);
-        const events = webhooksService !== undefined && (await tx.all(webhooksService.queueStatement(form, submission, now))).length > 0;
-        return { submission, queued: notification?.status === "pending" || confirming !== null, events };
+        return { submission: toSubmission(after), queued };
       });
-      if (queued) notificationsService.announce();
-      if (events) webhooksService?.announce();
+      announce(keeping, queued);
       return submission;
     },
 
@@ -333,9 +301,8 @@ export function submissionsService(
       // The opt-in link's key is read (made, the first time) before the write, and only for a form that needs it.
       if (confirmationOf(form)?.doubleOptIn) await optIn?.ready();
       const written = await write({ form, data, flags });
-      // Only now is the notification committed, so the sender cannot look for it too early.
-      if (written.queued) notificationsService.announce();
-      if (written.events) webhooksService?.announce();
+      // Only now is what it queued committed, so the senders cannot look for it too early.
+      announce(keeping, written.queued);
       return toSubmission(written.row);
     },
   };

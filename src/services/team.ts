@@ -1,6 +1,8 @@
 import { and, asc, eq, gt, inArray, isNull } from "drizzle-orm";
 import type { Db, Store } from "../db/client.ts";
 import { forms, invitations, users, type InvitationRow } from "../db/schema.ts";
+import { INVITATION_DAYS } from "../domain/limits.ts";
+import { DAY_MS } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
 import { randomBase62 } from "../lib/random.ts";
 import { iso } from "../lib/time.ts";
@@ -8,8 +10,8 @@ import { recordActivity } from "./activity.ts";
 import { can, type Role } from "./roles.ts";
 import { checkPassword, hashPassword, newUserRow, toUser, userEmail, type User } from "./users.ts";
 
-/** How long an invitation link works (contract §17). */
-export const INVITATION_MS = 7 * 24 * 60 * 60 * 1000;
+/** How long an invitation link works (docs/dashboard.md, "Team and roles"). */
+const INVITATION_MS = INVITATION_DAYS * DAY_MS;
 
 /** Who changes the team: their account and role, their user id (none for the local CLI) and their name in the log. */
 export interface TeamActor {
@@ -87,7 +89,7 @@ export function teamService(store: Store) {
   }
 
   return {
-    /** Makes a one-time invitation link's token (valid 7 days) for `email` to join with `membership`. */
+    /** Makes a one-time invitation link's token (valid INVITATION_DAYS) for `email` to join with `membership`. */
     async invite(actor: TeamActor, emailInput: string, membership: Membership): Promise<{ token: string; invitation: Invitation }> {
       mayManage(actor, membership.role);
       const email = userEmail(emailInput);

@@ -1,7 +1,8 @@
-// The webhooks' outbox: the deliveries written with each submission (a statement of its write,
-// services/submissions/write.ts), and the claims and attempts of the webhook senders (src/workers/webhook-sender.ts).
-import { eq, inArray, sql, type SQL } from "drizzle-orm";
+// The webhooks' outbox: the deliveries written with each kept submission (a statement of the write that keeps
+// it, services/submissions/keep.ts), and the claims and attempts of the webhook senders (src/workers/webhook-sender.ts).
+import { eq, inArray, sql } from "drizzle-orm";
 import type { Store } from "../db/client.ts";
+import { whenStored, type StatementMaker, type Step } from "../db/statement.ts";
 import { destinations, forms, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow } from "../db/schema.ts";
 import { MAX_DESTINATIONS_PER_FORM, MAX_WEBHOOKS_PER_FORM, type Submission } from "../domain/types.ts";
 import { newId } from "../lib/ids.ts";
@@ -115,6 +116,34 @@ function payloadFor(
   return format === "slack" ? slackMessage(summary) : discordMessage(summary);
 }
 
+/**
+ * A `submission.created` delivery per endpoint and per enabled destination of the form whose conditions (`when`)
+ * the submission meets, decided in SQL by its folded values (see outbox/conditions.ts), so that the write reads
+ * nothing first. A destination's delivery carries the standard event, which its sender maps.
+ */
+const QUEUE: StatementMaker = (p) => {
+  const facts = sql`(SELECT j FROM facts)`;
+  return sql`
+  WITH facts(j) AS (SELECT ${p("facts")}),
+  targets AS (
+    SELECT w.id AS webhook_id, NULL AS destination_id, w.created_at AS at, w.id AS tid,
+      CASE w.format WHEN 'slack' THEN ${p("slack")} WHEN 'discord' THEN ${p("discord")} ELSE ${p("standard")} END AS payload
+    FROM ${webhooks} w WHERE w.form_id = ${p("formId")} AND ${whenHolds(sql`w."when"`, facts)}
+    UNION ALL
+    SELECT NULL, d.id, d.created_at, d.id, ${p("standard")}
+    FROM ${destinations} d WHERE d.form_id = ${p("formId")} AND d.enabled = 1 AND ${whenHolds(sql`d."when"`, facts)})
+  INSERT INTO ${webhookDeliveries} (id, webhook_id, destination_id, form_id, submission_id, message_id, event_type, payload, status, attempts,
+    next_attempt_at, created_at)
+  SELECT json_extract(${p("ids")}, '$[' || (row_number() OVER (ORDER BY t.at, t.tid) - 1) || ']'), t.webhook_id, t.destination_id, ${p("formId")},
+    ${p("submissionId")}, ${p("messageId")}, 'submission.created', t.payload, 'pending', 0, ${p("createdAt")}, ${p("createdAt")}
+  FROM targets t
+  WHERE ${whenStored(p)}
+  RETURNING id`;
+};
+
+const HAS_ENDPOINT: StatementMaker = (p) =>
+  sql`SELECT 1 FROM ${webhooks} WHERE form_id = ${p("formId")} UNION ALL SELECT 1 FROM ${destinations} WHERE form_id = ${p("formId")} LIMIT 1`;
+
 /** The outbox of webhook deliveries: writing them with a submission, and the senders' claims and attempts. */
 export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rotationOverlapMs: number) {
   const listeners = new Set<() => void>();
@@ -138,34 +167,30 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rot
 
   return {
     /**
-     * The statement that writes a `submission.created` delivery for each endpoint and each enabled destination of
-     * the form whose conditions (`when`) the submission meets, for the submission's write (no read first): it writes
-     * nothing unless the submission `submission.id` was written before it. Every way a submission becomes kept
-     * (a post, out of spam, a confirmed opt-in) queues through here. Each endpoint's body is chosen by its format in
-     * SQL (a destination gets the standard event, which its sender maps); its rows' ids come from a list made here.
+     * The statement that writes a `submission.created` delivery for each endpoint and destination of the form whose
+     * conditions the submission meets (see QUEUE), for the write that
+     * keeps the submission (services/submissions/keep.ts; no read first): it writes nothing unless the submission
+     * was written before it. Each endpoint's body is chosen by its format in SQL; its rows' ids come from a list
+     * made here. It returns the ids it wrote.
      */
-    queueStatement(form: Pick<FormRow, "id" | "slug" | "name" | "mode">, submission: Submission, createdAt: number): SQL {
-      const ids = JSON.stringify(Array.from({ length: MAX_WEBHOOKS_PER_FORM + MAX_DESTINATIONS_PER_FORM }, () => newId("delivery", createdAt)));
+    queueDeliveries(form: Pick<FormRow, "id" | "slug" | "name" | "mode">, submission: Submission, createdAt: number): Step[] {
       const body = (format: WebhookFormat) => payloadFor(urls, format, form, submission, submission.createdAt);
-      const standard = body("standard");
-      const facts = sql`(SELECT j FROM facts)`;
-      return sql`
-        WITH facts(j) AS (SELECT ${factsOf(submission.data)}),
-        targets AS (
-          SELECT w.id AS webhook_id, NULL AS destination_id, w.created_at AS at, w.id AS tid,
-            CASE w.format WHEN 'slack' THEN ${body("slack")} WHEN 'discord' THEN ${body("discord")} ELSE ${standard} END AS payload
-          FROM ${webhooks} w WHERE w.form_id = ${form.id} AND ${whenHolds(sql`w."when"`, facts)}
-          UNION ALL
-          SELECT NULL, d.id, d.created_at, d.id, ${standard}
-          FROM ${destinations} d WHERE d.form_id = ${form.id} AND d.enabled = 1 AND ${whenHolds(sql`d."when"`, facts)})
-        INSERT INTO ${webhookDeliveries} (id, webhook_id, destination_id, form_id, submission_id, message_id, event_type, payload, status, attempts,
-          next_attempt_at, created_at)
-        SELECT json_extract(${ids}, '$[' || (row_number() OVER (ORDER BY t.at, t.tid) - 1) || ']'), t.webhook_id, t.destination_id, ${form.id},
-          ${submission.id}, ${newId("message", createdAt)}, 'submission.created', t.payload, 'pending', 0, ${createdAt}, ${createdAt}
-        FROM targets t
-        WHERE EXISTS (SELECT 1 FROM submissions WHERE id = ${submission.id})
-        RETURNING id`;
+      const values = {
+        ids: JSON.stringify(Array.from({ length: MAX_WEBHOOKS_PER_FORM + MAX_DESTINATIONS_PER_FORM }, () => newId("delivery", createdAt))),
+        facts: factsOf(submission.data),
+        formId: form.id,
+        submissionId: submission.id,
+        messageId: newId("message", createdAt),
+        slack: body("slack"),
+        discord: body("discord"),
+        standard: body("standard"),
+        createdAt,
+      };
+      return [{ make: QUEUE, values }];
     },
+
+    /** A statement that returns a row when the form has an endpoint or a destination: a write that can look first makes no bodies for none. */
+    deliversTo: (formId: string): Step => ({ make: HAS_ENDPOINT, values: { formId } }),
 
     /** Tells this process's sender that a committed write queued deliveries. */
     announce,

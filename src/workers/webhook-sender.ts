@@ -1,4 +1,5 @@
 import type { Resolver } from "../lib/address.ts";
+import { settingFromEnv } from "../config.ts";
 import { signWebhook } from "../lib/webhook-message.ts";
 import { startOutboxLoop, withinGrace, workerName } from "./outbox.ts";
 import { requestOnce } from "../lib/http-request.ts";
@@ -9,8 +10,6 @@ import type { WebhooksService } from "../services/webhooks.ts";
 
 /** How many deliveries one process sends at once (each endpoint and account also has its own limit, see outbox-shares). */
 const CONCURRENCY = 16;
-/** The longest a receiver may take to answer (contract §9). */
-export const WEBHOOK_TIMEOUT_MS = 10_000;
 
 export interface WebhookSenderOptions {
   /** Multiplies every delay of the schedule (tests run with 0.001). */
@@ -69,7 +68,7 @@ export async function postOnce(
  */
 export function startWebhookSender(webhooksService: WebhooksService, options: WebhookSenderOptions): WebhookSender {
   const worker = workerName();
-  const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? settingFromEnv("webhookTimeoutMs");
   // A send ends at its timeout, with a margin for the address look-up; the loop extends a claim every third of
   // it, so that a claim outlives the attempt of a live process by far, and a dead one's is free again soon.
   const sendMs = Math.round(timeoutMs * 1.5);

@@ -8,6 +8,7 @@ import { serverLog } from "../../src/log.ts";
 import { operator } from "../../src/services/principal.ts";
 import { startServer, type RunningServer } from "../../src/server.ts";
 import { startServerProcess } from "../helpers/server.ts";
+import { startSmtpSink } from "../helpers/smtp.ts";
 
 // The real server on real sockets, as a reverse proxy in front of it talks to it.
 const dirs: string[] = [];
@@ -131,11 +132,13 @@ describe("the public address, behind a trusted proxy, without --base-url", () =>
       body: "name=Ann",
     });
     expect({ status: standard.status, location: standard.headers.get("location") }).toEqual({ status: 303, location: "https://forms.example.org/thanks" });
+    // The owner's key came through the proxy: its address is learnt, and a request that reaches the server
+    // directly sees the public address too.
     const direct = await (await fetch(`${server.url}/api/forms/${form.id}`, { headers: { authorization: `Bearer ${key}` } })).json();
-    expect(direct.submitUrl).toBe(`${server.url}/f/${form.slug}`);
+    expect(direct.submitUrl).toBe(`https://forms.example.com/f/${form.slug}`);
   });
 
-  test("a chat webhook's link names the address each post came to, whichever post's write started the batch", async () => {
+  test("a chat webhook's link names the owner's address, whatever host a post's headers claim", async () => {
     const bodies: string[] = [];
     let arrived: () => void = () => {};
     const all = new Promise<void>((resolve) => {
@@ -153,33 +156,72 @@ describe("the public address, behind a trusted proxy, without --base-url", () =>
     });
     try {
       const { server, key, slug } = await start({ trustProxy: "true", webhooksAllowPrivate: "true", rateLimit: "0" });
-      const [form] = await (await fetch(`${server.url}/api/forms`, { headers: { authorization: `Bearer ${key}` } })).json().then((page) => page.forms);
+      // The owner's request comes through the proxy, which names the public address.
+      const listed = await fetch(`${server.url}/api/forms`, { headers: { authorization: `Bearer ${key}`, ...forwarded } });
+      const [form] = (await listed.json()).forms;
       const hook = await fetch(`${server.url}/api/forms/${form.id}/webhooks`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
         body: JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/slack`, format: "slack" }),
       });
       expect(hook.status).toBe(201);
-      // Posts to two public names at once: their writes share batches, each started by one of them.
-      const hosts = Array.from({ length: POSTS }, (_, i) => (i % 2 === 0 ? "a.example.com" : "b.example.com"));
+      // Visitors' posts that claim another public name, in both header forms, in shared write batches.
+      const claims = Array.from(
+        { length: POSTS },
+        (_, i): Record<string, string> =>
+          i % 2 === 0 ? { "x-forwarded-proto": "https", "x-forwarded-host": "evil.example" } : { forwarded: "proto=https;host=evil.example" },
+      );
       const answers = await Promise.all(
-        hosts.map((host, i) =>
+        claims.map((claim, i) =>
           fetch(`${server.url}/f/${slug}`, {
             method: "POST",
-            headers: { accept: "application/json", "content-type": "application/json", "x-forwarded-proto": "https", "x-forwarded-host": host },
-            body: JSON.stringify({ host, n: i }),
+            headers: { accept: "application/json", "content-type": "application/json", ...claim },
+            body: JSON.stringify({ n: i }),
           }),
         ),
       );
-      expect(answers.map((a) => a.status)).toEqual(hosts.map(() => 200));
+      expect(answers.map((a) => a.status)).toEqual(claims.map(() => 200));
       await all;
-      const links = bodies.map((body) => {
-        const text = JSON.parse(body).text as string;
-        return { posted: /^host: (\S+)$/m.exec(text)?.[1], linked: /https:\/\/([ab]\.example\.com)\/dashboard\//.exec(text)?.[1] };
-      });
-      expect(links.filter((l) => l.posted === undefined || l.posted !== l.linked)).toEqual([]);
+      const linked = bodies.map((body) => /https?:\/\/[^/\s>|]+\/dashboard\//.exec(JSON.parse(body).text as string)?.[0]);
+      expect(linked).toEqual(claims.map(() => "https://forms.example.com/dashboard/"));
     } finally {
       receiver.stop(true);
+    }
+  });
+
+  test("a visitor's Forwarded header does not choose the address in the double opt-in mail", async () => {
+    const sink = await startSmtpSink();
+    try {
+      const { server, key } = await start({ trustProxy: "true", rateLimit: "0", smtpUrl: sink.url, mailFrom: "forms@formsvc.example" });
+      const create = (name: string, headers: Record<string, string>) =>
+        fetch(`${server.url}/api/forms`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
+          body: JSON.stringify({ name, confirmation: { enabled: true, subject: "Confirm", text: "Hello", doubleOptIn: true } }),
+        }).then((answer) => answer.json());
+      const victim = (slug: string, to: string) =>
+        fetch(`${server.url}/f/${slug}`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded", forwarded: "proto=https;host=evil.example" },
+          body: new URLSearchParams({ email: to }),
+        });
+      const linkIn = (mail: { text: string | null }) => /https?:\/\/\S+\/confirm\/\S+/.exec(mail.text ?? "")?.[0] ?? "";
+
+      // Before any owner came through the proxy: the address serve listens on, not the visitor's.
+      const first = await create("Before", {});
+      expect((await victim(first.slug, "victim@x.test")).status).toBe(303);
+      const [before] = await sink.waitFor(1);
+      expect(linkIn(before!)).toStartWith(`${server.url}/confirm/sub_`);
+
+      // An owner's request through the proxy teaches the public address; a visitor's header still chooses nothing.
+      const second = await create("After", forwarded);
+      expect((await victim(second.slug, "victim2@x.test")).status).toBe(303);
+      const after = (await sink.waitFor(2))[1]!;
+      expect(linkIn(after)).toStartWith("https://forms.example.com/confirm/sub_");
+      expect(sink.messages().filter((mail) => (mail.text ?? "").includes("evil.example"))).toEqual([]);
+    } finally {
+      await sink.stop();
     }
   });
 
@@ -232,7 +274,8 @@ describe("the public address, behind a trusted proxy, without --base-url", () =>
       return server.stderr();
     };
     expect(await startLines(["--trust-proxy"])).toContain(
-      "public address: each request's X-Forwarded-Proto and X-Forwarded-Host (or Forwarded) from the proxy",
+      "public address: answers follow each request's X-Forwarded-Proto and X-Forwarded-Host (or Forwarded) from the proxy, as --base-url is not set; " +
+        "links in mail and webhooks never come from a request's headers",
     );
     expect(await startLines(["--host", "0.0.0.0"])).toMatch(
       /warning: links \(submitUrl, redirects, the setup link\) point at http:\/\/localhost:\d+, which is not a public address: set --base-url/,

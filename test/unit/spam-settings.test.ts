@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import type { Form } from "../../src/domain/types.ts";
 import { spamInput, spamUpdate } from "../../src/dashboard/pages/spam-settings.tsx";
-import { DEFAULT_FILTER_THRESHOLD } from "../../src/services/spam/filter.ts";
+import { DEFAULT_FILTER_THRESHOLD } from "../../src/domain/limits.ts";
 
 // The dashboard's spam section saves what the owner changed: a form on the default threshold, saved with the
 // threshold as shown, keeps following the default (a later formsvc may change it).

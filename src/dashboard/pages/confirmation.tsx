@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import { renderConfirmation, type RenderedConfirmation } from "../../lib/confirmation-text.ts";
+import { CONFIRMATION_DEFAULTS as DEFAULTS, CONFIRMATION_RANGES } from "../../domain/limits.ts";
 import type { Confirmation } from "../../domain/types.ts";
 import type { Form } from "../../domain/types.ts";
 import type { Session } from "../../services/users.ts";
@@ -27,15 +28,15 @@ export function confirmationInput(confirmation: Confirmation | null): Confirmati
   const c = confirmation;
   return {
     enabled: c?.enabled ?? false,
-    field: c?.field ?? "email",
+    field: c?.field ?? DEFAULTS.field,
     subject: c?.subject ?? "Thank you for writing to {{form}}",
     text: c?.text ?? DEFAULT_TEXT,
     fromName: c?.fromName ?? "",
     replyTo: c?.replyTo ?? "",
     doubleOptIn: c?.doubleOptIn ?? false,
-    optInDays: String(c?.optInDays ?? 7),
-    perAddressHours: String(c?.perAddressHours ?? 24),
-    perFormDaily: String(c?.perFormDaily ?? 200),
+    optInDays: String(c?.optInDays ?? DEFAULTS.optInDays),
+    perAddressHours: String(c?.perAddressHours ?? DEFAULTS.perAddressHours),
+    perFormDaily: String(c?.perFormDaily ?? DEFAULTS.perFormDaily),
   };
 }
 
@@ -74,7 +75,7 @@ export function previewConfirmation(form: Form, fields: string[], input: Confirm
     {
       formName: form.name,
       date: new Date().toISOString(),
-      data: sampleData(form, fields, input.field || "email"),
+      data: sampleData(form, fields, input.field || DEFAULTS.field),
       link: input.doubleOptIn ? `${form.submitUrl.replace(/\/f\/[^/]+$/, "")}/confirm/…` : null,
     },
   );
@@ -120,7 +121,7 @@ export function confirmationSection(props: {
             label="Link valid for (days)"
             name="optInDays"
             value={input.optInDays}
-            hint="1 to 30; unconfirmed submissions are then deleted."
+            hint={`${CONFIRMATION_RANGES.optInDays.min} to ${CONFIRMATION_RANGES.optInDays.max}; unconfirmed submissions are then deleted.`}
             error={errors.optInDays}
           />
           <Field label="Per address, at most one every (hours)" name="perAddressHours" value={input.perAddressHours} error={errors.perAddressHours} />
@@ -152,8 +153,11 @@ export function confirmationSection(props: {
                 ["Subject", input.subject],
                 ["From", input.fromName || "the server's own name"],
                 ["Reply-To", input.replyTo || "none"],
-                ["Double opt-in", input.doubleOptIn ? `on, links valid ${input.optInDays || "7"} days` : "off"],
-                ["Limits", `one per address every ${input.perAddressHours || "24"} hours, ${input.perFormDaily || "200"} a day per form`],
+                ["Double opt-in", input.doubleOptIn ? `on, links valid ${input.optInDays || DEFAULTS.optInDays} days` : "off"],
+                [
+                  "Limits",
+                  `one per address every ${input.perAddressHours || DEFAULTS.perAddressHours} hours, ${input.perFormDaily || DEFAULTS.perFormDaily} a day per form`,
+                ],
               ] as [string, string][])
             : []),
         ]}

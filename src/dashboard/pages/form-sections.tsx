@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
-import { CAPTCHA_PROVIDERS, type Form } from "../../domain/types.ts";
+import { CAPTCHA_PROVIDERS, DEFAULT_SPAM_RETENTION_DAYS, type Form } from "../../domain/types.ts";
+import { RETENTION_DAYS } from "../../lib/validate.ts";
 import type { Session } from "../../services/users.ts";
 import { MailOff } from "./mail.tsx";
 import { Csrf, Field, Notice } from "./layout.tsx";
@@ -66,7 +67,7 @@ export function retentionSection({ session, form, errors }: SectionContext): Set
           name="retentionDays"
           type="number"
           value={form.retentionDays === null ? "" : String(form.retentionDays)}
-          hint="1 to 3650. Empty: keep them for ever."
+          hint={`${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}. Empty: keep them for ever.`}
           error={errors.retentionDays}
         />
         <Field
@@ -74,7 +75,7 @@ export function retentionSection({ session, form, errors }: SectionContext): Set
           name="spamRetentionDays"
           type="number"
           value={form.spamRetentionDays === null ? "" : String(form.spamRetentionDays)}
-          hint="1 to 3650 (30 by default). Empty: keep spam for ever."
+          hint={`${RETENTION_DAYS.min} to ${RETENTION_DAYS.max} (${DEFAULT_SPAM_RETENTION_DAYS} by default). Empty: keep spam for ever.`}
           error={errors.spamRetentionDays}
         />
         <div class="actions">

@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY, FILTER_MIN_MARKS } from "../../domain/limits.ts";
 import type { Form } from "../../domain/types.ts";
 import type { Session } from "../../services/users.ts";
 import { Csrf, Field, Notice } from "./layout.tsx";
@@ -120,7 +121,7 @@ export function spamSection({
           label="ALTCHA complexity"
           name="complexity"
           value={input.complexity}
-          hint="100 to 1000000; higher is slower for bots and people alike. Empty: 20000."
+          hint={`${COMPLEXITY_RANGE.min} to ${COMPLEXITY_RANGE.max}; higher is slower for bots and people alike. Empty: ${DEFAULT_COMPLEXITY}.`}
           error={errors.complexity}
         />
         <Field
@@ -150,7 +151,7 @@ export function spamSection({
         />
         <Check
           name="filterEnabled"
-          label="Learning filter: judge submissions by what you marked spam and not spam (acts after 20 of each)"
+          label={`Learning filter: judge submissions by what you marked spam and not spam (acts after ${FILTER_MIN_MARKS} of each)`}
           checked={input.filterEnabled}
         />
         <Field
@@ -168,7 +169,7 @@ export function spamSection({
     view: (
       <Facts
         facts={[
-          ["ALTCHA captcha", form.captcha?.provider === "altcha" ? `on, complexity ${input.complexity || "20000"}` : "off"],
+          ["ALTCHA captcha", form.captcha?.provider === "altcha" ? `on, complexity ${input.complexity || DEFAULT_COMPLEXITY}` : "off"],
           ["Blocked words and phrases", input.blockedWords || "none"],
           ["Blocked emails", input.blockedEmails || "none"],
           ["Disposable email addresses", input.blockDisposableEmails ? "blocked" : "allowed"],

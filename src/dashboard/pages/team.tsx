@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { INVITATION_DAYS } from "../../domain/limits.ts";
 import type { Form } from "../../domain/types.ts";
 import { can, ROLE_HELP, ROLES, type Role } from "../../services/roles.ts";
 import type { Invitation } from "../../services/team.ts";
@@ -94,7 +95,7 @@ export function TeamPage({ session, members, invitations, forms, mailOn, created
           <h2 id="new-invite-title">Invitation for {created.email}</h2>
           <p>
             {created.mailed ? `It was mailed to ${created.email}. ` : "Send this link to them yourself: "}
-            <strong>it is shown only this once</strong>, works once, and expires in 7 days.
+            <strong>it is shown only this once</strong>, works once, and expires in {INVITATION_DAYS} days.
           </p>
           <p class="key-line">
             <code id="invite-url">{created.url}</code> <CopyButton target="invite-url" />

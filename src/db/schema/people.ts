@@ -23,7 +23,7 @@ export const users = sqliteTable(
   (t) => [uniqueIndex("users_email").on(t.email)],
 );
 
-/** One-time invitations to join an account with a role: the token's SHA-256, valid 7 days, used at most once. */
+/** One-time invitations to join an account with a role: the token's SHA-256, valid INVITATION_DAYS (domain/limits.ts), used at most once. */
 export const invitations = sqliteTable(
   "invitations",
   {

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Store } from "../../db/client.ts";
 import { altchaUsed, settings } from "../../db/schema.ts";
+import { DEFAULT_COMPLEXITY } from "../../domain/limits.ts";
 import { randomBase62 } from "../../lib/random.ts";
 
 /** The widget's default algorithm (bundled in its script), and the work of one try at it. */
@@ -8,9 +9,6 @@ const ALGORITHM = "PBKDF2/SHA-256";
 const COST = 500;
 /** How long a challenge may be solved and its solution posted. */
 export const ALTCHA_LIFETIME_MS = 20 * 60_000;
-/** The largest counter a challenge asks for when the form does not say (on average half as many tries). */
-export const DEFAULT_COMPLEXITY = 20_000;
-export const COMPLEXITY_RANGE = { min: 100, max: 1_000_000 } as const;
 /** The longest `altcha` field taken: a widget's payload is well under 2 KB. */
 const MAX_PAYLOAD = 4096;
 const KEY_SETTING = "altcha_hmac_key";

@@ -2,13 +2,9 @@ import { eq, sql } from "drizzle-orm";
 import type { Db, Store } from "../../db/client.ts";
 import { preparedOn } from "../../db/prepared.ts";
 import { accounts, spamTokens } from "../../db/schema.ts";
+import { FILTER_MIN_MARKS } from "../../domain/limits.ts";
 import { score, tokenize, type Score, type TokenCounts } from "./bayes.ts";
 import { valuesOf } from "./rules.ts";
-
-/** The filter acts once the account has marked at least this many submissions of each kind (contract §15). */
-export const FILTER_MIN_MARKS = 20;
-/** The score over which a submission is spam when the form does not say. */
-export const DEFAULT_FILTER_THRESHOLD = 0.6;
 
 /** What an owner's mark teaches: this submission is spam, or it is not. */
 export type Mark = "spam" | "ham";

@@ -5,7 +5,8 @@ import { submissions, type FormRow } from "../../db/schema.ts";
 import type { SpamReason, SpamRules } from "../../domain/types.ts";
 import { UploadedFile } from "../../lib/files.ts";
 import { altchaService } from "./altcha.ts";
-import { DEFAULT_FILTER_THRESHOLD, spamFilterService } from "./filter.ts";
+import { DEFAULT_FILTER_THRESHOLD } from "../../domain/limits.ts";
+import { spamFilterService } from "./filter.ts";
 import { checkRules } from "./rules.ts";
 
 /** Why a new submission is spam, with the filter's score and telling tokens when the filter scored it. */

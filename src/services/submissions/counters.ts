@@ -1,10 +1,11 @@
 // The one owner of the counters that lists read instead of counting rows: each form's (submissions, spam,
 // unread, starred) and the same per UTC day. Every path that adds, changes or deletes a submission (receive,
 // mark, delete, bulk actions, retention, erasure) goes through here.
-import { eq, sql, type SQL } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { preparedOn } from "../../db/prepared.ts";
-import { forms, submissionDays, submissions, type SubmissionRow } from "../../db/schema.ts";
+import { forms, submissionDays, type SubmissionRow } from "../../db/schema.ts";
+import { whenStored, type StatementMaker, type Step } from "../../db/statement.ts";
 import { DAY_MS } from "../../domain/types.ts";
 
 type Counter = "submissionCount" | "spamCount" | "unreadCount" | "starredCount";
@@ -17,10 +18,15 @@ export type Counted = Flags & Pick<SubmissionRow, "formId" | "createdAt">;
 /** The UTC day of a time: days since the epoch. */
 export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 
+/**
+ * Whether a submission is kept: neither spam nor waiting for its double opt-in link. A kept submission counts
+ * and is told (notification, webhooks); the others count nowhere but spam and tell nobody (see keep.ts).
+ */
+export const isKept = (flags: Pick<SubmissionRow, "isSpam" | "unconfirmed">): boolean => !flags.isSpam && !flags.unconfirmed;
+
 /** How much one submission with these flags adds to each of the form's counters. */
 export function counterShare(flags: Flags): CounterShare {
-  // A submission waiting for its double opt-in link counts nowhere until it is confirmed.
-  const kept = flags.isSpam || flags.unconfirmed ? 0 : 1;
+  const kept = isKept(flags) ? 1 : 0;
   return {
     submissionCount: kept,
     spamCount: flags.isSpam ? 1 : 0,
@@ -116,24 +122,25 @@ export async function removeShares(tx: Db, gone: Counted[]): Promise<Record<stri
   return counts;
 }
 
-/**
- * The counters' part of the public write (write.ts), as statements of a batch that count only when the
- * submission was written (see storedSubmission): the form's counters and newest time, and its day's counters. Placeholders:
- * submissionId, formId, createdAt, day, kept (1, or 0 for spam and a submission awaiting its opt-in), spam (1 for spam).
- */
-export function countReceivedStatements(stored: SQL): SQL[] {
-  return [
-    sql`UPDATE ${forms} SET submission_count = submission_count + ${sql.placeholder("kept")},
-        spam_count = spam_count + ${sql.placeholder("spam")}, unread_count = unread_count + ${sql.placeholder("kept")},
-        last_submission_at = ${sql.placeholder("createdAt")}
-      WHERE id = ${sql.placeholder("formId")} AND ${stored}`,
-    sql`INSERT INTO ${submissionDays} (form_id, day, submission_count, spam_count, unread_count, starred_count)
-      SELECT ${sql.placeholder("formId")}, ${sql.placeholder("day")}, ${sql.placeholder("kept")}, ${sql.placeholder("spam")}, ${sql.placeholder("kept")}, 0
-      WHERE ${stored}
+/** The counters' part of a new post's write: the form's counters and newest time, and its day's (see receivedCounters). */
+const RECEIVED: StatementMaker[] = [
+  (p) => sql`UPDATE ${forms} SET submission_count = submission_count + ${p("kept")},
+        spam_count = spam_count + ${p("spam")}, unread_count = unread_count + ${p("kept")},
+        last_submission_at = ${p("createdAt")}
+      WHERE id = ${p("formId")} AND ${whenStored(p)}`,
+  (p) => sql`INSERT INTO ${submissionDays} (form_id, day, submission_count, spam_count, unread_count, starred_count)
+      SELECT ${p("formId")}, ${p("day")}, ${p("kept")}, ${p("spam")}, ${p("kept")}, 0
+      WHERE ${whenStored(p)}
       ON CONFLICT (form_id, day) DO UPDATE SET submission_count = submission_count + excluded.submission_count,
         spam_count = spam_count + excluded.spam_count, unread_count = unread_count + excluded.unread_count`,
-  ];
-}
+];
 
-/** Used by the statements of the write: true when the submission `:submissionId` was written earlier in it. */
-export const storedSubmission = sql`EXISTS (SELECT 1 FROM ${submissions} WHERE id = ${sql.placeholder("submissionId")})`;
+/**
+ * The counters of a new post, as statements of its write that count only when it was written (it may lose a race
+ * to another process's): its share of the form's and the day's counters, and the form's newest time.
+ */
+export function receivedCounters(row: SubmissionRow): Step[] {
+  const kept = isKept(row) ? 1 : 0;
+  const values = { submissionId: row.id, formId: row.formId, createdAt: row.createdAt, day: dayOf(row.createdAt), kept, spam: row.isSpam ? 1 : 0 };
+  return RECEIVED.map((make) => ({ make, values }));
+}

@@ -15,6 +15,7 @@ import { fingerprintOf, idempotencyKeyOf, type IdempotencyService } from "./idem
 import type { IdempotencyRequest } from "./write.ts";
 import type { SubmissionsService } from "../submissions.ts";
 import type { SpamService } from "../spam/verdict.ts";
+import { answerBaseUrl, type PublicUrls } from "../urls.ts";
 
 /** Fields that steer the submission and are never stored. */
 export const SPECIAL_FIELDS = [
@@ -189,13 +190,7 @@ function splitFields(fields: Record<string, unknown>): { special: Record<string,
 }
 
 /** The intake of posts to forms: the public endpoint's rules, which the dashboard's test post obeys too. */
-export function intakeService(
-  forms: FormsService,
-  submissions: SubmissionsService,
-  spam: SpamService,
-  idempotency: IdempotencyService,
-  urls: { baseUrl: () => string },
-) {
+export function intakeService(forms: FormsService, submissions: SubmissionsService, spam: SpamService, idempotency: IdempotencyService, urls: PublicUrls) {
   /** The rules that follow the reading of the post's fields, and its write (with its Idempotency-Key, if any). */
   async function accept(
     form: FormRow,
@@ -213,7 +208,7 @@ export function intakeService(
     const cc = honeypot ? [] : copiedTo(special._cc);
     const kept = honeypot ? data : applyFieldRules(rulesOf(form), form.otherFields as OtherFields, data);
     // _next is checked whoever asks, so that a bad one is found on the first fetch() test, not in a browser later.
-    const thanks = `${urls.baseUrl()}/thanks`;
+    const thanks = `${answerBaseUrl(urls)}/thanks`;
     const location = redirectTarget(form, special._next, thanks);
     const redirected = location !== thanks;
     // A honeypot catch is spam whatever its captcha says: the provider is not asked about it.

@@ -1,0 +1,90 @@
+// A statement of a write whose values are known before it runs, given with names: its SQL text is made once
+// (placeholders for the names) and bound to each write's values, so that it can run in a transaction or go into
+// one batch with others (libSQL's write of a post is one request), the same statement either way.
+import { Database, type Statement } from "bun:sqlite";
+import { fillPlaceholders, getTableColumns, sql, type SQL } from "drizzle-orm";
+import { SQLiteSyncDialect, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import { submissions } from "./schema.ts";
+import type { Db } from "./store.ts";
+
+/** Makes a statement's SQL from its values by name: placeholders to make its text once, the values to run it. */
+export type StatementMaker = (value: (name: string) => unknown) => SQL;
+
+/** A statement and the values of this write. `make` is made once (at load), so that its text is made once too. */
+export interface Step {
+  make: StatementMaker;
+  values: Record<string, unknown>;
+}
+
+/** SQL text and its arguments, as a driver takes them. */
+export interface Bound {
+  sql: string;
+  args: unknown[];
+}
+
+const dialect = new SQLiteSyncDialect();
+const texts = new WeakMap<StatementMaker, { sql: string; params: unknown[] }>();
+
+/** A step as text and arguments: the text made at its maker's first use, the arguments filled in from its values. */
+export function bound(step: Step): Bound {
+  let text = texts.get(step.make);
+  if (!text) {
+    text = dialect.sqlToQuery(step.make((name) => sql.placeholder(name)));
+    texts.set(step.make, text);
+  }
+  return { sql: text.sql, args: fillPlaceholders(text.params, step.values) };
+}
+
+// Statements prepared once per SQLite connection, by their text; bounded, in case texts ever vary.
+const preparedTexts = new WeakMap<Database, Map<string, Statement>>();
+
+/** The statement of `text` on a SQLite connection, prepared at its first use there. */
+export function preparedText(client: Database, text: string): Statement {
+  let statements = preparedTexts.get(client);
+  if (!statements) {
+    statements = new Map();
+    preparedTexts.set(client, statements);
+  }
+  let statement = statements.get(text);
+  if (!statement) {
+    if (statements.size >= 64) statements.clear();
+    statement = client.prepare(text);
+    statements.set(text, statement);
+  }
+  return statement;
+}
+
+/**
+ * Runs a step in the caller's transaction and gives its rows: on a SQLite file as a statement prepared once per
+ * connection; on libSQL (whose transactions are new objects each time) through drizzle.
+ */
+export async function runStep(tx: Db, step: Step): Promise<unknown[]> {
+  const client = (tx as unknown as { $client?: unknown }).$client;
+  if (client instanceof Database) {
+    const { sql: text, args } = bound(step);
+    return preparedText(client, text).all(...(args as never[])) as unknown[];
+  }
+  return tx.all(step.make((name) => step.values[name]));
+}
+
+/** In a statement of a submission's write: true when the submission `submissionId` was written earlier in it. */
+export const whenStored = (value: (name: string) => unknown): SQL => sql`EXISTS (SELECT 1 FROM ${submissions} WHERE id = ${value("submissionId")})`;
+
+/**
+ * `INSERT … SELECT <a row> WHERE <the submission was written>`, its values named after the table's columns (but
+ * `omit`): a statement of a submission's write that writes nothing when the submission's own insert did not.
+ */
+export function insertIfStored(table: SQLiteTable, omit: string[] = []): StatementMaker {
+  const columns = Object.entries(getTableColumns(table)).filter(([key]) => !omit.includes(key));
+  return (value) => {
+    const names = sql.join(
+      columns.map(([, column]) => sql.identifier(column.name)),
+      sql`, `,
+    );
+    const values = sql.join(
+      columns.map(([key]) => sql`${value(key)}`),
+      sql`, `,
+    );
+    return sql`INSERT INTO ${table} (${names}) SELECT ${values} WHERE ${whenStored(value)}`;
+  };
+}

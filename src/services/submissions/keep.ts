@@ -1,0 +1,125 @@
+// The one way a submission becomes kept (neither spam nor waiting for its double opt-in link; see isKept): a new
+// post, one the owner moves out of spam, one whose opt-in link is opened. Each goes through here, in the write that
+// changes it, and here alone is written what that sends: the owner's notification, the confirmation email to the
+// person who submitted, a delivery per webhook endpoint and destination (docs/api.md, "Notifications", "Confirmation
+// email and double opt-in", "Webhooks", "Destinations"), and the counters. What a kept submission sends is sent once: a stored submission
+// sends it only while its `held` column says it was held back.
+import type { Db } from "../../db/client.ts";
+import { notifications, type FormRow, type SubmissionRow } from "../../db/schema.ts";
+import { insertIfStored, runStep, type Step } from "../../db/statement.ts";
+import type { Submission } from "../../domain/types.ts";
+import { confirmationInsert, confirmationValues, type OptInLinks } from "../confirmations.ts";
+import { notificationRowFor, type NotificationRequest } from "../notifications.ts";
+import { isKept, moveShare, receivedCounters } from "./counters.ts";
+import { toSubmission } from "./shown.ts";
+
+/** What keeping needs of a form. */
+export type KeepingForm = Pick<FormRow, "id" | "name" | "slug" | "mode" | "notificationEmail" | "confirmation"> & Partial<Pick<FormRow, "notificationRoutes">>;
+
+/** One submission's change, in the write that makes it. */
+export interface Change {
+  form: KeepingForm;
+  /** The submission as that write read it before the change, or null for a new post. */
+  before: SubmissionRow | null;
+  /** The submission as the change leaves it. */
+  after: SubmissionRow;
+  /** A new post's fields as read (its files not stored yet) and what it asked of its notification. */
+  posted?: { data: Record<string, unknown>; request: NotificationRequest };
+  /** When what it sends is made: a new post's createdAt, else the time of the change. */
+  at: number;
+}
+
+/** The deliveries' side of the outbox, as keep uses it. */
+export interface Outbox {
+  /** A statement that returns a row when the form has somewhere to deliver to: a write that can look first makes no bodies for none. */
+  deliversTo(formId: string): Step;
+  /** The statements that queue a kept submission's deliveries (one per webhook endpoint and destination whose conditions it meets), each returning a row per delivery. */
+  queueDeliveries(form: KeepingForm, submission: Submission, at: number): Step[];
+  /** Wakes this process's senders, after the commit. */
+  announce(): void;
+}
+
+/** Where what keep writes goes next, and the double opt-in links a confirmation may carry. */
+export interface KeepDeps {
+  notifications: { announce(): void };
+  outbox?: Outbox;
+  optIn?: OptInLinks | null;
+}
+
+/** What a write of keep queued: whom to wake once it is committed (see announce). */
+export interface Queued {
+  /** A notification or a confirmation to send. */
+  mail: boolean;
+  /** A delivery. */
+  deliveries: boolean;
+}
+
+const NOTIFICATION = insertIfStored(notifications);
+
+/** The rules: what one change writes, its deliveries apart (made only when asked: their bodies cost). */
+function planOf(change: Change, deps: KeepDeps) {
+  const { form, before, after, at } = change;
+  // What a stored submission's verdict held back is in its row; a new post's comes with it.
+  const request = change.posted?.request ?? (before?.held ? (JSON.parse(before.held) as NotificationRequest) : {});
+  const held = before === null || before.held !== null;
+  const steps: Step[] = before === null ? receivedCounters(after) : [];
+  // The confirmation goes with a new post (a refusal in the log when it is spam) and when one leaves spam.
+  const confirms = before === null || (before.isSpam && !after.isSpam && held);
+  const confirmation = confirms
+    ? confirmationValues(form, { id: after.id, createdAt: at, isSpam: after.isSpam }, change.posted?.data ?? JSON.parse(after.data), deps.optIn?.link ?? null)
+    : null;
+  if (confirmation) steps.push({ make: confirmationInsert, values: { ...confirmation } });
+  // The notification and the deliveries go when it becomes kept, if what it sends was never sent.
+  const sends = isKept(after) && held && (before === null || !isKept(before));
+  const notification = sends ? notificationRowFor(form, { id: after.id, createdAt: at, data: after.data }, request) : null;
+  if (notification) steps.push({ make: NOTIFICATION, values: { ...notification } });
+  const deliveries = sends && deps.outbox ? deps.outbox : null;
+  return {
+    steps,
+    mail: notification?.status === "pending" || confirmation !== null,
+    deliveries: deliveries && { check: deliveries.deliversTo(form.id), make: () => deliveries.queueDeliveries(form, toSubmission(after), at) },
+  };
+}
+
+/**
+ * Writes, in the caller's transaction, what `changes` send and count: the counters (a new post's share, or the
+ * move from `before` to `after`), the confirmation, and, for each that becomes kept, its notification and deliveries.
+ * The caller has written the submissions' rows; it calls announce after its commit.
+ */
+export async function keep(tx: Db, changes: Change[], deps: KeepDeps): Promise<Queued> {
+  const queued: Queued = { mail: false, deliveries: false };
+  for (const change of changes) {
+    const plan = planOf(change, deps);
+    if (change.before) await moveShare(tx, change.before, change.after);
+    for (const step of plan.steps) await runStep(tx, step);
+    queued.mail ||= plan.mail;
+    if (plan.deliveries && (await runStep(tx, plan.deliveries.check)).length > 0)
+      for (const step of plan.deliveries.make()) if ((await runStep(tx, step)).length > 0) queued.deliveries = true;
+  }
+  return queued;
+}
+
+/**
+ * The same as keep for new posts, as statements of one batch (libSQL's write of a post: one request, nothing read
+ * in between), each writing only when its submission was: the deliveries apart and last, so that their rows tell
+ * whether any was written. `mail` says what is queued if the submissions were written.
+ */
+export function keepStatements(changes: Change[], deps: KeepDeps): { steps: Step[]; deliveries: Step[]; mail: boolean } {
+  const steps: Step[] = [];
+  const deliveries: Step[] = [];
+  let mail = false;
+  for (const change of changes) {
+    if (change.before) throw new Error("keepStatements takes new posts only: a stored submission's change is kept in its transaction (keep)");
+    const plan = planOf(change, deps);
+    steps.push(...plan.steps);
+    deliveries.push(...(plan.deliveries?.make() ?? []));
+    mail ||= plan.mail;
+  }
+  return { steps, deliveries, mail };
+}
+
+/** Wakes the senders of what a committed write of keep queued: never before the commit, or they could look too early. */
+export function announce(deps: KeepDeps, queued: Queued): void {
+  if (queued.mail) deps.notifications.announce();
+  if (queued.deliveries) deps.outbox?.announce();
+}
