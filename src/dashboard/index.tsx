@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { destinationPageRoutes } from "./destination-routes.tsx";
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import { Router } from "../http/router.ts";
@@ -50,6 +51,7 @@ export function createDashboard() {
   teamPageRoutes(router);
   fieldsPageRoutes(router);
   settingsPageRoutes(router);
+  destinationPageRoutes(router);
   return {
     async handle(ctx: RequestContext): Promise<Response> {
       try {

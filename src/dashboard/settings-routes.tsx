@@ -14,6 +14,7 @@ import { captchaSection, filesSection, notificationsSection, retentionSection } 
 import { SettingsPage, settingsInput, type SettingsInput } from "./pages/settings.tsx";
 import { postedSpamInput, spamErrorField, spamInput, spamSection, spamUpdate, type SpamInput } from "./pages/spam-settings.tsx";
 import { type ShownSecret, webhooksSection } from "./pages/webhooks.tsx";
+import { destinationsSectionFor } from "./destinations-view.ts";
 
 const DEFAULT_MAX_FILE = 10 * 1024 * 1024;
 
@@ -102,6 +103,7 @@ export async function settingsResponse(
     spamSection({ session, form, input: options.spam ?? spamInput(form), errors }),
     filesSection(context),
     webhooksSection({ session, form, webhooks, secret, errors }),
+    await destinationsSectionFor(ctx, session, principal, row, errors, flash.value),
     notificationsSection(context),
     confirmationSection({ session, form, preview, ...confirming }),
     retentionSection(context),

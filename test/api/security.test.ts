@@ -15,6 +15,9 @@ const BODIES: Record<string, Record<string, unknown>> = {
   updateSubmission: { isRead: true },
   eraseSubmissions: { email: "nobody@example.com", dryRun: true },
   createWebhook: { url: "https://hooks.example.com/new" },
+  updateWebhook: { when: [{ field: "topic", op: "equals", value: "sales" }] },
+  createDestination: { type: "ntfy", config: { topic: "another" } },
+  updateDestination: { enabled: false },
   createKey: { name: "deploy" },
 };
 

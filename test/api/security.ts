@@ -10,7 +10,7 @@ import { makeWorld, type World } from "./world.ts";
 /** A management route and what its declaration says it needs: the permission of contract §3, the keys it takes, a body, and its success status. */
 export interface ProtectedRoute {
   method: string;
-  /** As registered: `:id` is a form's id, `:submissionId` one of its submissions, `:fileId` a file of it, `:keyId` a key, `:webhookId` and `:deliveryId` a webhook of the form and one of its deliveries. */
+  /** As registered: `:id` is a form's id, `:submissionId` one of its submissions, `:fileId` a file of it, `:keyId` a key, `:webhookId` and `:deliveryId` a webhook of the form and one of its deliveries, `:destinationId` a destination of it. */
   path: string;
   permission: Permission;
   /** A form-level key of the form in the path may call it (the operation's scope is `form`). */
@@ -28,6 +28,8 @@ interface Guarded extends World {
   withFile: Record<Target, { submission: string; file: string }>;
   /** A webhook on each target's form, and a delivery of it. */
   webhooks: Record<Target, { id: string; deliveryId: string }>;
+  /** A destination on each target's form. */
+  destinations: Record<Target, string>;
 }
 
 /** Stores a submission carrying one file on `formId` and returns its id and the file's. */
@@ -66,7 +68,14 @@ async function guardedWorld(t: TestApp): Promise<Guarded> {
     otherAccount: await webhookOn(t, otherAccountId, "live", w.other.form.id),
     otherMode: await webhookOn(t, w.account.id, "test", w.testForm.id),
   };
-  return { ...w, spareKeyId: spare.id, otherAccountKeyId: otherAccountKey.id, testModeKeyId: testModeKey.id, withFile, webhooks };
+  const destinationOn = async (accountId: string, mode: "live" | "test", formId: string) =>
+    (await t.services.destinations.create(operator(accountId, mode), formId, { type: "ntfy", config: { topic: "security" } })).id;
+  const destinations = {
+    own: await destinationOn(w.account.id, "live", w.form.id),
+    otherAccount: await destinationOn(otherAccountId, "live", w.other.form.id),
+    otherMode: await destinationOn(w.account.id, "test", w.testForm.id),
+  };
+  return { ...w, spareKeyId: spare.id, otherAccountKeyId: otherAccountKey.id, testModeKeyId: testModeKey.id, withFile, webhooks, destinations };
 }
 
 type Target = "own" | "otherAccount" | "otherMode";
@@ -86,6 +95,7 @@ function urlOf(route: ProtectedRoute, w: Guarded, target: Target = "own"): strin
     .replace(":submissionId", submission)
     .replace(":keyId", keyId)
     .replace(":webhookId", webhook.id)
+    .replace(":destinationId", w.destinations[target])
     .replace(":deliveryId", webhook.deliveryId);
 }
 

@@ -123,7 +123,21 @@ export interface SettingsProps {
  * Where each section goes on the page, by id: a section added later (fields, confirmation) takes its place
  * here; one with an id not listed goes before the snippet.
  */
-const SECTION_ORDER = ["general", "fields", "captcha", "spam", "files", "webhooks", "notifications", "confirmation", "retention", "snippet", "test", "delete"];
+const SECTION_ORDER = [
+  "general",
+  "fields",
+  "captcha",
+  "spam",
+  "files",
+  "webhooks",
+  "destinations",
+  "notifications",
+  "confirmation",
+  "retention",
+  "snippet",
+  "test",
+  "delete",
+];
 const rank = (id: string) => (SECTION_ORDER.includes(id) ? SECTION_ORDER.indexOf(id) : SECTION_ORDER.indexOf("snippet") - 0.5);
 
 /** Settings as a list of names and values, for a reader who may not change them. */

@@ -1,0 +1,31 @@
+// The data of a form's Destinations section (pages/destinations.tsx), read for the settings page.
+import type { FormRow } from "../db/schema.ts";
+import type { Principal } from "../domain/types.ts";
+import type { RequestContext } from "../http/context.ts";
+import type { Session } from "../services/users.ts";
+import { destinationsSection } from "./pages/destinations.tsx";
+import type { SettingsSection } from "./pages/settings.tsx";
+
+/** The flash a test leaves for the page it redirects to. */
+export const TEST_FLASH = "destination-test:";
+/** How many recent deliveries to destinations the section lists. */
+const RECENT = 10;
+
+/** The Destinations section of a form's settings: its destinations, circuits, recent deliveries, and a test's outcome from `flash`. */
+export async function destinationsSectionFor(
+  ctx: RequestContext,
+  session: Session,
+  principal: Principal,
+  row: FormRow,
+  errors: Record<string, string | undefined>,
+  flash: string | null,
+): Promise<SettingsSection> {
+  const [destinations, circuits, page] = await Promise.all([
+    ctx.services.destinations.list(principal, row.id),
+    ctx.services.destinations.circuits(row.id, Date.now()),
+    ctx.services.webhooks.deliveries(principal, row.id, null, { limit: 50, offset: 0 }),
+  ]);
+  const tested = flash?.startsWith(TEST_FLASH) ? JSON.parse(flash.slice(TEST_FLASH.length)) : null;
+  const deliveries = page.deliveries.filter((d) => d.destinationId !== null).slice(0, RECENT);
+  return destinationsSection({ session, form: ctx.services.forms.toForm(row), destinations, circuits, deliveries, tested, errors });
+}
