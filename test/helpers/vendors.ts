@@ -234,8 +234,10 @@ export function startVendors(): Vendors {
   }
 
   function telegram(path: string, call: VendorCall): Response {
-    const match = /^\/bot([^/]+)\/sendMessage$/.exec(path);
+    // The Bot API's method names are case-insensitive; an unknown one is 404, a wrong token 401.
+    const match = /^\/bot([^/]+)\/(\w+)$/.exec(path);
     if (!match || match[1] !== VENDOR.telegram.botToken) return json(401, { ok: false, error_code: 401, description: "Unauthorized" });
+    if (match[2]!.toLowerCase() !== "sendmessage") return json(404, { ok: false, error_code: 404, description: "Not Found" });
     const body = JSON.parse(call.body || "{}");
     if (String(body.chat_id) !== VENDOR.telegram.chatId) return json(400, { ok: false, error_code: 400, description: "Bad Request: chat not found" });
     if (typeof body.text !== "string" || body.text.length === 0 || body.text.length > 4096)
