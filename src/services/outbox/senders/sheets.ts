@@ -73,6 +73,14 @@ async function accessToken(context: SendContext, key: ServiceAccountKey): Promis
   };
 }
 
+/**
+ * The sheet's name as an A1 range: as it is when plain (`Sheet1`), else quoted with its quotes doubled
+ * (`'Leads 2026'`), and quoted too when it would read as a cell (`'A1'`).
+ */
+function sheetRange(sheet: string): string {
+  return /^[A-Za-z0-9_]+$/.test(sheet) && !/^[A-Za-z]{1,3}\d+$/.test(sheet) ? sheet : `'${sheet.replace(/'/g, "''")}'`;
+}
+
 /** Appends the submission as a row: its time, then its fields (in the order of `fields` when given). */
 export async function sendToSheets(context: SendContext): Promise<AttemptResult> {
   const config = context.target.config as { serviceAccountKey: ServiceAccountKey; spreadsheetId: string; sheet: string };
@@ -81,7 +89,7 @@ export async function sendToSheets(context: SendContext): Promise<AttemptResult>
   if ("failed" in got) return got.failed;
   const { submission } = context.event.data;
   const row = [submission.createdAt, ...mappedEntries(submission.data, context.target.fields).map(([, value]) => valueText(value))];
-  const range = encodeURIComponent(`'${config.sheet.replace(/'/g, "''")}'`);
+  const range = encodeURIComponent(sheetRange(config.sheet));
   const path = `/v4/spreadsheets/${encodeURIComponent(config.spreadsheetId)}/values/${range}:append?valueInputOption=RAW&insertDataOption=INSERT_ROWS`;
   const answer = await context.call(vendorUrl(VENDOR_BASES.google_sheets, config, path), {
     method: "POST",
