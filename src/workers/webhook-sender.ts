@@ -2,9 +2,9 @@ import { BlockedAddress, checkedAddresses, hostBlockedReason, type Resolver } fr
 import { settingFromEnv } from "../config.ts";
 import { signWebhook } from "../lib/webhook-message.ts";
 import { startOutboxLoop, withinGrace, workerName } from "./outbox.ts";
-import { HELD_PER_SLOT, WEBHOOK_LIMITS } from "../services/outbox-shares.ts";
-import type { AttemptResult, OutgoingDelivery } from "../services/webhook-outbox.ts";
-import type { WebhooksService } from "../services/webhooks.ts";
+import { HELD_PER_SLOT, WEBHOOK_LIMITS } from "../services/outbox/shares.ts";
+import type { AttemptResult, OutgoingDelivery } from "../services/outbox/deliveries.ts";
+import type { WebhooksService } from "../services/outbox/webhooks.ts";
 
 /** How many deliveries one process sends at once (each endpoint and account also has its own limit, see outbox-shares). */
 const CONCURRENCY = 16;

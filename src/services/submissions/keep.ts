@@ -8,8 +8,8 @@ import type { Db } from "../../db/client.ts";
 import { notifications, type FormRow, type NotificationRow, type SubmissionRow } from "../../db/schema.ts";
 import { insertIfStored, insertRows, runStep, type Step } from "../../db/statement.ts";
 import type { Submission } from "../../domain/types.ts";
-import { confirmationInsert, confirmationValues, type OptInLinks } from "../confirmations.ts";
-import { notificationRowFor, type NotificationRequest } from "../notifications.ts";
+import { confirmationInsert, confirmationValues, type OptInLinks } from "../outbox/confirmations.ts";
+import { notificationRowFor, type NotificationRequest } from "../outbox/notifications.ts";
 import { isKept, moveShare, receivedCounters, receivedCountersOf } from "./counters.ts";
 import { toSubmission } from "./shown.ts";
 
