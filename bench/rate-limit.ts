@@ -1,6 +1,6 @@
 // What a rate limit kept in the database would cost, against the in-memory token bucket that `--rate-limit`
 // is, measured in the same run on one SQLite file (synchronous=FULL, group commit) through the services:
-// - accepted posts: the bucket then the submission's write. The contract checks the rate limit before the
+// - accepted posts: the bucket then the submission's write. The rate limit is checked before the
 //   body is read, so a bucket in the database is a write (and its commit) of its own before the submission's.
 // - refused posts (a flood from one address): what the limiter costs when it says no.
 // The HTTP part is the same for both and left out, so the ratio is of the work that differs.

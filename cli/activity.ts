@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { PAGE_LIMIT } from "../src/domain/limits.ts";
-import type { Activity } from "../src/services/activity.ts";
+import type { Activity } from "../src/services/people/activity.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";

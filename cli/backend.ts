@@ -6,16 +6,16 @@ import { isLibsqlUrl } from "../src/db/location.ts";
 import { ApiError } from "../src/errors.ts";
 import type { DailyStats } from "../src/services/form-stats.ts";
 import type { Services } from "../src/services/index.ts";
-import type { ActivityPage } from "../src/services/activity.ts";
+import type { ActivityPage } from "../src/services/people/activity.ts";
 import type { ApiKey, NewApiKey } from "../src/services/keys.ts";
-import type { NotificationPage } from "../src/services/notifications.ts";
-import type { DeliveryPage, WebhookDelivery } from "../src/services/webhook-outbox.ts";
-import type { Webhook, WebhookWithSecret } from "../src/services/webhooks.ts";
+import type { NotificationPage } from "../src/services/outbox/notifications.ts";
+import type { DeliveryPage, WebhookDelivery } from "../src/services/outbox/deliveries.ts";
+import type { Webhook, WebhookWithSecret } from "../src/services/outbox/webhooks.ts";
 import type { Destination, DestinationTestResult } from "../src/services/outbox/destinations.ts";
 import type { ExportFormat, Form, Principal, Submission } from "../src/domain/types.ts";
 import { inEitherMode, operator } from "../src/services/principal.ts";
 import type { Erasure } from "../src/services/retention.ts";
-import type { SubmissionPage } from "../src/services/submissions.ts";
+import type { SubmissionPage } from "../src/services/submissions/submissions.ts";
 import type { ApiClient } from "./client.ts";
 import { CliError, EXIT } from "./errors.ts";
 
@@ -220,7 +220,7 @@ export async function localBackend(location: string, options: ConnectionOptions,
       },
     },
     activity: {
-      list: async (query) => services.activity.list(principal.accountId, (await import("../src/services/activity.ts")).parseActivityQuery(query)),
+      list: async (query) => services.activity.list(principal.accountId, (await import("../src/services/people/activity.ts")).parseActivityQuery(query)),
     },
     notifications: {
       list: async (ref, query) => services.notifications.list(principal, ref, await queryOf("listNotifications", query)),

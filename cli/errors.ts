@@ -1,6 +1,6 @@
 import { ApiError, type ErrorCode } from "../src/errors.ts";
 
-/** Exit codes of the contract. */
+/** Exit codes (docs/cli.md, "Exit codes"). */
 export const EXIT = { ok: 0, error: 1, usage: 2, auth: 4, notFound: 5 } as const;
 
 /** A failure of the CLI itself (bad flags, no server), with its exit code. */

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { PAGE_LIMIT } from "../src/domain/limits.ts";
-import type { Notification } from "../src/services/notifications.ts";
+import type { Notification } from "../src/services/outbox/notifications.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";

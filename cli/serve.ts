@@ -83,7 +83,7 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   const [{ loadServeConfig, redactedSmtpUrl }, { startServer }, { SETUP_LINK_MS }] = await Promise.all([
     import("../src/config.ts"),
     import("../src/server.ts"),
-    import("../src/services/users.ts"),
+    import("../src/services/people/users.ts"),
   ]);
   const config = loadServeConfig(options, io.env);
   ensureDatabaseDirectory(config.db, io);

@@ -3,7 +3,7 @@ import { PAGE_LIMIT } from "../src/domain/limits.ts";
 import { fieldValue } from "../src/lib/csv.ts";
 import { exportChunks } from "../src/services/submissions/export.ts";
 import type { Submission } from "../src/domain/types.ts";
-import type { SubmissionPage } from "../src/services/submissions.ts";
+import type { SubmissionPage } from "../src/services/submissions/submissions.ts";
 import { withBackend, type Backend, type ConnectionOptions } from "./backend.ts";
 import { CliError, EXIT, withFlagName } from "./errors.ts";
 import { eraseCommand } from "./erase.ts";

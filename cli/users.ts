@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { INVITATION_DAYS } from "../src/domain/limits.ts";
-import type { Role } from "../src/services/roles.ts";
-import type { TeamActor } from "../src/services/team.ts";
-import type { User } from "../src/services/users.ts";
+import type { Role } from "../src/services/people/roles.ts";
+import type { TeamActor } from "../src/services/people/team.ts";
+import type { User } from "../src/services/people/users.ts";
 import type { Services } from "../src/services/index.ts";
 import { existingDatabase, localDatabase, openLocalServices } from "./backend.ts";
 import { CliError, EXIT } from "./errors.ts";
@@ -68,7 +68,7 @@ async function membership(
   accountId: string,
   options: { role?: string; forms?: string },
 ): Promise<{ role: Role; formIds: string[] | null }> {
-  const { parseRole } = await import("../src/services/roles.ts");
+  const { parseRole } = await import("../src/services/people/roles.ts");
   const role = parseRole(options.role ?? "owner", "--role");
   if (!options.forms) return { role, formIds: null };
   const { operator } = await import("../src/services/principal.ts");
@@ -189,7 +189,7 @@ export function usersCommand(program: Command, io: Io): void {
     .option("--email <email>", "the user to sign in as (needed when there are several)")
     .addHelpText("after", '\nExamples:\n  formsvc dashboard link --email ada@example.com\n  xdg-open "$(formsvc dashboard link)"\n')
     .action(async (options: { email?: string }, command: Command) => {
-      const { SIGNIN_LINK_MS } = await import("../src/services/users.ts");
+      const { SIGNIN_LINK_MS } = await import("../src/services/people/users.ts");
       const { url, sentence } = await withLocal(command, io, "dashboard link", async (services) => {
         const all = await services.users.list();
         if (all.length === 0) {

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { PAGE_LIMIT } from "../src/domain/limits.ts";
-import type { WebhookDelivery } from "../src/services/webhook-outbox.ts";
-import type { Webhook, WebhookWithSecret } from "../src/services/webhooks.ts";
+import type { WebhookDelivery } from "../src/services/outbox/deliveries.ts";
+import type { Webhook, WebhookWithSecret } from "../src/services/outbox/webhooks.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";

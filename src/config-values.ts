@@ -4,7 +4,7 @@ import { ApiError } from "./errors.ts";
 import { parseMailbox, type Mailbox } from "./lib/mail.ts";
 import { parseDuration } from "./lib/time.ts";
 import { isEmail } from "./lib/validate.ts";
-import { CAPTCHA_VERIFY_URLS } from "./services/captcha.ts";
+import { CAPTCHA_VERIFY_URLS } from "./services/spam/captcha.ts";
 import { CAPTCHA_PROVIDERS, type CaptchaProvider } from "./domain/types.ts";
 
 /** `provider=URL` pairs, separated by spaces (one per --captcha-verify-url), over the providers' own addresses. */

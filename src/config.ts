@@ -3,7 +3,7 @@ export { redactedSmtpUrl } from "./config-values.ts";
 import { parseS3Url, type S3Target } from "./lib/s3.ts";
 import { ApiError } from "./errors.ts";
 import { isEmail } from "./lib/validate.ts";
-import { DEFAULT_CAPTCHA_TIMEOUT_MS } from "./services/captcha.ts";
+import { DEFAULT_CAPTCHA_TIMEOUT_MS } from "./services/spam/captcha.ts";
 
 // Every setting of `formsvc serve` is declared once, in SETTINGS below: its flag, environment variable,
 // default, parser and help line. serve's options (cli/serve.ts), the ServeConfig type and object, and the

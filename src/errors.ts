@@ -1,4 +1,4 @@
-/** Every error code of the contract, with the HTTP status it is answered with. */
+/** Every error code of the API (docs/api.md, "Errors"), with the HTTP status it is answered with. */
 export const ERROR_STATUS = {
   invalid_json: 400,
   invalid_body: 400,
@@ -37,7 +37,7 @@ export interface ErrorItem {
 }
 
 /**
- * The error body: the contract's `error` object, and beside it `errors`, the list that form clients (Formspree's
+ * The error body: the `error` object of docs/api.md ("Errors"), and beside it `errors`, the list that form clients (Formspree's
  * libraries among them) read: one item for a single error, one per field for `validation_failed`.
  */
 export interface ErrorBody {
@@ -45,7 +45,7 @@ export interface ErrorBody {
   errors: ErrorItem[];
 }
 
-/** An error meant for the client: a code from the contract, a sentence a person can act on, and the field at fault. */
+/** An error meant for the client: a code of ERROR_STATUS, a sentence a person can act on, and the field at fault. */
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly field?: string;

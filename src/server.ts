@@ -123,7 +123,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
       // With a certificate of its own the https listener is replaced, not restarted, when it is renewed.
       ...(tls ? { tls: { cert: tls.cert, key: tls.key }, reusePort: true } : {}),
       // Bun's own guard answers a bare 413 (for a Content-Length over it, before the app sees the request), not
-      // the contract's. So it is set out of the way, and the app is the one limit: it refuses a declared length
+      // the API's (docs/api.md, "Body size"). So it is set out of the way, and the app is the one limit: it refuses a declared length
       // over --max-body at once and stops reading a chunked body as soon as it passes it; a route that takes no
       // body never reads one, so nothing is buffered unasked.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,

@@ -1,9 +1,9 @@
 import { json } from "../http/respond.ts";
 import { PAGE_LIMIT } from "../domain/limits.ts";
-import { parseActivityQuery } from "../services/activity.ts";
+import { parseActivityQuery } from "../services/people/activity.ts";
 import { operation } from "./operation.ts";
 
-/** /api/activity (admin): the account's activity log, newest first, paged by `after` (contract §17). */
+/** /api/activity (admin): the account's activity log, newest first, paged by `after` (docs/api.md, "Activity"). */
 export const activityOperations = [
   operation({
     method: "GET",

@@ -2,7 +2,7 @@ import { answerBaseUrl } from "../services/urls.ts";
 import { json, noContent } from "../http/respond.ts";
 import { FORM, LOCATION, operation } from "./operation.ts";
 
-/** /api/forms: list, create, get, update, delete (contract §4). */
+/** /api/forms: list, create, get, update, delete (docs/api.md, "Forms"). */
 export const formOperations = [
   operation({
     method: "GET",

@@ -1,7 +1,7 @@
 import { json, noContent } from "../http/respond.ts";
 import { operation } from "./operation.ts";
 
-/** /api/keys: list, create and revoke keys of the key's own account and mode, admin only (contract §3). */
+/** /api/keys: list, create and revoke keys of the key's own account and mode, admin only (docs/api.md, "Authentication and keys"). */
 export const keyOperations = [
   operation({
     method: "GET",

@@ -1,10 +1,10 @@
 import { json } from "../http/respond.ts";
 import { FORM, operation } from "./operation.ts";
 
-// Account keys only: a form-level key reaches only its form's submissions (contract §3), and a notification
+// Account keys only: a form-level key reaches only its form's submissions (docs/api.md, "Authentication and keys"), and a notification
 // shows the form's notificationEmail, which such a key cannot read either.
 
-/** /api/forms/{id}/notifications: the form's notification emails, newest first, what became of each, and a retry of the failed (contract §9). */
+/** /api/forms/{id}/notifications: the form's notification emails, newest first, what became of each, and a retry of the failed (docs/api.md, "Webhooks"). */
 export const notificationOperations = [
   operation({
     method: "GET",

@@ -2,7 +2,7 @@ import { altchaChallenge, altchaWidget } from "../routes/altcha.ts";
 import { preflight, submit } from "../routes/submit.ts";
 import { operation, type Operation } from "./operation.ts";
 
-/** The public endpoint, at both of its addresses, and its CORS preflight (contract §6): no key, the form's own rules. */
+/** The public endpoint, at both of its addresses, and its CORS preflight (docs/api.md, "Public submission endpoint"): no key, the form's own rules. */
 export const publicOperations: Operation[] = ["/api/f/{slug}", "/f/{slug}"].flatMap((path, i) => [
   operation({
     method: "POST",

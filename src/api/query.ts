@@ -4,7 +4,7 @@ import { PAGE_LIMIT } from "../domain/limits.ts";
 import { EXPORT_FORMATS } from "../domain/types.ts";
 import { parseIsoDate, parseWhen } from "../lib/time.ts";
 import { lazySchema } from "../lib/validate.ts";
-import { FILTERS } from "../services/submissions.ts";
+import { FILTERS } from "../services/submissions/submissions.ts";
 
 // Every query parameter of the API, once: the zod schema that reads it (the document shows the same schema),
 // what it means, and the sentence a client gets when its value does not fit. A query string is text: an

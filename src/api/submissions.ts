@@ -3,7 +3,7 @@ import { json, noContent } from "../http/respond.ts";
 import { CONTENT_TYPES, exportStream } from "../services/submissions/export.ts";
 import { attachmentHeader } from "../lib/files.ts";
 import { parseWhen } from "../lib/time.ts";
-import type { ListQuery } from "../services/submissions.ts";
+import type { ListQuery } from "../services/submissions/submissions.ts";
 import { FORM, operation } from "./operation.ts";
 import type { QueryValues } from "./query.ts";
 
@@ -24,7 +24,7 @@ export function listQuery(values: Partial<QueryValues<(typeof LIST_QUERY)[number
 
 /**
  * /api/forms/{id}/submissions: the list, the export, one submission's get, patch and delete, and its files
- * (contract §5, §11); and /api/submissions/erase, which crosses the account's forms (§13).
+ * (docs/api.md, "Submissions"; docs/api.md, "Files"); and /api/submissions/erase, which crosses the account's forms (docs/api.md, "Retention and erasure").
  */
 export const submissionOperations = [
   operation({

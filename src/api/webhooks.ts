@@ -2,13 +2,13 @@ import { answerBaseUrl } from "../services/urls.ts";
 import { json, noContent } from "../http/respond.ts";
 import { FORM, LOCATION, operation } from "./operation.ts";
 
-// Account keys only: a form-level key reaches only its form's submissions (contract §3), and a webhook's
+// Account keys only: a form-level key reaches only its form's submissions (docs/api.md, "Authentication and keys"), and a webhook's
 // secret and address are the owner's settings, as the form's notificationEmail is.
 
 const WEBHOOK = `${FORM}/webhooks/{webhookId}`;
 const PAGE = ["limit", "offset"] as const;
 
-/** /api/forms/{id}/webhooks: endpoints, their secrets (shown on create and rotate only), the delivery log and redelivery (contract §12). */
+/** /api/forms/{id}/webhooks: endpoints, their secrets (shown on create and rotate only), the delivery log and redelivery (docs/api.md, "Webhooks"). */
 export const webhookOperations = [
   operation({
     method: "POST",

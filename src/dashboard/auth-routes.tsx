@@ -3,7 +3,7 @@ import type { Handler, RequestContext } from "../http/context.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import type { Router } from "../http/router.ts";
 import { randomBase62 } from "../lib/random.ts";
-import { SESSION_IDLE_MS, warmDecoy } from "../services/users.ts";
+import { SESSION_IDLE_MS, warmDecoy } from "../services/people/users.ts";
 import { action, checkToken, currentSession, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";
 import { cookie, localPath, originProblem, page, PRESESSION_COOKIE, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE } from "./http.ts";
 import { AccountPage, MessagePage, SetupPage, SignInPage } from "./pages/auth.tsx";

@@ -2,7 +2,7 @@
 import type { FormRow } from "../db/schema.ts";
 import type { Principal } from "../domain/types.ts";
 import type { RequestContext } from "../http/context.ts";
-import type { Session } from "../services/users.ts";
+import type { Session } from "../services/people/users.ts";
 import { destinationsSection } from "./pages/destinations.tsx";
 import type { SettingsSection } from "./pages/settings.tsx";
 

@@ -2,8 +2,8 @@
 import { timingSafeEqual } from "node:crypto";
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
-import { can, type Capability } from "../services/roles.ts";
-import type { Session } from "../services/users.ts";
+import { can, type Capability } from "../services/people/roles.ts";
+import type { Session } from "../services/people/users.ts";
 import { page, readCookies, readForm, redirect, originProblem, SESSION_COOKIE } from "./http.ts";
 import { MessagePage } from "./pages/auth.tsx";
 

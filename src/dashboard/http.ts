@@ -3,8 +3,8 @@ import { readBytes } from "../http/body.ts";
 import type { RequestContext } from "../http/context.ts";
 import { type Mode, type Permission, PERMISSIONS, type Principal } from "../domain/types.ts";
 import { operator } from "../services/principal.ts";
-import { can } from "../services/roles.ts";
-import type { Session } from "../services/users.ts";
+import { can } from "../services/people/roles.ts";
+import type { Session } from "../services/people/users.ts";
 import type { FormRow } from "../db/schema.ts";
 
 /** Sent with every answer under /dashboard: no inline script, no framing, no sniffing, no referrer to other sites. */

@@ -5,7 +5,7 @@ import type { Router } from "../http/router.ts";
 import type { Form } from "../domain/types.ts";
 import type { ApiKey, NewApiKey } from "../services/keys.ts";
 import { inEitherMode } from "../services/principal.ts";
-import type { Session } from "../services/users.ts";
+import type { Session } from "../services/people/users.ts";
 import { action, fieldErrors, noticeOf, signedIn } from "./guard.tsx";
 import { flashCookie, ownerOf, ownForm, page, redirect, takeFlash } from "./http.ts";
 import { KeysPage, type KeyInput } from "./pages/keys.tsx";

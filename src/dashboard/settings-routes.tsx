@@ -5,7 +5,7 @@ import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
 import { fieldsOf, type FormsService } from "../services/forms.ts";
 import type { Principal } from "../domain/types.ts";
-import type { Session } from "../services/users.ts";
+import type { Session } from "../services/people/users.ts";
 import { action, fieldErrors } from "./guard.tsx";
 import { flashCookie, ownForm, page, redirect, takeFlash } from "./http.ts";
 import { confirmationBody, confirmationInput, confirmationSection, previewConfirmation, type ConfirmationInput } from "./pages/confirmation.tsx";

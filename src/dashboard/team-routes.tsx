@@ -4,10 +4,10 @@ import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
 import { INVITATION_DAYS } from "../domain/limits.ts";
 import type { Form } from "../domain/types.ts";
-import { parseActivityQuery } from "../services/activity.ts";
-import { parseRole } from "../services/roles.ts";
-import type { TeamActor } from "../services/team.ts";
-import type { Session } from "../services/users.ts";
+import { parseActivityQuery } from "../services/people/activity.ts";
+import { parseRole } from "../services/people/roles.ts";
+import type { TeamActor } from "../services/people/team.ts";
+import type { Session } from "../services/people/users.ts";
 import { action, fieldErrors, noticeOf, signedIn } from "./guard.tsx";
 import { cookie, flashCookie, ownerOf, page, PRESESSION_COOKIE, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE, takeFlash } from "./http.ts";
 import { ActivityPage } from "./pages/activity.tsx";
@@ -15,7 +15,7 @@ import { ErasePage, type ErasureResult } from "./pages/erase.tsx";
 import { MessagePage } from "./pages/auth.tsx";
 import { InvitationPage, MemberPage, TeamPage, type NewInvitation } from "./pages/team.tsx";
 import { randomBase62 } from "../lib/random.ts";
-import { SESSION_IDLE_MS } from "../services/users.ts";
+import { SESSION_IDLE_MS } from "../services/people/users.ts";
 
 const render = (status: number, element: unknown, headers: Record<string, string> = {}) => page(status, String(element), headers);
 

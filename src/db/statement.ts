@@ -88,3 +88,46 @@ export function insertIfStored(table: SQLiteTable, omit: string[] = []): Stateme
     return sql`INSERT INTO ${table} (${names}) SELECT ${values} WHERE ${whenStored(value)}`;
   };
 }
+
+/** The sizes a multi-row insert is cut into: each one statement text, prepared once per connection. */
+const ROW_CHUNKS = [64, 32, 16, 8, 4, 2, 1];
+const rowInsertTexts = new Map<string, string>();
+
+/** `INSERT INTO table (columns) VALUES (…), (…)` for `count` rows, its text made once. */
+function rowInsertText(table: SQLiteTable, keys: string[], count: number): string {
+  const columns = getTableColumns(table);
+  const name = dialect.sqlToQuery(sql`${table}`).sql;
+  const cacheKey = `${name} ${keys.join(",")} ${count}`;
+  let text = rowInsertTexts.get(cacheKey);
+  if (!text) {
+    const names = keys.map((key) => dialect.sqlToQuery(sql`${sql.identifier(columns[key]!.name)}`).sql).join(", ");
+    const row = `(${keys.map(() => "?").join(", ")})`;
+    text = `INSERT INTO ${name} (${names}) VALUES ${Array.from({ length: count }, () => row).join(", ")}`;
+    rowInsertTexts.set(cacheKey, text);
+  }
+  return text;
+}
+
+/**
+ * Inserts `rows` (objects keyed by the table's column keys, holding the values as the driver takes them) in the
+ * caller's transaction as a few multi-row statements: on a SQLite file, statements of 64, 32, … 1 rows prepared
+ * once per connection, so a batch of n rows runs at most log2(n) + 1 of them; on libSQL through drizzle.
+ */
+export async function insertRows(tx: Db, table: SQLiteTable, rows: Record<string, unknown>[]): Promise<void> {
+  if (rows.length === 0) return;
+  const keys = Object.keys(rows[0]!);
+  const client = (tx as unknown as { $client?: unknown }).$client;
+  if (!(client instanceof Database)) {
+    await tx.insert(table).values(rows as never);
+    return;
+  }
+  let at = 0;
+  for (const size of ROW_CHUNKS) {
+    while (rows.length - at >= size) {
+      const args: unknown[] = [];
+      for (const row of rows.slice(at, at + size)) for (const key of keys) args.push(row[key] ?? null);
+      preparedText(client, rowInsertText(table, keys, size)).run(...(args as never[]));
+      at += size;
+    }
+  }
+}

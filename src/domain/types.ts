@@ -21,7 +21,7 @@ export interface Principal {
   actor?: string;
 }
 
-/** The captcha providers a form may check (contract §10). */
+/** The captcha providers a form may check (docs/api.md, "Captcha"). */
 export const CAPTCHA_PROVIDERS = ["recaptcha", "hcaptcha", "turnstile"] as const;
 export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
 
@@ -41,9 +41,9 @@ export interface Form {
   /** The captcha checked before a submission is stored; a provider's secret is write-only and never shown. */
   captcha: { provider: CaptchaProvider } | { provider: "altcha"; complexity: number } | null;
   submitUrl: string;
-  /** Whether a post may carry files (§11). */
+  /** Whether a post may carry files (docs/api.md, "Files"). */
   fileUploads: boolean;
-  /** Days a submission is kept, or null for ever (§13). */
+  /** Days a submission is kept, or null for ever (docs/api.md, "Retention and erasure"). */
   retentionDays: number | null;
   /** Days spam is kept, or null for ever. */
   spamRetentionDays: number | null;
@@ -51,9 +51,9 @@ export interface Form {
   fields: FieldRule[];
   /** What a post's undeclared fields become when the form declares fields: kept, dropped or refused. */
   otherFields: OtherFields;
-  /** The confirmation email to the person who submitted, and double opt-in (§16); null: none. */
+  /** The confirmation email to the person who submitted, and double opt-in (docs/api.md, "Confirmation email and double opt-in"); null: none. */
   confirmation: Confirmation | null;
-  /** The form's spam rules (contract §15), or null: none. */
+  /** The form's spam rules (docs/api.md, "Spam"), or null: none. */
   spamRules: SpamRules | null;
   /** Whether the account's learning filter judges this form's posts, and the score over which one is spam. */
   spamFilter: { enabled: boolean; threshold: number };
@@ -61,7 +61,7 @@ export interface Form {
   notificationRoutes: { to: string; when: { field: string; op: string; value?: string | string[] }[] }[];
 }
 
-/** The types a form's declared field may have (contract §14), and what undeclared fields become. */
+/** The types a form's declared field may have (docs/api.md, "Fields of a form"), and what undeclared fields become. */
 export const FIELD_TYPES = ["text", "textarea", "email", "number", "url", "tel", "date", "checkbox", "select", "file"] as const;
 export const OTHER_FIELDS = ["keep", "drop", "refuse"] as const;
 export type OtherFields = (typeof OTHER_FIELDS)[number];
@@ -80,7 +80,7 @@ export interface FieldRule {
   options?: string[];
 }
 
-/** A form's confirmation email to the person who submitted (contract §16), every default filled in. */
+/** A form's confirmation email to the person who submitted (docs/api.md, "Confirmation email and double opt-in"), every default filled in. */
 export interface Confirmation {
   enabled: boolean;
   /** The field whose value is the recipient. */
@@ -95,7 +95,7 @@ export interface Confirmation {
   perFormDaily: number;
 }
 
-/** A form's spam rules, as the API shows and takes them (contract §15). */
+/** A form's spam rules, as the API shows and takes them (docs/api.md, "Spam"). */
 export interface SpamRules {
   blockedWords?: string[];
   blockedEmails?: string[];
@@ -104,7 +104,7 @@ export interface SpamRules {
   duplicateWindowHours?: number;
 }
 
-/** How long spam is kept when the owner says nothing (contract §13). */
+/** How long spam is kept when the owner says nothing (docs/api.md, "Retention and erasure"). */
 export const DEFAULT_SPAM_RETENTION_DAYS = 30;
 
 /** Why a submission is spam: a filled honeypot, a captcha that could not be verified, a rule, the filter, or the owner's say. */
@@ -132,7 +132,7 @@ export interface Submission {
   /** Why it is spam (see SPAM_REASONS); null when it is not spam. */
   spamReason: SpamReason | null;
   /**
-   * Only on a submission of double opt-in (§16): when the person who submitted opened their link, and from which
+   * Only on a submission of double opt-in (docs/api.md, "Confirmation email and double opt-in"): when the person who submitted opened their link, and from which
    * client address; both null while it waits.
    */
   confirmedAt?: string | null;

@@ -111,7 +111,7 @@ function addField(fields: Record<string, unknown>, key: string, value: unknown):
  */
 export async function readSubmission(request: Request, limit: number): Promise<Record<string, unknown>> {
   const type = mediaType(request);
-  // Size before type: a body over the limit is 413 whatever it claims to be, as the contract orders the checks.
+  // Size before type: a body over the limit is 413 whatever it claims to be, as docs/api.md orders the checks ("Order of checks").
   const bytes = await readBytes(request, limit);
   if (type === "application/json") {
     // JSON is UTF-8 (RFC 8259); a body that names another charset is read in it, as it says.

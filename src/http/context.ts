@@ -2,7 +2,7 @@ import type { Mailer } from "../mailer.ts";
 import type { BackupStatus } from "../workers/backups.ts";
 import type { Services } from "../services/index.ts";
 import type { Metrics } from "./metrics.ts";
-import type { CaptchaOptions } from "../services/captcha.ts";
+import type { CaptchaOptions } from "../services/spam/captcha.ts";
 import type { RateLimiter } from "./rate-limit.ts";
 
 /** What the app needs to answer requests. */

@@ -17,7 +17,7 @@ export interface MultipartLimits {
   filesAccepted: boolean;
 }
 
-/** At most 10 files a submission (contract §11). */
+/** At most 10 files a submission (docs/api.md, "Files"). */
 export const MAX_FILES = 10;
 /**
  * At most this many parts in one post (fields and files; a checkbox group is one part per box), counted in

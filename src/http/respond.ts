@@ -17,7 +17,7 @@ export const noContent = (headers: Record<string, string> = {}) => new Response(
 export const wantsJson = (request: Request) => (request.headers.get("accept") ?? "").toLowerCase().includes("application/json");
 
 /**
- * The contract's error answer: JSON; or for a browser's form post a small page with a link back; or for htmx
+ * The error answer of docs/api.md ("Errors"): JSON; or for a browser's form post a small page with a link back; or for htmx
  * (`fragment`) a 200 fragment to swap in, since htmx swaps nothing of an error status by default.
  */
 export function errorResponse(

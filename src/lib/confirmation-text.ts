@@ -1,4 +1,4 @@
-// The confirmation email to the person who submitted (contract §16): the owner's subject and text with the
+// The confirmation email to the person who submitted (docs/api.md, "Confirmation email and double opt-in"): the owner's subject and text with the
 // submitted values filled in as plain text, cut, and defanged, so that a visitor who chooses the recipient
 // cannot also choose a link, a header or a recipient of their own.
 import { headerSafe, MAX_SUBJECT, valueText } from "./mail.ts";

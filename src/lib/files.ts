@@ -18,7 +18,7 @@ export class UploadedFile {
   }
 }
 
-/** A file in a submission's data (contract §11): `{"file": "fil_…", "name", "type", "size"}`. */
+/** A file in a submission's data (docs/api.md, "Files"): `{"file": "fil_…", "name", "type", "size"}`. */
 export interface FileRef {
   file: string;
   name: string;

@@ -4,8 +4,8 @@ import { ERROR_STATUS } from "../errors.ts";
 import { createSchema as formCreate, updateSchema as formUpdate } from "../services/forms.ts";
 import { createSchema as keyCreate } from "../services/keys.ts";
 import { eraseSchema } from "../services/retention.ts";
-import { patchSchema } from "../services/submissions.ts";
-import { createSchema as webhookCreate, updateSchema as webhookUpdate } from "../services/webhooks.ts";
+import { patchSchema } from "../services/submissions/submissions.ts";
+import { createSchema as webhookCreate, updateSchema as webhookUpdate } from "../services/outbox/webhooks.ts";
 import { createSchema as destinationCreate, updateSchema as destinationUpdate } from "../services/outbox/destinations.ts";
 import { FIELD_NOTES, SUBMISSION_BODY } from "./descriptions.ts";
 import { EXAMPLES } from "./examples.ts";
@@ -61,7 +61,7 @@ function errorResponse(status: number, html: boolean): Json {
   return { description: `${STATUS_TEXT[status]} Codes: ${codes.join(", ")}.`, ...(Object.keys(headers).length ? { headers } : {}), content };
 }
 
-/** The header a public post may send so that its retries store once (contract §14). */
+/** The header a public post may send so that its retries store once (docs/api.md, "Retries: Idempotency-Key"). */
 const IDEMPOTENCY_KEY: Json = {
   name: "Idempotency-Key",
   in: "header",

@@ -5,7 +5,7 @@ import { WEBHOOK_FORMATS } from "../lib/webhook-message.ts";
 import { CONDITION_OPS } from "../services/outbox/conditions.ts";
 import { DESTINATION_TYPES } from "../services/outbox/destination-types.ts";
 import { CAPTCHA_PROVIDERS, SPAM_REASONS } from "../domain/types.ts";
-import { FILTERS } from "../services/submissions.ts";
+import { FILTERS } from "../services/submissions/submissions.ts";
 import { CONFIRMATION_RANGES, PAGE_LIMIT } from "../domain/limits.ts";
 import { RETENTION_DAYS } from "../lib/validate.ts";
 

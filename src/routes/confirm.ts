@@ -2,7 +2,7 @@ import type { Handler } from "../http/context.ts";
 import { confirmationPage } from "../http/pages.ts";
 import { html } from "../http/respond.ts";
 import type { Router } from "../http/router.ts";
-import type { OptInOutcome } from "../services/opt-in.ts";
+import type { OptInOutcome } from "../services/submissions/opt-in.ts";
 
 // Calm words for a person who clicked a link in an email: what happened, and nothing to do but close the page.
 const ANSWERS: Record<OptInOutcome, { status: number; title: string; message: string }> = {
@@ -20,7 +20,7 @@ const ANSWERS: Record<OptInOutcome, { status: number; title: string; message: st
   },
 };
 
-/** The double opt-in link (§16): opening it (a GET, no button to press) confirms the submission it names. */
+/** The double opt-in link (docs/api.md, "Confirmation email and double opt-in"): opening it (a GET, no button to press) confirms the submission it names. */
 export function confirmRoutes(router: Router<Handler>): void {
   router.on("GET", "/confirm/:token", async (ctx) => {
     const outcome = await ctx.services.optIn.confirm(ctx.params.token!, ctx.ip, Date.now());

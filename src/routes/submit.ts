@@ -30,7 +30,7 @@ const ALLOWED_HEADERS = "Content-Type, Accept, Idempotency-Key, HX-Request, HX-C
 /** True for a post made by htmx, which swaps the answer into the page instead of following it. */
 const fromHtmx = (request: Request) => request.headers.get("hx-request") === "true";
 
-/** The post's fields: multipart is read as a stream, its files kept in their fields' places (§11). */
+/** The post's fields: multipart is read as a stream, its files kept in their fields' places (docs/api.md, "Files"). */
 async function readPost(ctx: RequestContext, form: FormRow): Promise<Record<string, unknown>> {
   if (mediaType(ctx.request) !== "multipart/form-data") return readSubmission(ctx.request, ctx.options.maxBody);
   // The streaming multipart parser (and Node's streams under it) loads with the first multipart post.

@@ -20,8 +20,8 @@ import { randomLower36 } from "../lib/random.ts";
 import { iso } from "../lib/time.ts";
 import { allowedDomains, email, formName, httpUrl, lazySchema, parseBody, retentionDays, slug, type Zod } from "../lib/validate.ts";
 import { fieldRules, otherFields } from "./submissions/fields.ts";
-import { recordActivity } from "./activity.ts";
-import { confirmationOf, confirmationSchema, storedConfirmation } from "./confirmations.ts";
+import { recordActivity } from "./people/activity.ts";
+import { confirmationOf, confirmationSchema, storedConfirmation } from "./outbox/confirmations.ts";
 import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY, DEFAULT_FILTER_THRESHOLD } from "../domain/limits.ts";
 import { rulesColumn, spamRulesSchema } from "./spam/rules.ts";
 

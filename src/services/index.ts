@@ -1,22 +1,22 @@
 import type { Store } from "../db/client.ts";
 import { accountsService } from "./accounts.ts";
-import { activityService } from "./activity.ts";
+import { activityService } from "./people/activity.ts";
 import { filesService } from "./files.ts";
 import { formsService } from "./forms.ts";
 import { keysService } from "./keys.ts";
-import { notificationsService } from "./notifications.ts";
-import { optInService } from "./opt-in.ts";
+import { notificationsService } from "./outbox/notifications.ts";
+import { optInService } from "./submissions/opt-in.ts";
 import { retentionService } from "./retention.ts";
 import { settingsService } from "./settings.ts";
 import { spamService } from "./spam/verdict.ts";
-import { submissionBulkService } from "./submission-bulk.ts";
-import { submissionsService } from "./submissions.ts";
+import { submissionBulkService } from "./submissions/bulk.ts";
+import { submissionsService } from "./submissions/submissions.ts";
 import { idempotencyService } from "./submissions/idempotency.ts";
 import { intakeService } from "./submissions/intake.ts";
-import { teamService } from "./team.ts";
-import { usersService } from "./users.ts";
+import { teamService } from "./people/team.ts";
+import { usersService } from "./people/users.ts";
 import type { PublicUrls } from "./urls.ts";
-import { defaultWebhookOptions, webhooksService, type WebhookOptions } from "./webhooks.ts";
+import { defaultWebhookOptions, webhooksService, type WebhookOptions } from "./outbox/webhooks.ts";
 import { destinationsService } from "./outbox/destinations.ts";
 
 /** The domain, used alike by the HTTP routes and the local CLI. */

@@ -6,7 +6,7 @@ import { newId } from "../lib/ids.ts";
 import { displayPrefix, generateKey, hashKey, parseKey, type KeyType } from "../lib/keys.ts";
 import { iso } from "../lib/time.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";
-import { recordActivity } from "./activity.ts";
+import { recordActivity } from "./people/activity.ts";
 import type { FormsService } from "./forms.ts";
 import { PERMISSIONS, type Mode, type Permission, type Principal } from "../domain/types.ts";
 import { hasPermission, parsePermissions } from "./principal.ts";

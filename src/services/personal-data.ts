@@ -66,11 +66,14 @@ export function mentionedInSql(column: SQLiteColumn, address: string, stored: "t
 /** Every place, in the order an erasure looks. */
 export const PERSONAL_DATA: PersonalDataPlace[] = [
   { where: "submissions.data: every field's value", how: "scanned" },
-  { where: "submissions.confirmed_from: the client address a double opt-in link was opened from (§16)", how: "deleted with its submission" },
+  {
+    where: "submissions.confirmed_from: the client address a double opt-in link was opened from (docs/api.md, Confirmation email and double opt-in)",
+    how: "deleted with its submission",
+  },
   { where: "files: name and content of uploaded files", how: "deleted with its submission" },
   {
     where:
-      "notifications: reply_to (`_replyto`), subject (`_subject`), to (`_cc` copies), the delivery log of mail; a confirmation's to (the submitter's address), subject and body (the email as rendered from the post, §16)",
+      "notifications: reply_to (`_replyto`), subject (`_subject`), to (`_cc` copies), the delivery log of mail; a confirmation's to (the submitter's address), subject and body (the email as rendered from the post, docs/api.md, Confirmation email and double opt-in)",
     how: "found, then deleted with its submission",
     async find(db, principal, address) {
       // A cheap first pass in SQL where it can serve (mentionedInSql); the exact test on each candidate.
@@ -109,7 +112,7 @@ export const PERSONAL_DATA: PersonalDataPlace[] = [
   },
   {
     where:
-      "submissions.held: the `_subject`, `_replyto` and `_cc` of the notification held back by a spam verdict (§15) or until a double opt-in link is opened (§16)",
+      "submissions.held: the `_subject`, `_replyto` and `_cc` of the notification held back by a spam verdict (docs/api.md, Spam) or until a double opt-in link is opened (docs/api.md, Confirmation email and double opt-in)",
     how: "found, then deleted with its submission",
     async find(db, principal, address) {
       const rows = await db

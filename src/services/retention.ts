@@ -4,11 +4,11 @@ import { forms, submissions } from "../db/schema.ts";
 import { CONFIRMATION_DEFAULTS } from "../domain/limits.ts";
 import { DAY_MS, type Principal } from "../domain/types.ts";
 import { lazySchema, parseBody } from "../lib/validate.ts";
-import { recordActivity } from "./activity.ts";
+import { recordActivity } from "./people/activity.ts";
 import { mentionedInSql, PERSONAL_DATA } from "./personal-data.ts";
 import { removeShares } from "./submissions/counters.ts";
 import { rebuiltFields } from "./submissions/field-list.ts";
-import { confirmationOf } from "./confirmations.ts";
+import { confirmationOf } from "./outbox/confirmations.ts";
 import { forgetMark, type Mark } from "./spam/filter.ts";
 
 /** Rows deleted in one transaction: small, so that submissions never wait long behind a purge or an erasure. */
@@ -73,7 +73,7 @@ function addCounts(into: CountByForm, more: CountByForm): void {
 /** Lets writes queued behind a batch (submissions arriving) go first. */
 const yieldToOthers = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-/** Retention (purging what forms keep no longer) and erasure of one person's submissions (contract §13). */
+/** Retention (purging what forms keep no longer) and erasure of one person's submissions (docs/api.md, "Retention and erasure"). */
 /** Takes back the owner's marks of the submissions `ids` (those the learning filter learned from). */
 async function forgetMarks(tx: Db, accountId: string, ids: string[]): Promise<void> {
   const marked = await tx
@@ -143,7 +143,7 @@ export function retentionService(store: Store) {
     return deleted;
   }
 
-  /** Deletes the submissions whose double opt-in link was never opened within their form's window (§16). */
+  /** Deletes the submissions whose double opt-in link was never opened within their form's window (docs/api.md, "Confirmation email and double opt-in"). */
   async function purgeUnconfirmed(now: number, stopped: () => boolean): Promise<CountByForm> {
     const confirming = await store.db.select({ id: forms.id, confirmation: forms.confirmation }).from(forms).where(isNotNull(forms.confirmation));
     const counts: CountByForm = {};

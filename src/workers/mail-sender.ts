@@ -3,8 +3,8 @@ import { headerSafe, type Mailbox } from "../lib/mail.ts";
 import { needsSmtpUtf8, planAddresses, type AddressPlan } from "../lib/mail-address.ts";
 import { offersSmtpUtf8 } from "../lib/smtp-probe.ts";
 import { startOutboxLoop, withinGrace, workerName } from "./outbox.ts";
-import type { NotificationsService, OutgoingNotification } from "../services/notifications.ts";
-import { HELD_PER_SLOT } from "../services/outbox-shares.ts";
+import type { NotificationsService, OutgoingNotification } from "../services/outbox/notifications.ts";
+import { HELD_PER_SLOT } from "../services/outbox/shares.ts";
 
 /** How many notifications one process sends at once, over as many pooled SMTP connections (one per account at a time). */
 const CONCURRENCY = 4;

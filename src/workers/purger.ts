@@ -1,4 +1,4 @@
-import type { ActivityService } from "../services/activity.ts";
+import type { ActivityService } from "../services/people/activity.ts";
 import type { RetentionService } from "../services/retention.ts";
 import type { IdempotencyService } from "../services/submissions/idempotency.ts";
 import { IDEMPOTENCY_WINDOW_MS } from "../services/submissions/write.ts";

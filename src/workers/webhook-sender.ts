@@ -4,9 +4,9 @@ import { signWebhook } from "../lib/webhook-message.ts";
 import { startOutboxLoop, withinGrace, workerName } from "./outbox.ts";
 import { requestOnce } from "../lib/http-request.ts";
 import { newTokenCache, sendToDestination } from "../services/outbox/senders/index.ts";
-import { HELD_PER_SLOT, WEBHOOK_LIMITS } from "../services/outbox-shares.ts";
-import type { AttemptResult, OutgoingDelivery } from "../services/webhook-outbox.ts";
-import type { WebhooksService } from "../services/webhooks.ts";
+import { HELD_PER_SLOT, WEBHOOK_LIMITS } from "../services/outbox/shares.ts";
+import type { AttemptResult, OutgoingDelivery } from "../services/outbox/deliveries.ts";
+import type { WebhooksService } from "../services/outbox/webhooks.ts";
 
 /** How many deliveries one process sends at once (each endpoint and account also has its own limit, see outbox-shares). */
 const CONCURRENCY = 16;

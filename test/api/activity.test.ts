@@ -5,7 +5,7 @@ import { operator } from "../../src/services/principal.ts";
 import { apiError, isoTime } from "./scenario.ts";
 import { getJson, makeWorld, type World } from "./world.ts";
 
-// The activity log (contract §17): what keys, people and the CLI did, read back by an admin key.
+// The activity log (docs/api.md, "Activity"): what keys, people and the CLI did, read back by an admin key.
 
 let t: TestApp;
 let w: World;

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { testApp, type TestApp } from "../helpers/app.ts";
 import { apiError } from "./scenario.ts";
 
-// File uploads (contract §11) through the app: the public post, the owner's download, deletes and exports.
+// File uploads (docs/api.md, "Files") through the app: the public post, the owner's download, deletes and exports.
 let t: TestApp;
 afterEach(() => t?.close());
 

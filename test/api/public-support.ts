@@ -79,7 +79,7 @@ export function chunked(text: string, pieces = 4): ReadableStream<Uint8Array> {
   });
 }
 
-/** Asserts the contract's JSON error: the status, the code, a message, and the field when one is at fault. */
+/** Asserts the API's JSON error (docs/api.md, "Errors"): the status, the code, a message, and the field when one is at fault. */
 export async function expectJsonError(response: Response, status: number, code: string, field?: string): Promise<void> {
   const text = await response.text();
   expect({ status: response.status, type: response.headers.get("content-type") }).toEqual({ status, type: "application/json; charset=utf-8" });
@@ -106,7 +106,7 @@ export interface Scenario {
   slug?: string;
   request: PostOptions | (() => PostOptions);
   status: number;
-  /** The error the answer carries, as the contract's JSON or, for a browser, as the HTML page. */
+  /** The error the answer carries, as the API's JSON or, for a browser, as the HTML page. */
   error?: { code: string; field?: string; html?: boolean };
   /** Where a 303 sends the browser. */
   location?: string;

@@ -6,7 +6,7 @@ import { operator } from "../../src/services/principal.ts";
 import { testApp, type TestApp } from "../helpers/app.ts";
 import { apiError } from "./scenario.ts";
 
-// Retention and erasure (contract §13): what goes, what stays, and that counters, field lists, files and
+// Retention and erasure (docs/api.md, "Retention and erasure"): what goes, what stays, and that counters, field lists, files and
 // exports agree afterwards.
 let t: TestApp;
 afterEach(() => {

@@ -74,7 +74,7 @@ export function runScenarios<W extends { t: TestApp }>(title: string, makeWorld:
   });
 }
 
-/** The contract's error body, exactly: a code, some sentence, and the field when one is at fault. */
+/** The API's error body (docs/api.md, "Errors"), exactly: a code, some sentence, and the field when one is at fault. */
 export function apiError(code: string, field?: string) {
   const error = { code, message: expect.any(String), ...(field ? { field } : {}) };
   return { error, errors: [error] };

@@ -7,7 +7,7 @@ import { operator } from "../../src/services/principal.ts";
 import { apiError } from "./scenario.ts";
 import { makeWorld, type World } from "./world.ts";
 
-/** A management route and what its declaration says it needs: the permission of contract §3, the keys it takes, a body, and its success status. */
+/** A management route and what its declaration says it needs: the permission of docs/api.md ("Permissions"), the keys it takes, a body, and its success status. */
 export interface ProtectedRoute {
   method: string;
   /** As registered: `:id` is a form's id, `:submissionId` one of its submissions, `:fileId` a file of it, `:keyId` a key, `:webhookId` and `:deliveryId` a webhook of the form and one of its deliveries, `:destinationId` a destination of it. */

@@ -111,7 +111,7 @@ const ANSWERS: Scenario[] = [
   },
 ];
 
-// Each row breaks several rules at once; the answer must name the first of them in the contract's order.
+// Each row breaks several rules at once; the answer must name the first of them in the order of docs/api.md ("Order of checks").
 const ORDER: Scenario[] = [
   {
     name: "an unknown slug is 404 form_not_found before anything else",

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { publicFixture, type PublicFixture } from "./public-support.ts";
 
-// Every character kept (contract §14): bodies are decoded by the request's charset, a part's own, or `_charset_`.
+// Every character kept (docs/api.md, "Charsets and content encoding"): bodies are decoded by the request's charset, a part's own, or `_charset_`.
 
 let f: PublicFixture;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { BASE } from "../helpers/app.ts";
 import { publicFixture, type PublicFixture } from "./public-support.ts";
 
-// Answers that the clients sites already use understand (contract §14): Formspree's libraries read `next` and
+// Answers that the clients sites already use understand (docs/api.md, "Public submission endpoint"): Formspree's libraries read `next` and
 // `errors`, htmx swaps a 200 fragment and follows HX-Redirect, and a browser that follows a post is let read it.
 
 let f: PublicFixture;

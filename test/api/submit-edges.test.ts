@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { expectJsonError, publicFixture, type PublicFixture } from "./public-support.ts";
 
-// Where two rules of the contract meet: the answer chosen, and why, is written in docs/api.md (Decisions).
+// Where two rules of the API meet: the answer chosen, and why, is written in docs/api.md (Decisions).
 let f: PublicFixture;
 afterEach(() => f.close());
 

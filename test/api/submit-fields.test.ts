@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { publicFixture, type PublicFixture } from "./public-support.ts";
 
-// The fields a form declares (contract §14): a post that breaks them stores nothing and names every field at fault.
+// The fields a form declares (docs/api.md, "Fields of a form"): a post that breaks them stores nothing and names every field at fault.
 
 let f: PublicFixture;
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import { IdempotencyKeyTaken } from "../../src/services/submissions/write.ts";
 import { startPurger } from "../../src/workers/purger.ts";
 import { publicFixture, type PublicFixture } from "./public-support.ts";
 
-// Idempotency-Key on the public post (contract §14): a client that retries sends the same key, and a repeat
+// Idempotency-Key on the public post (docs/api.md, "Retries: Idempotency-Key"): a client that retries sends the same key, and a repeat
 // within 24 hours gets the first answer again while nothing new is stored.
 
 let f: PublicFixture;

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { testApp, type TestApp } from "../helpers/app.ts";
-import type { TeamActor } from "../../src/services/team.ts";
-import type { User } from "../../src/services/users.ts";
+import type { TeamActor } from "../../src/services/people/team.ts";
+import type { User } from "../../src/services/people/users.ts";
 
-// Teams (contract §17): roles, invitations by one-time link, and the rules that keep an account governable.
+// Teams (docs/dashboard.md, "Team and roles"): roles, invitations by one-time link, and the rules that keep an account governable.
 
 let t: TestApp;
 let accountId: string;

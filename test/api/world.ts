@@ -60,7 +60,7 @@ export async function makeWorld(t: TestApp): Promise<World> {
   };
 }
 
-/** The whole form object of contract §4, with the defaults of a fresh form; `overrides` replace fields. */
+/** The whole form object (docs/api.md, "The form object"), with the defaults of a fresh form; `overrides` replace fields. */
 export function formObject(overrides: Record<string, unknown> = {}) {
   const slug = (overrides.slug as string | undefined) ?? expect.stringMatching(/^[a-z0-9]{10,}$/);
   return {
@@ -90,7 +90,7 @@ export function formObject(overrides: Record<string, unknown> = {}) {
   };
 }
 
-/** A submission object of contract §5. */
+/** A submission object (docs/api.md, "The submission object"). */
 export function submissionObject(
   id: unknown,
   data: Record<string, unknown>,

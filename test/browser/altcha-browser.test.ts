@@ -50,7 +50,7 @@ test("the altcha widget solves formsvc's challenge in Chromium and the post is s
     await page.close();
   }
   expect((await stored(form.id)).map((s) => ({ data: s.data, isSpam: s.isSpam }))).toEqual([{ data: { message: "Hello from a person" }, isSpam: false }]);
-  // A bot that replays the solution it saw gets the contract's error, and nothing is stored.
+  // A bot that replays the solution it saw gets the API's error, and nothing is stored.
   const replay = await fetch(`${server.url}/f/${form.slug}`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json" },

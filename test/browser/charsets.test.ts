@@ -5,7 +5,7 @@ import type { ServerProcess } from "../helpers/server.ts";
 import { type SiteRig, startSiteRig } from "./site-support.ts";
 
 // Pages in legacy charsets post through Chromium, which encodes what was typed in the page's charset (or the
-// form's accept-charset) and fills in `_charset_`: what formsvc stores is what was typed (contract §14).
+// form's accept-charset) and fills in `_charset_`: what formsvc stores is what was typed (docs/api.md, "Public submission endpoint").
 const WAIT = { timeout: 15_000 };
 
 let rig: SiteRig;

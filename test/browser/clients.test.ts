@@ -8,7 +8,7 @@ import type { ServerProcess } from "../helpers/server.ts";
 import { type SiteRig, startSiteRig } from "./site-support.ts";
 
 // The client libraries sites already use, from npm and unchanged, in Chromium, on a page of another origin,
-// posting to formsvc (contract §14): @formspree/core, @formspree/react (bundled by Bun), @formspree/ajax (its
+// posting to formsvc (docs/api.md, "Public submission endpoint"): @formspree/core, @formspree/react (bundled by Bun), @formspree/ajax (its
 // script-tag build, as a site loads it from a CDN) and htmx 2.
 const WAIT = { timeout: 15_000 };
 /** @formspree/ajax's own build for a script tag, as published. */

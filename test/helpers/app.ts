@@ -8,8 +8,8 @@ import { RateLimiter } from "../../src/http/rate-limit.ts";
 import { createServices, type Services } from "../../src/services/index.ts";
 import type { Mode, Permission } from "../../src/domain/types.ts";
 import { operator } from "../../src/services/principal.ts";
-import type { WebhookOptions } from "../../src/services/webhooks.ts";
-import type { CaptchaOptions } from "../../src/services/captcha.ts";
+import type { WebhookOptions } from "../../src/services/outbox/webhooks.ts";
+import type { CaptchaOptions } from "../../src/services/spam/captcha.ts";
 import { TEST_DNS } from "./dns.ts";
 import { checkResponse } from "./openapi.ts";
 

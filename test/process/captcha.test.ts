@@ -48,7 +48,7 @@ beforeAll(async () => {
       "--captcha-verify-url",
       `recaptcha=http://127.0.0.1:${hanging.port}/recaptcha`,
     ],
-    // The contract's 5 s, shortened so that the outage test does not wait that long.
+    // The default 5 s (--captcha-timeout-ms), shortened so that the outage test does not wait that long.
     env: { FORMSVC_CAPTCHA_TIMEOUT_MS: "700" },
   });
   key = (await runCli(["keys", "create", "--db", server.db])).stdout.trim();

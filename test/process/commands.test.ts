@@ -97,7 +97,7 @@ describe("accounts and backup work on the database file only", () => {
   });
 });
 
-describe("bad input and unreachable servers: one line on stderr, the contract's exit code", () => {
+describe("bad input and unreachable servers: one line on stderr, the exit code of docs/cli.md", () => {
   test("remote mode without a key, or with a flag that only local mode has", async () => {
     const cases: [string[], string][] = [
       [["forms", "list", "--url", "http://127.0.0.1:9"], "formsvc: remote mode needs an API key: pass --key or set FORMSVC_KEY\n"],

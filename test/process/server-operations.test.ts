@@ -90,7 +90,7 @@ describe("requests a client gives up on, and bodies over every limit", () => {
     expect(metrics).not.toContain('status="500"');
   });
 
-  test("a Content-Length far over every limit gets the contract's 413, as JSON or as a page", async () => {
+  test("a Content-Length far over every limit gets the 413 of docs/api.md, as JSON or as a page", async () => {
     const s = await start({ maxBody: "1024" });
     const head = (accept: string) =>
       `POST /f/${s.slug} HTTP/1.1\r\nHost: x\r\nAccept: ${accept}\r\nContent-Type: application/json\r\nContent-Length: ${200 * 1024 * 1024}\r\nConnection: close\r\n\r\n{"a":1`;

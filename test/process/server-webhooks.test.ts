@@ -220,7 +220,7 @@ test("redeliver sends the same event again, with the same webhook-id, and is log
   const calls = await hook.waitFor(2);
   expect(calls[1]!.headers["webhook-id"]).toBe(first!.headers["webhook-id"]);
   expect(calls[1]!.body).toBe(first!.body);
-  // And through the CLI, remote mode, by the nested address of contract §9 too.
+  // And through the CLI, remote mode, by the nested address docs/api.md gives ("Webhooks") too.
   const cli = await runCli(["webhooks", "redeliver", s.form.slug, delivery.id], { env: { FORMSVC_URL: s.server.url, FORMSVC_KEY: s.key } });
   expect(cli).toEqual({ code: 0, stdout: "", stderr: `Queued delivery ${delivery.id} (${first!.headers["webhook-id"]}) to be sent again now.\n` });
   await hook.waitFor(3);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
 
-// No 500 for a request's shape (contract §14), over a raw TCP socket to the real server.
+// No 500 for a request's shape (docs/api.md, "Requests of unusual shape"), over a raw TCP socket to the real server.
 
 let server: ServerProcess;
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import { runCli } from "../helpers/cli.ts";
 import { startServerProcess } from "../helpers/server.ts";
 import { publicFixture, type PublicFixture } from "../api/public-support.ts";
 
-// Compressed request bodies (contract §14): gzip, deflate and br are inflated within the body limit.
+// Compressed request bodies (docs/api.md, "Charsets and content encoding"): gzip, deflate and br are inflated within the body limit.
 
 let f: PublicFixture;
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import { runCli } from "../helpers/cli.ts";
 import { startServerProcess } from "../helpers/server.ts";
 import { MODES, startWorld, type CliWorld } from "./world.ts";
 
-// The CLI of §11 and §13, run as a process in local and remote mode against a real server. Each test
+// The CLI of files and erasure (docs/cli.md), run as a process in local and remote mode against a real server. Each test
 // runs many CLI processes one after another: they get more time than bun's default 5 s.
 const SLOW = 60_000;
 let world: CliWorld;

@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
-import { CAPTCHA_VERIFY_URLS, verifyCaptcha } from "../../src/services/captcha.ts";
+import { CAPTCHA_VERIFY_URLS, verifyCaptcha } from "../../src/services/spam/captcha.ts";
 
 const SECRET = "0x4AAAAAAAsecret-of-the-form";
 const TOKEN = "token-the-browser-sent";

@@ -5,7 +5,7 @@ import { exportChunks } from "../../src/services/submissions/export.ts";
 import { UploadedFile } from "../../src/lib/files.ts";
 import type { Principal } from "../../src/domain/types.ts";
 import { operator } from "../../src/services/principal.ts";
-import type { Filter, SubmissionQuery } from "../../src/services/submissions.ts";
+import type { Filter, SubmissionQuery } from "../../src/services/submissions/submissions.ts";
 
 /**
  * The export's text is written straight from the stored rows (the data, JSON already, is not parsed again

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore, type Store } from "../../src/db/client.ts";
 import { createServices, type Services } from "../../src/services/index.ts";
-import { FILTERS, type Filter, type Order } from "../../src/services/submissions.ts";
+import { FILTERS, type Filter, type Order } from "../../src/services/submissions/submissions.ts";
 import type { Principal } from "../../src/domain/types.ts";
 import { operator } from "../../src/services/principal.ts";
 

@@ -1,8 +1,8 @@
 import { expect, test } from "bun:test";
 import { loadServeConfig } from "../../src/config.ts";
-import { CAPTCHA_VERIFY_URLS } from "../../src/services/captcha.ts";
+import { CAPTCHA_VERIFY_URLS } from "../../src/services/spam/captcha.ts";
 
-test("serve's webhook and captcha settings: the contract's defaults, flags over the environment", () => {
+test("serve's webhook and captcha settings: the documented defaults, flags over the environment", () => {
   expect(loadServeConfig({}, {})).toMatchObject({
     webhooksAllowPrivate: false,
     webhookRetryScale: 1,

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
-import type { Activity } from "../../services/activity.ts";
-import type { Session } from "../../services/users.ts";
+import type { Activity } from "../../services/people/activity.ts";
+import type { Session } from "../../services/people/users.ts";
 import { Layout, Time } from "./layout.tsx";
 import { DataTable } from "./table.tsx";
 

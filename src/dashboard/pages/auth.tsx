@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { BackupStatus } from "../../workers/backups.ts";
-import type { Session } from "../../services/users.ts";
+import type { Session } from "../../services/people/users.ts";
 import { Csrf, Field, Layout, Notice } from "./layout.tsx";
 
 type Errors = Record<string, string | undefined>;

@@ -3,7 +3,7 @@ import { renderConfirmation, type RenderedConfirmation } from "../../lib/confirm
 import { CONFIRMATION_DEFAULTS as DEFAULTS, CONFIRMATION_RANGES } from "../../domain/limits.ts";
 import type { Confirmation } from "../../domain/types.ts";
 import type { Form } from "../../domain/types.ts";
-import type { Session } from "../../services/users.ts";
+import type { Session } from "../../services/people/users.ts";
 import { Csrf, Field, Notice } from "./layout.tsx";
 import { Facts, type SettingsSection } from "./settings.tsx";
 

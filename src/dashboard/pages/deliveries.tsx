@@ -1,10 +1,10 @@
 /** @jsxImportSource hono/jsx */
 import type { Child } from "hono/jsx";
 import type { Form } from "../../domain/types.ts";
-import type { Notification } from "../../services/notifications.ts";
-import { can } from "../../services/roles.ts";
-import { CIRCUIT_AFTER, type EndpointCircuit } from "../../services/outbox-shares.ts";
-import type { Session } from "../../services/users.ts";
+import type { Notification } from "../../services/outbox/notifications.ts";
+import { can } from "../../services/people/roles.ts";
+import { CIRCUIT_AFTER, type EndpointCircuit } from "../../services/outbox/shares.ts";
+import type { Session } from "../../services/people/users.ts";
 import { MailOff } from "./mail.tsx";
 import { Csrf, FormHeader, Layout, Notice, Time } from "./layout.tsx";
 import { DataTable } from "./table.tsx";

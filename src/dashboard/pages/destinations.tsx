@@ -1,10 +1,10 @@
 /** @jsxImportSource hono/jsx */
 import type { Form } from "../../domain/types.ts";
-import type { EndpointCircuit } from "../../services/outbox-shares.ts";
+import type { EndpointCircuit } from "../../services/outbox/shares.ts";
 import type { Destination, DestinationTestResult } from "../../services/outbox/destinations.ts";
 import type { DestinationType } from "../../services/outbox/destination-types.ts";
-import type { Session } from "../../services/users.ts";
-import type { WebhookDelivery } from "../../services/webhook-outbox.ts";
+import type { Session } from "../../services/people/users.ts";
+import type { WebhookDelivery } from "../../services/outbox/deliveries.ts";
 import { Csrf, Field, Notice, Time } from "./layout.tsx";
 import type { SettingsSection } from "./settings.tsx";
 import { DataTable } from "./table.tsx";

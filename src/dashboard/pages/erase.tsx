@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import type { Session } from "../../services/users.ts";
+import type { Session } from "../../services/people/users.ts";
 import { Csrf, Field, Layout, Notice, ScrollTable } from "./layout.tsx";
 
 /** What an erasure found or did: per form, how many submissions of the person. */

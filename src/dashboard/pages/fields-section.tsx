@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { FIELD_TYPES, type FieldRule, type Form, OTHER_FIELDS } from "../../domain/types.ts";
 import { ApiError } from "../../errors.ts";
-import type { Session } from "../../services/users.ts";
+import type { Session } from "../../services/people/users.ts";
 import { Csrf, Field, Notice, ScrollTable } from "./layout.tsx";
 import type { SettingsSection } from "./settings.tsx";
 
@@ -225,7 +225,7 @@ const OTHER_HELP: Record<string, string> = {
 };
 
 /**
- * Fields: the inputs a form declares, each held to its rules when a post comes in (contract §14), and what
+ * Fields: the inputs a form declares, each held to its rules when a post comes in (docs/api.md, "Fields of a form"), and what
  * happens to the others. Without JavaScript: a blank row adds a field, "Add another field" one more.
  */
 export function fieldsSection({ session, form, errors, input }: { session: Session; form: Form; errors: Errors; input?: FieldsInput }): SettingsSection {

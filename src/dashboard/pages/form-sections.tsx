@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { CAPTCHA_PROVIDERS, DEFAULT_SPAM_RETENTION_DAYS, type Form } from "../../domain/types.ts";
 import { RETENTION_DAYS } from "../../lib/validate.ts";
-import type { Session } from "../../services/users.ts";
+import type { Session } from "../../services/people/users.ts";
 import { MailOff } from "./mail.tsx";
 import { Csrf, Field, Notice } from "./layout.tsx";
 import { Facts, type SettingsSection } from "./settings.tsx";

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { Form } from "../../domain/types.ts";
-import { can } from "../../services/roles.ts";
-import type { Session } from "../../services/users.ts";
+import { can } from "../../services/people/roles.ts";
+import type { Session } from "../../services/people/users.ts";
 import { Csrf, Field, Layout, ModeBadge, Notice, ScrollTable, Time } from "./layout.tsx";
 
 export interface FormSummary {

@@ -1,9 +1,9 @@
 /** @jsxImportSource hono/jsx */
 import type { Form } from "../../domain/types.ts";
 import type { Submission } from "../../domain/types.ts";
-import { can } from "../../services/roles.ts";
-import type { Filter } from "../../services/submissions.ts";
-import type { Session } from "../../services/users.ts";
+import { can } from "../../services/people/roles.ts";
+import type { Filter } from "../../services/submissions/submissions.ts";
+import type { Session } from "../../services/people/users.ts";
 import { isFileRef } from "../../lib/files.ts";
 import { PREVIEW_TYPES } from "../../lib/image-type.ts";
 import { isEmail } from "../../lib/validate.ts";

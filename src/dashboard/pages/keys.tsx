@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { Form } from "../../domain/types.ts";
 import type { ApiKey, NewApiKey } from "../../services/keys.ts";
-import type { Session } from "../../services/users.ts";
+import type { Session } from "../../services/people/users.ts";
 import { CopyButton, Csrf, Field, Layout, Notice, ScrollTable, Time } from "./layout.tsx";
 
 export interface KeyInput {

@@ -1,8 +1,8 @@
 /** @jsxImportSource hono/jsx */
 import type { Child } from "hono/jsx";
 import type { FieldRule, Form } from "../../domain/types.ts";
-import { can } from "../../services/roles.ts";
-import type { Session } from "../../services/users.ts";
+import { can } from "../../services/people/roles.ts";
+import type { Session } from "../../services/people/users.ts";
 import { CopyButton, Csrf, Field, FormHeader, Layout, Notice } from "./layout.tsx";
 
 type Errors = Record<string, string | undefined>;

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY, FILTER_MIN_MARKS } from "../../domain/limits.ts";
 import type { Form } from "../../domain/types.ts";
-import type { Session } from "../../services/users.ts";
+import type { Session } from "../../services/people/users.ts";
 import { Csrf, Field, Notice } from "./layout.tsx";
 import { Facts, type SettingsSection } from "./settings.tsx";
 

@@ -1,9 +1,9 @@
 /** @jsxImportSource hono/jsx */
 import { INVITATION_DAYS } from "../../domain/limits.ts";
 import type { Form } from "../../domain/types.ts";
-import { can, ROLE_HELP, ROLES, type Role } from "../../services/roles.ts";
-import type { Invitation } from "../../services/team.ts";
-import type { Session, User } from "../../services/users.ts";
+import { can, ROLE_HELP, ROLES, type Role } from "../../services/people/roles.ts";
+import type { Invitation } from "../../services/people/team.ts";
+import type { Session, User } from "../../services/people/users.ts";
 import { MailOff } from "./mail.tsx";
 import { CopyButton, Csrf, Field, Layout, Notice, Time } from "./layout.tsx";
 import { DataTable } from "./table.tsx";

@@ -1,10 +1,10 @@
 /** @jsxImportSource hono/jsx */
 import { WEBHOOK_FORMATS } from "../../lib/webhook-message.ts";
 import type { Form } from "../../domain/types.ts";
-import { can } from "../../services/roles.ts";
-import type { Session } from "../../services/users.ts";
-import type { WebhookDelivery } from "../../services/webhook-outbox.ts";
-import type { Webhook } from "../../services/webhooks.ts";
+import { can } from "../../services/people/roles.ts";
+import type { Session } from "../../services/people/users.ts";
+import type { WebhookDelivery } from "../../services/outbox/deliveries.ts";
+import type { Webhook } from "../../services/outbox/webhooks.ts";
 import type { DeliverySection } from "./deliveries.tsx";
 import { CopyButton, Csrf, Field, Notice, Time } from "./layout.tsx";
 import { DataTable } from "./table.tsx";

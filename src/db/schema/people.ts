@@ -15,7 +15,7 @@ export const users = sqliteTable(
     passwordHash: text("password_hash").notNull(),
     createdAt: millis("created_at"),
     passwordChangedAt: millis("password_changed_at"),
-    /** owner | admin | editor | viewer (contract §17); users made before roles are owners. */
+    /** owner | admin | editor | viewer (docs/dashboard.md, "Team and roles"); users made before roles are owners. */
     role: text("role").notNull().default("owner"),
     /** JSON array of the form ids the user is limited to; null: every form of the account. */
     formIds: text("form_ids"),
@@ -43,7 +43,7 @@ export const invitations = sqliteTable(
   (t) => [index("invitations_account").on(t.accountId, t.createdAt)],
 );
 
-/** The account's activity log: who did what to which form, key, webhook, user or setting (contract §17). */
+/** The account's activity log: who did what to which form, key, webhook, user or setting (docs/dashboard.md, "Team and roles"). */
 export const activity = sqliteTable(
   "activity",
   {

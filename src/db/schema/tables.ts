@@ -65,9 +65,9 @@ export const forms = sqliteTable(
     starredCount: integer("starred_count").notNull().default(0),
     /** createdAt of the form's newest submission: the next one is stored strictly later (see receive). */
     lastSubmissionAt: integer("last_submission_at").notNull().default(0),
-    /** Whether a multipart post may carry files (contract §11); off unless the owner turns it on. */
+    /** Whether a multipart post may carry files (docs/api.md, "Files"); off unless the owner turns it on. */
     fileUploads: integer("file_uploads", { mode: "boolean" }).notNull().default(false),
-    /** Submissions older than this many days are purged; null keeps them for ever (contract §13). */
+    /** Submissions older than this many days are purged; null keeps them for ever (docs/api.md, "Retention and erasure"). */
     retentionDays: integer("retention_days"),
     /** Spam older than this many days is purged; null keeps it for ever. */
     spamRetentionDays: integer("spam_retention_days").default(30),
@@ -75,11 +75,11 @@ export const forms = sqliteTable(
     captchaProvider: text("captcha_provider"),
     /** The provider's secret key: write-only, never in a response or a log. */
     captchaSecret: text("captcha_secret"),
-    /** JSON array of the fields the owner declared (contract §14), or null: any field is taken as sent. */
+    /** JSON array of the fields the owner declared (docs/api.md, "Fields of a form"), or null: any field is taken as sent. */
     fieldRules: text("field_rules"),
     /** keep | drop | refuse: what a post's undeclared fields become when the form declares fields. */
     otherFields: text("other_fields").notNull().default("keep"),
-    /** The confirmation email to the person who submitted (contract §16), JSON; null: none. */
+    /** The confirmation email to the person who submitted (docs/api.md, "Confirmation email and double opt-in"), JSON; null: none. */
     confirmation: text("confirmation"),
     /** altcha: the largest counter a challenge may ask for (its difficulty); null takes the default. */
     captchaComplexity: integer("captcha_complexity"),
@@ -174,7 +174,7 @@ export const notifications = sqliteTable(
     cc: text("cc"),
     /** pending (to be sent) | sent | failed (gave up) | recorded (a test form's: never sent) | refused (a confirmation not sent, see reason) */
     status: text("status").notNull(),
-    /** notification (to the owner) | confirmation (to the person who submitted, §16) */
+    /** notification (to the owner) | confirmation (to the person who submitted, docs/api.md, "Confirmation email and double opt-in") */
     kind: text("kind").notNull().default("notification"),
     /** Why a confirmation was refused (spam, test_mode, invalid_address, per_address_limit, per_form_daily_limit). */
     reason: text("reason"),

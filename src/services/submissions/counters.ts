@@ -1,7 +1,7 @@
 // The one owner of the counters that lists read instead of counting rows: each form's (submissions, spam,
 // unread, starred) and the same per UTC day. Every path that adds, changes or deletes a submission (receive,
 // mark, delete, bulk actions, retention, erasure) goes through here.
-import { eq, sql } from "drizzle-orm";
+import { eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { preparedOn } from "../../db/prepared.ts";
 import { forms, submissionDays, type SubmissionRow } from "../../db/schema.ts";
@@ -122,18 +122,23 @@ export async function removeShares(tx: Db, gone: Counted[]): Promise<Record<stri
   return counts;
 }
 
-/** The counters' part of a new post's write: the form's counters and newest time, and its day's (see receivedCounters). */
-const RECEIVED: StatementMaker[] = [
+/**
+ * New posts' share of the form's counters and its newest time, and of a day's counters; `guard` is a condition
+ * the write must meet (a single post's write counts only when its submission was written).
+ */
+const receivedMakers = (guard: (p: (name: string) => unknown) => SQL): StatementMaker[] => [
   (p) => sql`UPDATE ${forms} SET submission_count = submission_count + ${p("kept")},
         spam_count = spam_count + ${p("spam")}, unread_count = unread_count + ${p("kept")},
         last_submission_at = ${p("createdAt")}
-      WHERE id = ${p("formId")} AND ${whenStored(p)}`,
+      WHERE id = ${p("formId")} AND ${guard(p)}`,
   (p) => sql`INSERT INTO ${submissionDays} (form_id, day, submission_count, spam_count, unread_count, starred_count)
       SELECT ${p("formId")}, ${p("day")}, ${p("kept")}, ${p("spam")}, ${p("kept")}, 0
-      WHERE ${whenStored(p)}
+      WHERE ${guard(p)}
       ON CONFLICT (form_id, day) DO UPDATE SET submission_count = submission_count + excluded.submission_count,
         spam_count = spam_count + excluded.spam_count, unread_count = unread_count + excluded.unread_count`,
 ];
+const RECEIVED = receivedMakers(whenStored);
+const [RECEIVED_BY_FORM, RECEIVED_BY_DAY] = receivedMakers(() => sql`1`) as [StatementMaker, StatementMaker];
 
 /**
  * The counters of a new post, as statements of its write that count only when it was written (it may lose a race
@@ -143,4 +148,31 @@ export function receivedCounters(row: SubmissionRow): Step[] {
   const kept = isKept(row) ? 1 : 0;
   const values = { submissionId: row.id, formId: row.formId, createdAt: row.createdAt, day: dayOf(row.createdAt), kept, spam: row.isSpam ? 1 : 0 };
   return RECEIVED.map((make) => ({ make, values }));
+}
+
+/**
+ * The counters of new posts written in the caller's transaction, summed first: one statement per form (its
+ * counters and newest time) and one per form and day, however many posts the write holds.
+ */
+export function receivedCountersOf(rows: SubmissionRow[]): Step[] {
+  const byForm = new Map<string, { formId: string; kept: number; spam: number; createdAt: number }>();
+  const byDay = new Map<string, { formId: string; day: number; kept: number; spam: number }>();
+  for (const row of rows) {
+    const kept = isKept(row) ? 1 : 0;
+    const spam = row.isSpam ? 1 : 0;
+    const form = byForm.get(row.formId) ?? { formId: row.formId, kept: 0, spam: 0, createdAt: row.createdAt };
+    form.kept += kept;
+    form.spam += spam;
+    form.createdAt = Math.max(form.createdAt, row.createdAt);
+    byForm.set(row.formId, form);
+    const key = `${row.formId} ${dayOf(row.createdAt)}`;
+    const day = byDay.get(key) ?? { formId: row.formId, day: dayOf(row.createdAt), kept: 0, spam: 0 };
+    day.kept += kept;
+    day.spam += spam;
+    byDay.set(key, day);
+  }
+  return [
+    ...[...byForm.values()].map((values) => ({ make: RECEIVED_BY_FORM, values })),
+    ...[...byDay.values()].map((values) => ({ make: RECEIVED_BY_DAY, values })),
+  ];
 }

@@ -1,4 +1,4 @@
-// The fields a form declares (contract §14) and how a post is held to them: values read as HTML forms send them
+// The fields a form declares (docs/api.md, "Fields of a form") and how a post is held to them: values read as HTML forms send them
 // (numbers as text are numbers, an optional input sent empty is absent, a checkbox is on/true/present), every
 // field at fault reported at once, and the undeclared fields kept, dropped or refused as the form says.
 import { ApiError, type ErrorItem } from "../../errors.ts";

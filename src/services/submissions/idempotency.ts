@@ -1,4 +1,4 @@
-// Idempotency-Key on the public post (contract §14): a client that retries after a network error sends the same
+// Idempotency-Key on the public post (docs/api.md, "Retries: Idempotency-Key"): a client that retries after a network error sends the same
 // key again, and a repeat within 24 hours is answered as the first post was, storing nothing new. The record is
 // written in the submission's own write (write.ts), so a post is never stored without it nor it without the post.
 import { createHash } from "node:crypto";

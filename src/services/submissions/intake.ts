@@ -1,10 +1,10 @@
-// The intake: every rule of a public post, in the contract's order (form, active, origin, rate limit, then the
+// The intake: every rule of a public post, in the order docs/api.md gives ("Order of checks": form, active, origin, rate limit, then the
 // body the route reads, special fields, honeypot, field names, the form's fields, redirect, captcha, then the
 // spam rules and the learning filter), for every path that posts to a form: the public endpoint and the
 // dashboard's test submission alike. The route only reads the request and writes the answer.
 import type { FormRow } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
-import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type CaptchaOptions } from "../captcha.ts";
+import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type CaptchaOptions } from "../spam/captcha.ts";
 import { domainAllowed } from "../../lib/domains.ts";
 import { visibleBidi } from "../../lib/files.ts";
 import { isEmail, isHttpUrl } from "../../lib/validate.ts";
@@ -13,7 +13,7 @@ import { domainsOf, rulesOf, type FormsService } from "../forms.ts";
 import { applyFieldRules, MAX_FIELD_NAME } from "./fields.ts";
 import { fingerprintOf, idempotencyKeyOf, type IdempotencyService } from "./idempotency.ts";
 import type { IdempotencyRequest } from "./write.ts";
-import type { SubmissionsService } from "../submissions.ts";
+import type { SubmissionsService } from "./submissions.ts";
 import type { SpamService } from "../spam/verdict.ts";
 import { answerBaseUrl, type PublicUrls } from "../urls.ts";
 

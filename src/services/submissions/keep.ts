@@ -5,12 +5,12 @@
 // email and double opt-in", "Webhooks", "Destinations"), and the counters. What a kept submission sends is sent once: a stored submission
 // sends it only while its `held` column says it was held back.
 import type { Db } from "../../db/client.ts";
-import { notifications, type FormRow, type SubmissionRow } from "../../db/schema.ts";
-import { insertIfStored, runStep, type Step } from "../../db/statement.ts";
+import { notifications, type FormRow, type NotificationRow, type SubmissionRow } from "../../db/schema.ts";
+import { insertIfStored, insertRows, runStep, type Step } from "../../db/statement.ts";
 import type { Submission } from "../../domain/types.ts";
-import { confirmationInsert, confirmationValues, type OptInLinks } from "../confirmations.ts";
-import { notificationRowFor, type NotificationRequest } from "../notifications.ts";
-import { isKept, moveShare, receivedCounters } from "./counters.ts";
+import { confirmationInsert, confirmationValues, type OptInLinks } from "../outbox/confirmations.ts";
+import { notificationRowFor, type NotificationRequest } from "../outbox/notifications.ts";
+import { isKept, moveShare, receivedCounters, receivedCountersOf } from "./counters.ts";
 import { toSubmission } from "./shown.ts";
 
 /** What keeping needs of a form. */
@@ -62,40 +62,51 @@ function planOf(change: Change, deps: KeepDeps) {
   // What a stored submission's verdict held back is in its row; a new post's comes with it.
   const request = change.posted?.request ?? (before?.held ? (JSON.parse(before.held) as NotificationRequest) : {});
   const held = before === null || before.held !== null;
-  const steps: Step[] = before === null ? receivedCounters(after) : [];
   // The confirmation goes with a new post (a refusal in the log when it is spam) and when one leaves spam.
   const confirms = before === null || (before.isSpam && !after.isSpam && held);
   const confirmation = confirms
     ? confirmationValues(form, { id: after.id, createdAt: at, isSpam: after.isSpam }, change.posted?.data ?? JSON.parse(after.data), deps.optIn?.link ?? null)
     : null;
-  if (confirmation) steps.push({ make: confirmationInsert, values: { ...confirmation } });
   // The notification and the deliveries go when it becomes kept, if what it sends was never sent.
   const sends = isKept(after) && held && (before === null || !isKept(before));
   const notification = sends ? notificationRowFor(form, { id: after.id, createdAt: at, data: after.data }, request) : null;
-  if (notification) steps.push({ make: NOTIFICATION, values: { ...notification } });
   const deliveries = sends && deps.outbox ? deps.outbox : null;
   return {
-    steps,
+    confirmation: confirmation ? { make: confirmationInsert, values: { ...confirmation } } : null,
+    notification,
     mail: notification?.status === "pending" || confirmation !== null,
     deliveries: deliveries && { check: deliveries.deliversTo(form.id), make: () => deliveries.queueDeliveries(form, toSubmission(after), at) },
   };
 }
 
 /**
- * Writes, in the caller's transaction, what `changes` send and count: the counters (a new post's share, or the
- * move from `before` to `after`), the confirmation, and, for each that becomes kept, its notification and deliveries.
+ * Writes, in the caller's transaction, what `changes` send and count: the counters (new posts' shares summed per
+ * form and day, or the move from `before` to `after`), the confirmations, and, for each that becomes kept, its
+ * notification (all of them in a few multi-row inserts) and deliveries (their endpoints looked up once per form).
  * The caller has written the submissions' rows; it calls announce after its commit.
  */
 export async function keep(tx: Db, changes: Change[], deps: KeepDeps): Promise<Queued> {
   const queued: Queued = { mail: false, deliveries: false };
+  const received: SubmissionRow[] = [];
+  const notified: NotificationRow[] = [];
+  const delivering = new Map<string, boolean>();
   for (const change of changes) {
     const plan = planOf(change, deps);
     if (change.before) await moveShare(tx, change.before, change.after);
-    for (const step of plan.steps) await runStep(tx, step);
+    else received.push(change.after);
+    if (plan.confirmation) await runStep(tx, plan.confirmation);
+    if (plan.notification) notified.push(plan.notification);
     queued.mail ||= plan.mail;
-    if (plan.deliveries && (await runStep(tx, plan.deliveries.check)).length > 0)
-      for (const step of plan.deliveries.make()) if ((await runStep(tx, step)).length > 0) queued.deliveries = true;
+    if (!plan.deliveries) continue;
+    let endpoints = delivering.get(change.form.id);
+    if (endpoints === undefined) {
+      endpoints = (await runStep(tx, plan.deliveries.check)).length > 0;
+      delivering.set(change.form.id, endpoints);
+    }
+    if (endpoints) for (const step of plan.deliveries.make()) if ((await runStep(tx, step)).length > 0) queued.deliveries = true;
   }
+  for (const step of receivedCountersOf(received)) await runStep(tx, step);
+  await insertRows(tx, notifications, notified as unknown as Record<string, unknown>[]);
   return queued;
 }
 
@@ -111,7 +122,9 @@ export function keepStatements(changes: Change[], deps: KeepDeps): { steps: Step
   for (const change of changes) {
     if (change.before) throw new Error("keepStatements takes new posts only: a stored submission's change is kept in its transaction (keep)");
     const plan = planOf(change, deps);
-    steps.push(...plan.steps);
+    steps.push(...receivedCounters(change.after));
+    if (plan.confirmation) steps.push(plan.confirmation);
+    if (plan.notification) steps.push({ make: NOTIFICATION, values: { ...plan.notification } });
     deliveries.push(...(plan.deliveries?.make() ?? []));
     mail ||= plan.mail;
   }

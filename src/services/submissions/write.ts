@@ -4,16 +4,16 @@
 // writes only when that insert did, so a write that lost a race to another process writes nothing at all.
 import type { Store, WriteStatement } from "../../db/client.ts";
 import { files, forms, idempotencyKeys, submissions, type SubmissionRow } from "../../db/schema.ts";
-import { bound, insertIfStored, runStep, whenStored, type Bound, type StatementMaker, type Step } from "../../db/statement.ts";
+import { bound, insertIfStored, whenStored, type Bound, type StatementMaker, type Step } from "../../db/statement.ts";
 import { DAY_MS, type SpamReason } from "../../domain/types.ts";
 import { ApiError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { attachFiles } from "../files.ts";
-import { awaitsOptIn } from "../confirmations.ts";
-import type { NotificationRequest } from "../notifications.ts";
+import { awaitsOptIn } from "../outbox/confirmations.ts";
+import type { NotificationRequest } from "../outbox/notifications.ts";
 import { dataHash } from "../spam/verdict.ts";
 import { growFieldList } from "./field-list.ts";
-import { keep, keepStatements, type Change, type KeepDeps, type KeepingForm, type Queued } from "./keep.ts";
+import { keepStatements, type Change, type KeepDeps, type KeepingForm, type Queued } from "./keep.ts";
 import { sql } from "drizzle-orm";
 
 /** How long a post's Idempotency-Key is kept: a repeat within this time gets the first answer again. */
@@ -101,10 +101,13 @@ function spamColumns(data: Record<string, unknown>, flags: ReceiveFlags, awaitin
   };
 }
 
-/** The write of one submission: its row, its own statements (the submission, its files, the field list, its key), and its change for keep. */
+/** The write of one submission: its row, its own statements, and its change for keep. */
 export interface SubmissionWrite {
   row: SubmissionRow;
-  steps: Step[];
+  /** The row's values as the statements take them. */
+  values: Record<string, unknown>;
+  /** Its files, and its Idempotency-Key when it has one: each written only once the submission was. */
+  extras: Step[];
   change: Change;
 }
 
@@ -139,17 +142,22 @@ export function submissionWrite(input: Received): SubmissionWrite {
     idempotencyKey: input.flags.idempotency?.key ?? null,
     keysFrom: createdAt - IDEMPOTENCY_WINDOW_MS,
   };
-  const steps: Step[] = [
-    { make: STATEMENTS.insert, values },
+  const extras: Step[] = [
     ...attached.files.map((file) => ({ make: STATEMENTS.file, values: { ...file, submissionId: row.id, formId: form.id } })),
-    { make: growFieldList, values },
     ...(input.flags.idempotency
       ? [{ make: STATEMENTS.idempotencyKey, values: { ...values, ...input.flags.idempotency, redirected: input.flags.idempotency.redirected ? 1 : 0 } }]
       : []),
   ];
   const change: Change = { form, before: null, after: row, posted: { data: input.data, request: input.flags.notification ?? {} }, at: createdAt };
-  return { row, steps, change };
+  return { row, values, extras, change };
 }
+
+/** A single submission's own statements, each writing only when its guarded insert did: the submission first. */
+export const ownSteps = (write: SubmissionWrite): Step[] => [
+  { make: STATEMENTS.insert, values: write.values },
+  { make: growFieldList, values: write.values },
+  ...write.extras,
+];
 
 /** A bound statement as the libSQL batch takes drizzle's queries: its text and arguments, and its rows back. */
 const batchItem = (statement: Bound) =>
@@ -157,31 +165,14 @@ const batchItem = (statement: Bound) =>
     _prepare: () => ({ getQuery: () => ({ sql: statement.sql, params: statement.args }), mapResult: (result: { rows: unknown[] }) => result.rows }),
   }) as unknown as WriteStatement;
 
-/**
- * Runs a submission's write as one write: one batch on libSQL (one request); on a SQLite file, in the writer's
- * transaction, where keep runs only once the submission was written. Says whether it was, and what keep queued.
- */
+/** Runs a submission's write on libSQL as one batch (one request). Says whether it was written, and what keep queued. */
 async function runWrite(store: Store, write: SubmissionWrite, deps: KeepDeps): Promise<{ stored: boolean; queued: Queued }> {
-  if (store.driver === "libsql") {
-    const kept = keepStatements([write.change], deps);
-    const statements = [...write.steps, ...kept.steps, ...kept.deliveries].map((step) => batchItem(bound(step)));
-    const results = (await store.batch(() => statements)) as unknown[][];
-    const stored = results[0]!.length > 0;
-    const deliveries = results.slice(results.length - kept.deliveries.length).some((rows) => rows.length > 0);
-    return { stored, queued: { mail: stored && kept.mail, deliveries: stored && deliveries } };
-  }
-  return store.write(
-    async (tx) => {
-      let stored = false;
-      for (const [i, step] of write.steps.entries()) {
-        const rows = await runStep(tx, step);
-        if (i === 0) stored = rows.length > 0;
-        if (!stored) break;
-      }
-      return { stored, queued: stored ? await keep(tx, [write.change], deps) : { mail: false, deliveries: false } };
-    },
-    { small: true },
-  );
+  const kept = keepStatements([write.change], deps);
+  const statements = [...ownSteps(write), ...kept.steps, ...kept.deliveries].map((step) => batchItem(bound(step)));
+  const results = (await store.batch(() => statements)) as unknown[][];
+  const stored = results[0]!.length > 0;
+  const deliveries = results.slice(results.length - kept.deliveries.length).some((rows) => rows.length > 0);
+  return { stored, queued: { mail: stored && kept.mail, deliveries: stored && deliveries } };
 }
 
 /** The form's newest createdAt as committed (the reader's view), or null when the form is gone. */
@@ -204,12 +195,12 @@ export interface Written {
 }
 
 /**
- * Writes submissions (see submissionWrite), each past its form's newest createdAt: a form's createdAt values are
- * unique and rise in the order submissions are stored, so that a script polling with since=<the last createdAt it
- * saw> never misses one stored later in the same millisecond. A write that lost to another process's (which
- * stored a submission of the form at that time or later) is tried again past it.
+ * Writes submissions on libSQL one post per batch (see submissionWrite), each past its form's newest createdAt: a
+ * form's createdAt values are unique and rise in the order submissions are stored, so that a script polling with
+ * since=<the last createdAt it saw> never misses one stored later in the same millisecond. A write that lost to
+ * another process's (which stored a submission of the form at that time or later) is tried again past it.
  */
-export function submissionWriter(store: Store, deps: KeepDeps) {
+export function postWriter(store: Store, deps: KeepDeps) {
   // The newest createdAt this process gave each form, so that its own submissions never wait on each other.
   const lastCreated = new Map<string, number>();
   return async (input: Omit<Received, "createdAt">): Promise<Written> => {

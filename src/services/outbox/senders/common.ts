@@ -1,6 +1,6 @@
 // What every destination's sender shares: the event it sends, the fields as mapped, the vendor's address with
 // the owner's baseUrl, and an outcome in the owner's words for the delivery log.
-import type { AttemptResult } from "../../webhook-outbox.ts";
+import type { AttemptResult } from "../deliveries.ts";
 import type { DestinationTarget } from "../destination-types.ts";
 import type { Answer } from "../../../lib/http-request.ts";
 

@@ -1,6 +1,6 @@
 // Sends one destination's delivery: the event as the type's vendor takes it (docs/api.md, "Destinations").
 import type { DestinationTarget, DestinationType } from "../destination-types.ts";
-import type { AttemptResult } from "../../webhook-outbox.ts";
+import type { AttemptResult } from "../deliveries.ts";
 import { type RequestOptions, requestOnce } from "../../../lib/http-request.ts";
 import { type DestinationEvent, refusedBefore, type SendContext, type TokenCache } from "./common.ts";
 import { sendToNotion } from "./notion.ts";

@@ -1,7 +1,7 @@
 // Notion: the database's schema read first (GET /v1/databases/{id}), then a page created in it (POST /v1/pages)
 // with each field written by its property's type; a field with no property of its name is left out.
 // Two plain requests: @notionhq/client would add a client for two calls and bypass the address guard.
-import type { AttemptResult } from "../../webhook-outbox.ts";
+import type { AttemptResult } from "../deliveries.ts";
 import { VENDOR_BASES } from "../destination-types.ts";
 import type { Answer } from "../../../lib/http-request.ts";
 import { mappedEntries, outcome, type SendContext, valueText, vendorMessage, vendorUrl } from "./common.ts";

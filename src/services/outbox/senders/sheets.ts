@@ -3,7 +3,7 @@
 // then a row appended with values:append and valueInputOption=RAW (a value starting with = stays text).
 // node:crypto signs the JWT: one RS256 signature did not warrant google-auth-library or jose in the binary.
 import { sign } from "node:crypto";
-import type { AttemptResult } from "../../webhook-outbox.ts";
+import type { AttemptResult } from "../deliveries.ts";
 import { VENDOR_BASES, type ServiceAccountKey } from "../destination-types.ts";
 import { mappedEntries, outcome, type SendContext, valueText, vendorMessage, vendorUrl } from "./common.ts";
 

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { defang } from "../../../lib/confirmation-text.ts";
 import { isEmail } from "../../../lib/validate.ts";
-import type { AttemptResult } from "../../webhook-outbox.ts";
+import type { AttemptResult } from "../deliveries.ts";
 import { MAILCHIMP_KEY, VENDOR_BASES } from "../destination-types.ts";
 import { mappedEntries, outcome, plainText, refusedBefore, type SendContext, valueText, vendorMessage, vendorUrl } from "./common.ts";
 

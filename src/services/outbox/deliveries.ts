@@ -1,17 +1,17 @@
 // The webhooks' outbox: the deliveries written with each kept submission (a statement of the write that keeps
 // it, services/submissions/keep.ts), and the claims and attempts of the webhook senders (src/workers/webhook-sender.ts).
 import { eq, inArray, sql } from "drizzle-orm";
-import type { Store } from "../db/client.ts";
-import { whenStored, type StatementMaker, type Step } from "../db/statement.ts";
-import { destinations, forms, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow } from "../db/schema.ts";
-import { MAX_DESTINATIONS_PER_FORM, MAX_WEBHOOKS_PER_FORM, type Submission } from "../domain/types.ts";
-import { newId } from "../lib/ids.ts";
-import { iso } from "../lib/time.ts";
-import { discordMessage, slackMessage, type WebhookFormat } from "../lib/webhook-message.ts";
-import { outboxLeases } from "./outbox-leases.ts";
-import { circuitAfter, circuitsOf, openCircuits, webhookShare } from "./outbox-shares.ts";
-import { factsOf, whenHolds } from "./outbox/conditions.ts";
-import type { DestinationTarget } from "./outbox/destination-types.ts";
+import type { Store } from "../../db/client.ts";
+import { whenStored, type StatementMaker, type Step } from "../../db/statement.ts";
+import { destinations, forms, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow } from "../../db/schema.ts";
+import { MAX_DESTINATIONS_PER_FORM, MAX_WEBHOOKS_PER_FORM, type Submission } from "../../domain/types.ts";
+import { newId } from "../../lib/ids.ts";
+import { iso } from "../../lib/time.ts";
+import { discordMessage, slackMessage, type WebhookFormat } from "../../lib/webhook-message.ts";
+import { outboxLeases } from "./leases.ts";
+import { circuitAfter, circuitsOf, openCircuits, webhookShare } from "./shares.ts";
+import { factsOf, whenHolds } from "./conditions.ts";
+import type { DestinationTarget } from "./destination-types.ts";
 
 export type DeliveryStatus = "pending" | "succeeded" | "failed";
 
@@ -73,7 +73,7 @@ export interface AttemptResult {
   final?: boolean;
 }
 
-/** Delays before the 2nd … 8th attempt (contract §9); after the 8th failure the delivery is failed. */
+/** Delays before the 2nd … 8th attempt (docs/api.md, "Webhooks"); after the 8th failure the delivery is failed. */
 export const WEBHOOK_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
 
 const at = (ms: number | null) => (ms === null ? null : iso(ms));

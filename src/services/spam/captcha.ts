@@ -1,4 +1,4 @@
-import type { CaptchaProvider } from "../domain/types.ts";
+import type { CaptchaProvider } from "../../domain/types.ts";
 
 /** Each provider's siteverify address (POST secret, response, remoteip; answers JSON with `success`). */
 export const CAPTCHA_VERIFY_URLS: Record<CaptchaProvider, string> = {

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
-import { destinations, forms, webhookDeliveries, webhooks } from "../db/schema.ts";
-import type { FairShare } from "./outbox-leases.ts";
+import type { Db } from "../../db/client.ts";
+import { destinations, forms, webhookDeliveries, webhooks } from "../../db/schema.ts";
+import type { FairShare } from "./leases.ts";
 
 /**
  * At most this many deliveries in flight in one server process per endpoint (one: a receiver gets its events one

@@ -1,10 +1,10 @@
 import { and, desc, eq, inArray, lt } from "drizzle-orm";
-import type { Db, Store } from "../db/client.ts";
-import { activity, type ActivityRow } from "../db/schema.ts";
-import { PAGE_LIMIT } from "../domain/limits.ts";
-import { ApiError } from "../errors.ts";
-import { newId } from "../lib/ids.ts";
-import { iso } from "../lib/time.ts";
+import type { Db, Store } from "../../db/client.ts";
+import { activity, type ActivityRow } from "../../db/schema.ts";
+import { PAGE_LIMIT } from "../../domain/limits.ts";
+import { ApiError } from "../../errors.ts";
+import { newId } from "../../lib/ids.ts";
+import { iso } from "../../lib/time.ts";
 
 /** One entry of an account's activity log, as the API, the CLI and the dashboard show it. */
 export interface Activity {

@@ -1,11 +1,11 @@
 import { and, asc, eq, gt, isNull, lt } from "drizzle-orm";
-import type { Store } from "../db/client.ts";
-import { accounts, sessions, signinLinks, users, type UserRow } from "../db/schema.ts";
-import { ApiError } from "../errors.ts";
-import { newId } from "../lib/ids.ts";
-import { randomBase62 } from "../lib/random.ts";
-import { iso } from "../lib/time.ts";
-import { isEmail } from "../lib/validate.ts";
+import type { Store } from "../../db/client.ts";
+import { accounts, sessions, signinLinks, users, type UserRow } from "../../db/schema.ts";
+import { ApiError } from "../../errors.ts";
+import { newId } from "../../lib/ids.ts";
+import { randomBase62 } from "../../lib/random.ts";
+import { iso } from "../../lib/time.ts";
+import { isEmail } from "../../lib/validate.ts";
 import { recordActivity } from "./activity.ts";
 import type { Role } from "./roles.ts";
 

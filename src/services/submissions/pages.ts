@@ -1,10 +1,10 @@
 import { and, asc, desc, eq, getTableColumns, gt, lt, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
-import { preparedOn } from "../db/prepared.ts";
-import { submissionDays, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
-import { DAY_MS } from "../domain/types.ts";
-import { ApiError } from "../errors.ts";
-import { dayOf } from "./submissions/counters.ts";
+import type { Db } from "../../db/client.ts";
+import { preparedOn } from "../../db/prepared.ts";
+import { submissionDays, submissions, type FormRow, type SubmissionRow } from "../../db/schema.ts";
+import { DAY_MS } from "../../domain/types.ts";
+import { ApiError } from "../../errors.ts";
+import { dayOf } from "./counters.ts";
 
 export const FILTERS = ["all", "unread", "starred", "spam", "unconfirmed"] as const;
 export type Filter = (typeof FILTERS)[number];

@@ -1,8 +1,8 @@
-import type { Store } from "../db/client.ts";
-import { ApiError } from "../errors.ts";
-import { recordActivity } from "./activity.ts";
-import type { FormsService } from "./forms.ts";
-import type { Principal } from "../domain/types.ts";
+import type { Store } from "../../db/client.ts";
+import { ApiError } from "../../errors.ts";
+import { recordActivity } from "../people/activity.ts";
+import type { FormsService } from "../forms.ts";
+import type { Principal } from "../../domain/types.ts";
 import type { submissionsService } from "./submissions.ts";
 
 /** What a bulk action does to each submission: a change of its flags, or its deletion. */

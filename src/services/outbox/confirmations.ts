@@ -1,16 +1,16 @@
-// The confirmation email to the person who submitted, and its limits (contract §16): never a relay. The visitor
+// The confirmation email to the person who submitted, and its limits (docs/api.md, "Confirmation email and double opt-in"): never a relay. The visitor
 // chooses the recipient but nothing else; spam, test forms and addresses over their limits get no email, and
 // each refusal is an entry of the form's delivery log.
 import { sql, type SQL } from "drizzle-orm";
-import { memoized } from "../db/prepared.ts";
-import { notifications, submissions, type FormRow, type SubmissionRow } from "../db/schema.ts";
-import { CONFIRMATION_DEFAULTS, CONFIRMATION_RANGES } from "../domain/limits.ts";
-import type { Confirmation } from "../domain/types.ts";
-import { recipientOf, renderConfirmation } from "../lib/confirmation-text.ts";
-import { newId } from "../lib/ids.ts";
-import { headerSafe } from "../lib/mail.ts";
-import { iso } from "../lib/time.ts";
-import { isEmail, type Zod } from "../lib/validate.ts";
+import { memoized } from "../../db/prepared.ts";
+import { notifications, submissions, type FormRow, type SubmissionRow } from "../../db/schema.ts";
+import { CONFIRMATION_DEFAULTS, CONFIRMATION_RANGES } from "../../domain/limits.ts";
+import type { Confirmation } from "../../domain/types.ts";
+import { recipientOf, renderConfirmation } from "../../lib/confirmation-text.ts";
+import { newId } from "../../lib/ids.ts";
+import { headerSafe } from "../../lib/mail.ts";
+import { iso } from "../../lib/time.ts";
+import { isEmail, type Zod } from "../../lib/validate.ts";
 
 /** Why a confirmation was not sent: the `reason` of its entry in the delivery log. */
 export type RefusalReason = "spam" | "invalid_address" | "per_address_limit" | "per_form_daily_limit";

@@ -1,17 +1,17 @@
 import { and, asc, count, desc, eq } from "drizzle-orm";
-import type { Db, Store } from "../db/client.ts";
-import { webhookDeliveries, webhooks, type WebhookRow } from "../db/schema.ts";
-import { MAX_WEBHOOKS_PER_FORM, type Principal } from "../domain/types.ts";
-import { ApiError } from "../errors.ts";
-import { BlockedAddress, checkedAddresses, systemResolver, type Resolver } from "../lib/address.ts";
-import { newId } from "../lib/ids.ts";
-import { iso } from "../lib/time.ts";
-import { isHttpUrl, lazySchema, parseBody } from "../lib/validate.ts";
-import { newWebhookSecret, secretPrefix, WEBHOOK_FORMATS, type WebhookFormat } from "../lib/webhook-message.ts";
-import type { FormsService } from "./forms.ts";
-import { type Condition, shownWhen, storedWhen, whenSchema } from "./outbox/conditions.ts";
-import { hostOf, recordActivity } from "./activity.ts";
-import { type DeliveryPage, toDelivery, type WebhookDelivery, webhookOutbox } from "./webhook-outbox.ts";
+import type { Db, Store } from "../../db/client.ts";
+import { webhookDeliveries, webhooks, type WebhookRow } from "../../db/schema.ts";
+import { MAX_WEBHOOKS_PER_FORM, type Principal } from "../../domain/types.ts";
+import { ApiError } from "../../errors.ts";
+import { BlockedAddress, checkedAddresses, systemResolver, type Resolver } from "../../lib/address.ts";
+import { newId } from "../../lib/ids.ts";
+import { iso } from "../../lib/time.ts";
+import { isHttpUrl, lazySchema, parseBody } from "../../lib/validate.ts";
+import { newWebhookSecret, secretPrefix, WEBHOOK_FORMATS, type WebhookFormat } from "../../lib/webhook-message.ts";
+import type { FormsService } from "../forms.ts";
+import { type Condition, shownWhen, storedWhen, whenSchema } from "./conditions.ts";
+import { hostOf, recordActivity } from "../people/activity.ts";
+import { type DeliveryPage, toDelivery, type WebhookDelivery, webhookOutbox } from "./deliveries.ts";
 
 /** A webhook endpoint as lists show it: the secret hidden, its start shown. */
 export interface Webhook {

@@ -1,7 +1,7 @@
-import type { Store } from "../db/client.ts";
-import type { SubmissionRow } from "../db/schema.ts";
-import type { ExportFormat } from "../domain/types.ts";
-import { mayHoldFiles, RowWriter, type StoredRow } from "./submissions/export-rows.ts";
+import type { Store } from "../../db/client.ts";
+import type { SubmissionRow } from "../../db/schema.ts";
+import type { ExportFormat } from "../../domain/types.ts";
+import { mayHoldFiles, RowWriter, type StoredRow } from "./export-rows.ts";
 
 /** How the export reads its rows: the whole query (SQLite steps it at once) and a page of it after a key (libSQL). */
 export interface ExportSource {

@@ -1,6 +1,6 @@
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../../errors.ts";
 
-/** A dashboard user's role in the account (contract §17), from least to most. */
+/** A dashboard user's role in the account (docs/dashboard.md, "Team and roles"), from least to most. */
 export const ROLES = ["viewer", "editor", "admin", "owner"] as const;
 export type Role = (typeof ROLES)[number];
 

@@ -1,11 +1,11 @@
-// Double opt-in (contract §16): a one-time signed link in the confirmation email; opening it confirms the
+// Double opt-in (docs/api.md, "Confirmation email and double opt-in"): a one-time signed link in the confirmation email; opening it confirms the
 // submission, and only then do the owner's notification and webhooks go out, exactly once.
 import { eq, sql } from "drizzle-orm";
-import type { Store } from "../db/client.ts";
-import { forms, settings, submissions, type SubmissionRow } from "../db/schema.ts";
-import type { NotificationsService } from "./notifications.ts";
-import { announce, keep, type KeepDeps } from "./submissions/keep.ts";
-import type { WebhooksService } from "./webhooks.ts";
+import type { Store } from "../../db/client.ts";
+import { forms, settings, submissions, type SubmissionRow } from "../../db/schema.ts";
+import type { NotificationsService } from "../outbox/notifications.ts";
+import { announce, keep, type KeepDeps } from "./keep.ts";
+import type { WebhooksService } from "../outbox/webhooks.ts";
 
 const KEY_SETTING = "opt_in_key";
 

@@ -1,11 +1,11 @@
 import { and, asc, eq, gt, inArray, isNull } from "drizzle-orm";
-import type { Db, Store } from "../db/client.ts";
-import { forms, invitations, users, type InvitationRow } from "../db/schema.ts";
-import { INVITATION_DAYS } from "../domain/limits.ts";
-import { DAY_MS } from "../domain/types.ts";
-import { ApiError } from "../errors.ts";
-import { randomBase62 } from "../lib/random.ts";
-import { iso } from "../lib/time.ts";
+import type { Db, Store } from "../../db/client.ts";
+import { forms, invitations, users, type InvitationRow } from "../../db/schema.ts";
+import { INVITATION_DAYS } from "../../domain/limits.ts";
+import { DAY_MS } from "../../domain/types.ts";
+import { ApiError } from "../../errors.ts";
+import { randomBase62 } from "../../lib/random.ts";
+import { iso } from "../../lib/time.ts";
 import { recordActivity } from "./activity.ts";
 import { can, type Role } from "./roles.ts";
 import { checkPassword, hashPassword, newUserRow, toUser, userEmail, type User } from "./users.ts";

@@ -1,22 +1,22 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import { notificationTo } from "./outbox/conditions.ts";
-import type { Store } from "../db/client.ts";
-import { forms, notifications, submissions, type FormRow, type NotificationRow } from "../db/schema.ts";
-import { ApiError } from "../errors.ts";
-import { newId } from "../lib/ids.ts";
-import { notificationReplyTo, notificationSubject, notificationText } from "../lib/mail.ts";
-import { iso } from "../lib/time.ts";
-import type { FormsService } from "./forms.ts";
-import { outboxLeases } from "./outbox-leases.ts";
-import { mailShare } from "./outbox-shares.ts";
-import type { Principal } from "../domain/types.ts";
+import { notificationTo } from "./conditions.ts";
+import type { Store } from "../../db/client.ts";
+import { forms, notifications, submissions, type FormRow, type NotificationRow } from "../../db/schema.ts";
+import { ApiError } from "../../errors.ts";
+import { newId } from "../../lib/ids.ts";
+import { notificationReplyTo, notificationSubject, notificationText } from "../../lib/mail.ts";
+import { iso } from "../../lib/time.ts";
+import type { FormsService } from "../forms.ts";
+import { outboxLeases } from "./leases.ts";
+import { mailShare } from "./shares.ts";
+import type { Principal } from "../../domain/types.ts";
 
 export type NotificationStatus = "pending" | "sent" | "failed" | "recorded" | "refused";
 
 /** A notification email as the API shows it. */
 export interface Notification {
   id: string;
-  /** notification: to the owner; confirmation: to the person who submitted (§16). */
+  /** notification: to the owner; confirmation: to the person who submitted (docs/api.md, "Confirmation email and double opt-in"). */
   kind: "notification" | "confirmation";
   submissionId: string;
   to: string;

@@ -1,8 +1,8 @@
 import { and, asc, eq, isNull, lt, lte, or, type Placeholder, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Db, Store } from "../db/client.ts";
-import { preparedOn } from "../db/prepared.ts";
-import { forms, submissions } from "../db/schema.ts";
+import type { Db, Store } from "../../db/client.ts";
+import { preparedOn } from "../../db/prepared.ts";
+import { forms, submissions } from "../../db/schema.ts";
 
 /** The columns an outbox table (notifications, webhook deliveries) has for its leases. */
 export interface OutboxColumns {
