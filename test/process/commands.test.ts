@@ -262,6 +262,7 @@ describe("help and version", () => {
       "submissions",
       "notifications",
       "webhooks",
+      "destinations",
       "backup",
       "users",
       "dashboard",
