@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { PAGE_LIMIT } from "../src/domain/limits.ts";
-import type { Activity } from "../src/services/people/activity.ts";
+import type { Activity, ActivityPage } from "../src/services/people/activity.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";
@@ -19,7 +19,9 @@ const COLUMNS: Column<Activity>[] = [
 /** Lists the account's activity log, newest first: a table on a terminal, tab-separated piped, or --json. */
 export async function runActivity(flags: { limit?: string; after?: string }, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
   const page = await withBackend(globals, io.env, (backend) =>
-    backend.activity.list({ limit: flags.limit, after: flags.after }).catch((error) => Promise.reject(withFlagName(error, FLAGS))),
+    backend
+      .call<ActivityPage>("listActivity", { query: { limit: flags.limit, after: flags.after } })
+      .catch((error) => Promise.reject(withFlagName(error, FLAGS))),
   );
   printList(io, page.activity, COLUMNS, { json: globals.json, empty: "No activity yet." });
   if (!globals.json && io.isTTY && page.pagination.nextCursor) io.err(`Older entries with --after ${page.pagination.nextCursor}.\n`);

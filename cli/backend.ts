@@ -4,83 +4,36 @@ import { existsSync } from "node:fs";
 import { loadServeConfig, settingFromEnv } from "../src/config.ts";
 import { isLibsqlUrl } from "../src/db/location.ts";
 import { ApiError } from "../src/errors.ts";
-import type { DailyStats } from "../src/services/form-stats.ts";
+import type { Operation } from "../src/api/operation.ts";
+import type { AppOptions } from "../src/http/context.ts";
 import type { Services } from "../src/services/index.ts";
-import type { ActivityPage } from "../src/services/people/activity.ts";
-import type { ApiKey, NewApiKey } from "../src/services/keys.ts";
-import type { NotificationPage } from "../src/services/outbox/notifications.ts";
-import type { DeliveryPage, WebhookDelivery } from "../src/services/outbox/deliveries.ts";
-import type { Webhook, WebhookWithSecret } from "../src/services/outbox/webhooks.ts";
-import type { Destination, DestinationTestResult } from "../src/services/outbox/destinations.ts";
-import type { ExportFormat, Form, Principal, Submission } from "../src/domain/types.ts";
+import type { Principal } from "../src/domain/types.ts";
 import { inEitherMode, operator } from "../src/services/principal.ts";
-import type { Erasure } from "../src/services/retention.ts";
-import type { SubmissionPage } from "../src/services/submissions/submissions.ts";
 import type { ApiClient } from "./client.ts";
 import { CliError, EXIT } from "./errors.ts";
 
 /** List parameters as the API takes them: strings, checked by the same code in both modes. */
 export type QueryParams = Record<string, string | undefined>;
 
+/** What a command sends with an operation: its path parameters by name, its query and its JSON body. */
+export interface OperationRequest {
+  params?: Record<string, string>;
+  query?: QueryParams;
+  body?: unknown;
+}
+
 /**
- * What every command needs, the same in both modes: local mode calls the services on the database file,
- * remote mode calls the management API. Both return the API's JSON objects, so output cannot differ.
+ * What every command needs, the same in both modes: an operation of the API, named by its operationId (the
+ * declarations of src/api/). Local mode runs the declared handler on the database file as the operator;
+ * remote mode sends the declared request to the server. Both answer with the API's JSON, so output cannot
+ * differ, and an operation added to the API can be called by a command with no other edit here.
  */
 export interface Backend {
   readonly kind: "local" | "remote";
-  forms: {
-    list(): Promise<Form[]>;
-    get(ref: string): Promise<Form>;
-    create(body: Record<string, unknown>): Promise<Form>;
-    update(ref: string, body: Record<string, unknown>): Promise<Form>;
-    remove(ref: string): Promise<void>;
-    /** The form's submissions and spam per UTC day (`since`, `until`: ISO 8601 dates; by default the last 30 days). */
-    stats(ref: string, query: QueryParams): Promise<DailyStats>;
-  };
-  submissions: {
-    list(ref: string, query: QueryParams): Promise<SubmissionPage>;
-    get(ref: string, id: string): Promise<Submission>;
-    update(ref: string, id: string, patch: Record<string, boolean>): Promise<Submission>;
-    remove(ref: string, id: string): Promise<void>;
-    /** The export as it would be downloaded, chunk by chunk. */
-    export(ref: string, format: ExportFormat, query: QueryParams): Promise<AsyncIterable<string | Uint8Array>>;
-    /** Erases (or with dryRun counts) every submission of the account and mode that holds this email address. */
-    erase(body: { email: string; dryRun?: boolean }): Promise<Erasure>;
-  };
-  files: {
-    /** One uploaded file of a submission: its bytes, chunk by chunk. */
-    get(ref: string, submissionId: string, fileId: string): Promise<AsyncIterable<Uint8Array>>;
-  };
-  notifications: {
-    /** One page of a form's notification emails, newest first (`limit`, `offset`). */
-    list(ref: string, query: QueryParams): Promise<NotificationPage>;
-    /** Puts the form's failed notifications back in the queue; with `pending`, makes the pending ones due now too. */
-    retry(ref: string, options?: { pending?: boolean }): Promise<{ retried: number }>;
-  };
-  webhooks: {
-    add(ref: string, body: Record<string, unknown>): Promise<WebhookWithSecret>;
-    list(ref: string): Promise<Webhook[]>;
-    remove(ref: string, webhookId: string): Promise<void>;
-    rotate(ref: string, webhookId: string): Promise<WebhookWithSecret>;
-    /** One page of a form's deliveries, newest first; `webhook` narrows it to one endpoint. */
-    deliveries(ref: string, query: QueryParams): Promise<DeliveryPage>;
-    redeliver(ref: string, deliveryId: string): Promise<WebhookDelivery>;
-  };
-  destinations: {
-    add(ref: string, body: Record<string, unknown>): Promise<Destination>;
-    list(ref: string): Promise<Destination[]>;
-    remove(ref: string, destinationId: string): Promise<void>;
-    test(ref: string, destinationId: string): Promise<DestinationTestResult>;
-  };
-  keys: {
-    create(body: Record<string, unknown>): Promise<NewApiKey>;
-    list(): Promise<ApiKey[]>;
-    revoke(id: string): Promise<void>;
-  };
-  activity: {
-    /** One page of the account's activity log, newest first (`limit`, `after`). */
-    list(query: QueryParams): Promise<ActivityPage>;
-  };
+  /** Runs the operation and returns its JSON answer (undefined for 204 No Content). */
+  call<T>(operationId: string, request?: OperationRequest): Promise<T>;
+  /** Runs an operation that answers with a download (an export, a file): its bytes, chunk by chunk. */
+  download(operationId: string, request?: OperationRequest): Promise<AsyncIterable<Uint8Array>>;
   /** Local mode only: the services themselves (accounts, backup). */
   services?: Services;
   close(): Promise<void>;
@@ -159,20 +112,21 @@ export async function openLocalServices(location: string, env: Record<string, st
 }
 
 /** Local mode: the trusted operator of one account (the default unless --account), in live mode unless --test. */
-export async function localBackend(location: string, options: ConnectionOptions, env: Record<string, string | undefined>): Promise<Backend> {
+export async function localBackend(
+  location: string,
+  options: ConnectionOptions,
+  env: Record<string, string | undefined>,
+  operations?: readonly Operation[],
+): Promise<Backend> {
   const services = await openLocalServices(location, env);
   // The same declarations the server reads its query strings with: a flag's value is checked as a query parameter is.
-  const [{ operationById }, { parseQuery }, { listQuery }, { dailyStats }, { dailyRange }] = await Promise.all([
-    import("../src/api/index.ts"),
-    import("../src/api/query.ts"),
-    import("../src/api/submissions.ts"),
-    import("../src/services/form-stats.ts"),
-    import("../src/api/stats.ts"),
-  ]);
-  const queryOf = (operationId: string, input: QueryParams) => parseQuery(operationById(operationId).query ?? [], input);
-  const store = services.store;
+  const [{ operationById, requestFor }, { parseQuery }] = await Promise.all([import("../src/api/index.ts"), import("../src/api/query.ts")]);
   const account = await services.accounts.resolve(options.account);
   const principal = operator(account.id, options.test ? "test" : "live");
+  const baseUrl = services.urls.baseUrl();
+  // The CLI's own request has no socket and no limits of the server's: the management API's handlers read
+  // only the services and the store's addresses from these.
+  const appOptions = { services, maxBody: Number.MAX_SAFE_INTEGER, trustProxy: false, log: { request() {}, error() {} } } as unknown as AppOptions;
 
   /** The operator in the mode of a form's own, for keys bound to a form of either mode. */
   async function principalForForm(ref: string): Promise<Principal> {
@@ -188,150 +142,62 @@ export async function localBackend(location: string, options: ConnectionOptions,
     }
   }
 
+  /** The operator owns every key of the account: a key is made in the mode it names (or its form's), and revoked in whichever mode it is. */
+  async function asOperator(operationId: string, body: unknown, act: (acting: Principal) => Promise<Response>): Promise<Response> {
+    if (operationId === "revokeKey") return inEitherMode(account.id, "not_found", act);
+    if (operationId !== "createKey" || typeof body !== "object" || body === null) return act(principal);
+    const { type, formId } = body as { type?: unknown; formId?: unknown };
+    if (type === "form" && typeof formId === "string") return act(await principalForForm(formId));
+    if (type === "test" || type === "live") return act(operator(account.id, type));
+    return act(principal);
+  }
+
+  /** The declared handler's answer, as the router would run it after the key check: the query read by the declared schemas. */
+  async function run(operationId: string, { params = {}, query = {}, body }: OperationRequest = {}): Promise<Response> {
+    const declared = operationById(operationId, operations);
+    // The public endpoint reads its own request (a visitor's post): it is the server's, not the operator's.
+    if (declared.scope === "public") throw new Error(`${operationId} is public: local mode runs the management API's operations`);
+    const request = requestFor(operationId, params, query, operations);
+    const url = new URL(`${baseUrl}${request.path}`);
+    for (const [name, value] of Object.entries(request.query)) if (value !== undefined) url.searchParams.set(name, value);
+    const values = await parseQuery(declared.query ?? [], query);
+    const httpRequest = new Request(url, { method: request.method, body: body === undefined ? undefined : JSON.stringify(body) });
+    const context = { request: httpRequest, url, params, ip: "127.0.0.1", services, options: appOptions, query: values, body };
+    return asOperator(operationId, body, (acting) => declared.handler({ ...context, principal: acting }));
+  }
+
   return {
     kind: "local",
     services,
-    forms: {
-      list: () => services.forms.list(principal),
-      get: (ref) => services.forms.get(principal, ref),
-      create: (body) => services.forms.create(principal, body),
-      update: (ref, body) => services.forms.update(principal, ref, body),
-      remove: (ref) => services.forms.remove(principal, ref),
-      stats: async (ref, query) => dailyStats(services, principal, ref, dailyRange(await queryOf("dailyStats", query))),
+    async call<T>(operationId: string, request?: OperationRequest) {
+      const response = await run(operationId, request);
+      return (response.status === 204 ? undefined : await response.json()) as T;
     },
-    submissions: {
-      list: async (ref, query) => services.submissions.list(principal, ref, listQuery(await queryOf("listSubmissions", query))),
-      get: (ref, id) => services.submissions.get(principal, ref, id),
-      update: (ref, id, patch) => services.submissions.update(principal, ref, id, patch),
-      remove: (ref, id) => services.submissions.remove(principal, ref, id),
-      async export(ref, format, query) {
-        const { format: _, ...select } = await queryOf("exportSubmissions", { ...query, format });
-        const exported = await services.submissions.export(principal, ref, listQuery(select));
-        return exported.chunks(format);
-      },
-      erase: (body) => services.retention.erase(principal, body),
+    async download(operationId, request) {
+      const response = await run(operationId, request);
+      return (response.body ?? emptyBody()) as AsyncIterable<Uint8Array>;
     },
-    files: {
-      async get(ref, submissionId, fileId) {
-        const file = await services.files.get(principal, ref, submissionId, fileId);
-        return (async function* () {
-          yield file.content;
-        })();
-      },
-    },
-    activity: {
-      list: async (query) => services.activity.list(principal.accountId, (await import("../src/services/people/activity.ts")).parseActivityQuery(query)),
-    },
-    notifications: {
-      list: async (ref, query) => services.notifications.list(principal, ref, await queryOf("listNotifications", query)),
-      retry: async (ref, options = {}) => ({ retried: await services.notifications.retryFailed(principal, ref, Date.now(), options) }),
-    },
-    webhooks: {
-      add: (ref, body) => services.webhooks.create(principal, ref, body),
-      list: (ref) => services.webhooks.list(principal, ref),
-      remove: (ref, id) => services.webhooks.remove(principal, ref, id),
-      rotate: (ref, id) => services.webhooks.rotate(principal, ref, id),
-      async deliveries(ref, query) {
-        const { webhook, destination, limit, offset } = await queryOf("listDeliveries", query);
-        return services.webhooks.deliveries(principal, ref, webhook || null, { limit, offset }, destination || null);
-      },
-      redeliver: (ref, id) => services.webhooks.retry(principal, ref, id),
-    },
-    destinations: {
-      add: (ref, body) => services.destinations.create(principal, ref, body),
-      list: (ref) => services.destinations.list(principal, ref),
-      remove: (ref, id) => services.destinations.remove(principal, ref, id),
-      test: (ref, id) => services.destinations.test(principal, ref, id),
-    },
-    keys: {
-      async create(body) {
-        const type = body.type;
-        const acting =
-          type === "form" && typeof body.formId === "string"
-            ? await principalForForm(body.formId)
-            : type === "test"
-              ? operator(account.id, "test")
-              : type === "live"
-                ? operator(account.id, "live")
-                : principal;
-        return services.keys.create(acting, body);
-      },
-      list: () => services.keys.list(principal),
-      async revoke(id) {
-        // The operator may revoke any key of the account, whichever mode it is in.
-        await inEitherMode(account.id, "not_found", (owner) => services.keys.revoke(owner, id));
-      },
-    },
-    close: async () => store.close(),
+    close: async () => services.store.close(),
   };
 }
 
+/** A download without a byte. */
+async function* emptyBody(): AsyncGenerator<Uint8Array> {}
+
 /** Remote mode: the same operations over the management API, each request's method, path and query read from its declaration. */
-export async function remoteBackend(client: ApiClient): Promise<Backend> {
+export async function remoteBackend(client: ApiClient, operations?: readonly Operation[]): Promise<Backend> {
   const { requestFor } = await import("../src/api/index.ts");
-  type Options = { params?: Record<string, string>; query?: QueryParams; body?: unknown };
-  const send = (operationId: string, { params, query, body }: Options = {}) => {
-    const request = requestFor(operationId, params, query);
-    return client.send(request.method, request.path, { query: request.query, body });
-  };
-  const call = <T>(operationId: string, { params, query, body }: Options = {}) => {
-    const request = requestFor(operationId, params, query);
-    return client.json<T>(request.method, request.path, { query: request.query, body });
-  };
-  const form = (id: string) => ({ id });
-  const submission = (id: string, submissionId: string) => ({ id, submissionId });
+  const declared = (operationId: string, { params, query }: OperationRequest) => requestFor(operationId, params, query, operations);
   return {
     kind: "remote",
-    forms: {
-      list: async () => (await call<{ forms: Form[] }>("listForms")).forms,
-      get: (ref) => call("getForm", { params: form(ref) }),
-      create: (body) => call("createForm", { body }),
-      update: (ref, body) => call("updateForm", { params: form(ref), body }),
-      remove: (ref) => call("deleteForm", { params: form(ref) }),
-      stats: (ref, query) => call("dailyStats", { params: form(ref), query }),
+    call<T>(operationId: string, request: OperationRequest = {}) {
+      const { method, path, query } = declared(operationId, request);
+      return client.json<T>(method, path, { query, body: request.body });
     },
-    submissions: {
-      list: (ref, query) => call("listSubmissions", { params: form(ref), query }),
-      get: (ref, id) => call("getSubmission", { params: submission(ref, id) }),
-      update: (ref, id, patch) => call("updateSubmission", { params: submission(ref, id), body: patch }),
-      remove: (ref, id) => call("deleteSubmission", { params: submission(ref, id) }),
-      async export(ref, format, query) {
-        const response = await send("exportSubmissions", { params: form(ref), query: { ...query, format } });
-        return response.body as AsyncIterable<Uint8Array>;
-      },
-      erase: (body) => call("eraseSubmissions", { body }),
-    },
-    files: {
-      async get(ref, submissionId, fileId) {
-        const response = await send("downloadFile", { params: { ...submission(ref, submissionId), fileId } });
-        return response.body as AsyncIterable<Uint8Array>;
-      },
-    },
-    activity: {
-      list: (query) => call("listActivity", { query }),
-    },
-    notifications: {
-      list: (ref, query) => call("listNotifications", { params: form(ref), query }),
-      retry: (ref, options = {}) => call("retryNotifications", { params: form(ref), query: { pending: options.pending ? "true" : undefined } }),
-    },
-    webhooks: {
-      add: (ref, body) => call("createWebhook", { params: form(ref), body }),
-      list: async (ref) => (await call<{ webhooks: Webhook[] }>("listWebhooks", { params: form(ref) })).webhooks,
-      remove: (ref, webhookId) => call("deleteWebhook", { params: { id: ref, webhookId } }),
-      rotate: (ref, webhookId) => call("rotateWebhookSecret", { params: { id: ref, webhookId } }),
-      deliveries: (ref, query) => call("listDeliveries", { params: form(ref), query }),
-      redeliver: (ref, deliveryId) => call("retryDelivery", { params: { id: ref, deliveryId } }),
-    },
-    destinations: {
-      add: (ref, body) => call("createDestination", { params: form(ref), body }),
-      list: async (ref) => (await call<{ destinations: Destination[] }>("listDestinations", { params: form(ref) })).destinations,
-      remove: (ref, destinationId) => call("deleteDestination", { params: { id: ref, destinationId } }),
-      test: (ref, destinationId) => call("testDestination", { params: { id: ref, destinationId } }),
-    },
-    keys: {
-      create: (body) => call("createKey", { body }),
-      list: async () => (await call<{ keys: ApiKey[] }>("listKeys")).keys,
-      revoke: (keyId) => call("revokeKey", { params: { keyId } }),
+    async download(operationId, request = {}) {
+      const { method, path, query } = declared(operationId, request);
+      const response = await client.send(method, path, { query, body: request.body });
+      return response.body as AsyncIterable<Uint8Array>;
     },
     close: () => client.close(),
   };

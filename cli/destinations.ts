@@ -63,7 +63,7 @@ export async function runDestinationsAdd(ref: string, type: string, flags: AddFl
   const body: Record<string, unknown> = { type, config: jsonFile("--config-file", flags.configFile, 'the type\'s settings, such as {"topic": "forms"}') };
   if (flags.fieldsFile) body.fields = jsonFile("--fields-file", flags.fieldsFile, 'a map such as {"email": "Email address"}');
   if (flags.whenFile) body.when = jsonFile("--when-file", flags.whenFile, 'a list such as [{"field": "topic", "op": "equals", "value": "sales"}]');
-  const made = await withBackend(globals, io.env, (backend) => backend.destinations.add(ref, body)).catch((error) =>
+  const made = await withBackend(globals, io.env, (backend) => backend.call<Destination>("createDestination", { params: { id: ref }, body })).catch((error) =>
     Promise.reject(withFlagName(error, FLAGS)),
   );
   if (globals.json) io.out(`${JSON.stringify(made, null, 2)}\n`);
@@ -73,7 +73,9 @@ export async function runDestinationsAdd(ref: string, type: string, flags: AddFl
 
 /** Sends a test submission and says what the service answered; a refusal exits 1. */
 export async function runDestinationsTest(ref: string, destinationId: string, globals: Globals, io: Io): Promise<void> {
-  const result: DestinationTestResult = await withBackend(globals, io.env, (backend) => backend.destinations.test(ref, destinationId));
+  const result: DestinationTestResult = await withBackend(globals, io.env, (backend) =>
+    backend.call<DestinationTestResult>("testDestination", { params: { id: ref, destinationId } }),
+  );
   if (globals.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
   if (result.ok) {
     io.err(`Sent: the service answered ${result.responseStatus} in ${result.durationMs} ms.\n`);
@@ -111,7 +113,9 @@ export function destinationsCommand(program: Command, io: Io): void {
     .addHelpText("after", "\nExample:\n  formsvc destinations list contact --json | jq -r '.[].id'\n")
     .action(async (ref: string, _flags, command: Command) => {
       const globals = command.optsWithGlobals();
-      const list = await withBackend(globals, io.env, (backend) => backend.destinations.list(ref));
+      const { destinations: list } = await withBackend(globals, io.env, (backend) =>
+        backend.call<{ destinations: Destination[] }>("listDestinations", { params: { id: ref } }),
+      );
       printList(io, list, COLUMNS, { json: globals.json, empty: "No destinations. Add one with: formsvc destinations add FORM TYPE --config-file F" });
     });
 
@@ -119,7 +123,7 @@ export function destinationsCommand(program: Command, io: Io): void {
     .command("remove <form> <destination>")
     .description("remove a destination; its pending deliveries are not sent")
     .action(async (ref: string, destinationId: string, _flags, command: Command) => {
-      await withBackend(command.optsWithGlobals(), io.env, (backend) => backend.destinations.remove(ref, destinationId));
+      await withBackend(command.optsWithGlobals(), io.env, (backend) => backend.call("deleteDestination", { params: { id: ref, destinationId } }));
       io.err(`Removed destination ${destinationId}.\n`);
     });
 

@@ -36,9 +36,10 @@ function printErasure(io: Io, result: Erasure, json: boolean | undefined): void 
 export async function runErase(flags: EraseFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
   const rethrow = (error: unknown) => Promise.reject(withFlagName(error, { email: "--email" }));
   await withBackend(globals, io.env, async (backend) => {
+    const erase = (body: { email: string; dryRun?: boolean }) => backend.call<Erasure>("eraseSubmissions", { body });
     const email = flags.email;
     if (flags.dryRun) {
-      const preview = await backend.submissions.erase({ email, dryRun: true }).catch(rethrow);
+      const preview = await erase({ email, dryRun: true }).catch(rethrow);
       printErasure(io, preview, globals.json);
       io.err(
         `Would erase ${plural(preview.erased, "submission")} holding ${cellText(email.trim())} from ${plural(Object.keys(preview.forms).length, "form")}. Nothing was erased.\n`,
@@ -47,7 +48,7 @@ export async function runErase(flags: EraseFlags, globals: ConnectionOptions & {
     }
     if (!flags.yes) {
       if (!io.inIsTTY) throw new CliError("refusing to erase without --yes: stdin is not a terminal to confirm on (try --dry-run first)", EXIT.usage);
-      const preview = await backend.submissions.erase({ email, dryRun: true }).catch(rethrow);
+      const preview = await erase({ email, dryRun: true }).catch(rethrow);
       if (preview.erased === 0) {
         io.err(`No submission holds ${cellText(email.trim())}: nothing to erase.\n`);
         printErasure(io, preview, globals.json);
@@ -58,7 +59,7 @@ export async function runErase(flags: EraseFlags, globals: ConnectionOptions & {
       );
       if (answer?.trim().toLowerCase() !== "yes") throw new CliError("nothing erased: the answer was not yes");
     }
-    const result = await backend.submissions.erase({ email }).catch(rethrow);
+    const result = await erase({ email }).catch(rethrow);
     printErasure(io, result, globals.json);
     io.err(`Erased ${plural(result.erased, "submission")} holding ${cellText(email.trim())} from ${plural(Object.keys(result.forms).length, "form")}.\n`);
   });

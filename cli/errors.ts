@@ -1,7 +1,7 @@
 import { ApiError, type ErrorCode } from "../src/errors.ts";
 
 /** Exit codes (docs/cli.md, "Exit codes"). */
-export const EXIT = { ok: 0, error: 1, usage: 2, auth: 4, notFound: 5 } as const;
+export const EXIT = { ok: 0, error: 1, usage: 2, auth: 4, notFound: 5, newerAvailable: 10 } as const;
 
 /** A failure of the CLI itself (bad flags, no server), with its exit code. */
 export class CliError extends Error {
@@ -13,6 +13,17 @@ export class CliError extends Error {
     this.name = "CliError";
   }
 }
+
+/** A command that succeeded and answers with its exit code too (plan: 2, changes pending; update --check: 10, a newer release exists): nothing is printed. */
+export class ExitStatus extends Error {
+  constructor(readonly exitCode: number) {
+    super(`exit status ${exitCode}`);
+    this.name = "ExitStatus";
+  }
+}
+
+/** Commands whose exit code 2 means something else than a usage error (plan: changes pending): their usage errors exit 1. */
+export const USAGE_EXITS_1 = new Set(["plan", "apply"]);
 
 const EXIT_FOR_CODE: Partial<Record<ErrorCode, number>> = {
   unauthorized: EXIT.auth,

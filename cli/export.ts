@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import { createWriteStream, renameSync, rmSync, statSync, type WriteStream } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { EXPORT_FORMATS, type ExportFormat } from "../src/domain/types.ts";
+import { EXPORT_FORMATS } from "../src/domain/types.ts";
+import type { SubmissionPage } from "../src/services/submissions/submissions.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { CliError, withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";
@@ -103,8 +104,10 @@ export async function runSubmissionsExport(ref: string, flags: ExportFlags, glob
   await withBackend(globals, io.env, async (backend) => {
     const showProgress = io.errIsTTY && (flags.output !== undefined || !io.isTTY);
     // One small list call gives the count the bar fills towards (what the filter and since match).
-    const total = showProgress ? (await backend.submissions.list(ref, { ...query, limit: "1" }).catch(rethrow)).pagination.total : null;
-    const exported = await backend.submissions.export(ref, format as ExportFormat, query).catch(rethrow);
+    const total = showProgress
+      ? (await backend.call<SubmissionPage>("listSubmissions", { params: { id: ref }, query: { ...query, limit: "1" } }).catch(rethrow)).pagination.total
+      : null;
+    const exported = await backend.download("exportSubmissions", { params: { id: ref }, query: { ...query, format } }).catch(rethrow);
     // JSON escapes control characters itself; raw CSV cells would reach a terminal as they were submitted.
     const chunks = format === "csv" && flags.output === undefined && io.isTTY ? terminalSafeChunks(exported) : exported;
     const sink = flags.output === undefined ? stdoutSink(io) : await fileSink(flags.output);

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { closeSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import type { Submission } from "../src/domain/types.ts";
 import { ApiError } from "../src/errors.ts";
 import { fileRefsOf, safeFileName } from "../src/lib/files.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
@@ -38,7 +39,7 @@ function createFree(dir: string, name: string): { path: string; fd: number } {
 export async function runSubmissionFiles(ref: string, id: string, flags: { output?: string }, globals: ConnectionOptions, io: Io): Promise<void> {
   const dir = flags.output ?? ".";
   await withBackend(globals, io.env, async (backend) => {
-    const submission = await backend.submissions.get(ref, id);
+    const submission = await backend.call<Submission>("getSubmission", { params: { id: ref, submissionId: id } });
     const files = fileRefsOf(submission.data);
     if (files.length === 0) {
       io.err(`Submission ${submission.id} has no files.\n`);
@@ -49,7 +50,7 @@ export async function runSubmissionFiles(ref: string, id: string, flags: { outpu
     for (const { field, ref: file } of files) {
       let content: AsyncIterable<Uint8Array>;
       try {
-        content = await backend.files.get(ref, submission.id, file.file);
+        content = await backend.download("downloadFile", { params: { id: ref, submissionId: submission.id, fileId: file.file } });
       } catch (error) {
         // A file object that is not a stored file (a JSON post can send any object): said, and skipped.
         if (error instanceof ApiError && error.code === "not_found") {

@@ -1,11 +1,12 @@
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY, DEFAULT_FILTER_THRESHOLD } from "../src/domain/limits.ts";
 import { DEFAULT_SPAM_RETENTION_DAYS, type Form } from "../src/domain/types.ts";
 import { RETENTION_DAYS } from "../src/lib/validate.ts";
-import type { DayCount } from "../src/services/form-stats.ts";
+import { conversion } from "../src/lib/conversion.ts";
+import type { DailyStats, DayCount } from "../src/services/form-stats.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { CliError, EXIT, withFlagName } from "./errors.ts";
+import { fieldsFromFile, spamRulesFrom, withConfirmation, withPage } from "./form-files.ts";
 import type { Io } from "./io.ts";
 import { parseBoolean, parseList, whenToIso } from "./options.ts";
 import { printList, printObject, type Column } from "./output.ts";
@@ -33,6 +34,8 @@ const FLAGS = {
   spamRules: "--spam-rules-file",
   "spamFilter.enabled": "--spam-filter",
   "spamFilter.threshold": "--spam-threshold",
+  page: "--page-file",
+  "captcha.siteKey": "--captcha-site-key",
 };
 
 const COLUMNS = (io: Io): Column<Form>[] => [
@@ -64,24 +67,8 @@ export interface FormFlags {
   spamRulesFile?: string;
   spamFilter?: string;
   spamThreshold?: string;
-}
-
-/** The fields a form declares, from a JSON file holding their array (`[]` declares none). */
-function fieldsFromFile(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new CliError(`--fields-file: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, EXIT.usage);
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new CliError(
-      `--fields-file: ${path} is not JSON: it must hold an array of fields such as [{"name": "email", "type": "email", "required": true}]`,
-      EXIT.usage,
-    );
-  }
+  pageFile?: string;
+  captchaSiteKey?: string;
 }
 
 /** A number of days, or null for "keep for ever" ('' or never); anything else goes to the API as given, to be refused there. */
@@ -102,6 +89,9 @@ async function withCaptcha(body: Record<string, unknown>, flags: FormFlags, io: 
     return body;
   }
   if (flags.captchaComplexity !== undefined && flags.captcha !== "altcha") throw new CliError("--captcha-complexity goes with --captcha altcha", EXIT.usage);
+  if (flags.captchaSiteKey !== undefined && ["altcha", "none", ""].includes(flags.captcha)) {
+    throw new CliError("--captcha-site-key goes with --captcha recaptcha, hcaptcha or turnstile", EXIT.usage);
+  }
   if (flags.captcha === "altcha") {
     if (secretGiven) throw new CliError("--captcha altcha is served by formsvc itself: it takes no secret", EXIT.usage);
     const complexity =
@@ -117,26 +107,15 @@ async function withCaptcha(body: Record<string, unknown>, flags: FormFlags, io: 
   const secret = flags.captchaSecretStdin ? await io.prompt("") : flags.captchaSecret;
   if (!secret?.trim())
     throw new CliError(`--captcha ${flags.captcha} needs the provider's secret key: --captcha-secret SECRET or --captcha-secret-stdin`, EXIT.usage);
-  return { ...body, captcha: { provider: flags.captcha, secret: secret.trim() } };
+  const siteKey = flags.captchaSiteKey?.trim() ? { siteKey: flags.captchaSiteKey.trim() } : {};
+  return { ...body, captcha: { provider: flags.captcha, secret: secret.trim(), ...siteKey } };
 }
 
-/** The confirmation part of the body: the JSON of `--confirmation-file` (an object, or null to remove it), checked by the API. */
-function withConfirmation(body: Record<string, unknown>, flags: FormFlags): Record<string, unknown> {
-  if (flags.confirmationFile === undefined) return body;
-  let text: string;
-  try {
-    text = readFileSync(flags.confirmationFile === "-" ? 0 : flags.confirmationFile, "utf8");
-  } catch (error) {
-    throw new CliError(`cannot read --confirmation-file ${flags.confirmationFile}: ${(error as Error).message}`, EXIT.usage);
-  }
-  try {
-    return { ...body, confirmation: JSON.parse(text) };
-  } catch {
-    throw new CliError(
-      `--confirmation-file ${flags.confirmationFile} is not JSON: it must hold an object such as {"enabled": true, "subject": "…", "text": "…"}, or null`,
-      EXIT.usage,
-    );
-  }
+/** One line that says whether the form has a page, and where. */
+function pageSummary(form: Form): string {
+  if (!form.page.enabled) return "off";
+  const language = form.page.language ? `, in ${form.page.language}` : "";
+  return form.fields.length > 0 ? `on at ${form.submitUrl}${language}` : "on, but shown only once the form declares its fields";
 }
 
 /** One line that says what a form's confirmation email does, for the `key value` view. */
@@ -173,22 +152,6 @@ export function formBody(flags: FormFlags): Record<string, unknown> {
   return body;
 }
 
-/** The spam rules in a JSON file ({blockedWords, blockedEmails, ...}); '' or none clears them. */
-function spamRulesFrom(path: string): unknown {
-  if (path === "" || path === "none") return null;
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new CliError(`--spam-rules-file: cannot read ${path}: ${(error as Error).message}`, EXIT.usage);
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new CliError(`--spam-rules-file: ${path} is not JSON such as {"blockedWords": ["casino"], "maxLinks": 2}`, EXIT.usage);
-  }
-}
-
 const rethrowWithFlag = (error: unknown) => {
   throw withFlagName(error, FLAGS);
 };
@@ -204,34 +167,42 @@ function printForm(io: Io, form: Form, json: boolean | undefined): void {
   const fields = form.fields.map((field) => field.name).join(", ");
   printObject(
     io,
-    { ...form, captcha, fields, spamRules: form.spamRules ? JSON.stringify(form.spamRules) : "", spamFilter, confirmation: confirmationSummary(form) },
+    {
+      ...form,
+      captcha,
+      fields,
+      spamRules: form.spamRules ? JSON.stringify(form.spamRules) : "",
+      spamFilter,
+      confirmation: confirmationSummary(form),
+      page: pageSummary(form),
+    },
     { json },
   );
 }
 
 export async function runFormsCreate(flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
-  const body = withConfirmation(await withCaptcha(formBody(flags), flags, io), flags);
-  const form = await withBackend(globals, io.env, (backend) => backend.forms.create(body), { create: true }).catch(rethrowWithFlag);
+  const body = await withPage(await withConfirmation(await withCaptcha(formBody(flags), flags, io), flags, io), flags, io);
+  const form = await withBackend(globals, io.env, (backend) => backend.call<Form>("createForm", { body }), { create: true }).catch(rethrowWithFlag);
   io.err(`Made form ${form.name} (${form.id}). It takes submissions at ${form.submitUrl}\n`);
   printForm(io, form, globals.json);
 }
 
 export async function runFormsUpdate(ref: string, flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
-  const body = withConfirmation(await withCaptcha(formBody(flags), flags, io), flags);
+  const body = await withPage(await withConfirmation(await withCaptcha(formBody(flags), flags, io), flags, io), flags, io);
   if (Object.keys(body).length === 0) {
     throw new CliError(
-      "nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --fields-file, --other-fields, --spam-rules-file, --spam-filter, --spam-threshold, --confirmation-file",
+      "nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --fields-file, --other-fields, --spam-rules-file, --spam-filter, --spam-threshold, --confirmation-file, --page-file",
       EXIT.usage,
     );
   }
-  const form = await withBackend(globals, io.env, (backend) => backend.forms.update(ref, body)).catch(rethrowWithFlag);
+  const form = await withBackend(globals, io.env, (backend) => backend.call<Form>("updateForm", { params: { id: ref }, body })).catch(rethrowWithFlag);
   printForm(io, form, globals.json);
 }
 
 /** Deletes a form and its submissions: on a terminal after the user types the slug, else only with --yes. */
 export async function runFormsDelete(ref: string, flags: { yes?: boolean }, globals: ConnectionOptions, io: Io): Promise<void> {
   await withBackend(globals, io.env, async (backend) => {
-    const form = await backend.forms.get(ref);
+    const form = await backend.call<Form>("getForm", { params: { id: ref } });
     if (!flags.yes) {
       if (!io.inIsTTY) throw new CliError(`refusing to delete form ${form.slug} without --yes: stdin is not a terminal to confirm on`, EXIT.usage);
       const answer = await io.prompt(
@@ -239,28 +210,52 @@ export async function runFormsDelete(ref: string, flags: { yes?: boolean }, glob
       );
       if (answer?.trim() !== form.slug) throw new CliError(`form ${form.slug} not deleted: the answer was not its slug`);
     }
-    await backend.forms.remove(form.id);
+    await backend.call("deleteForm", { params: { id: form.id } });
     io.err(`Deleted form ${form.name} (${form.id}) and its ${form.submissionCount} submissions.\n`);
   });
 }
 
-/** A form's submissions and spam per day: a table (or rows when piped), or with --json the API's object. */
+/**
+ * A form's submissions, spam, page views and conversion per day: a table (or rows when piped), then the
+ * conversion over the whole range (on stderr); or with --json the API's object.
+ */
 export async function runFormsStats(ref: string, flags: { since?: string; until?: string }, globals: ConnectionOptions & { json?: boolean }, io: Io) {
   const query = {
     since: flags.since === undefined ? undefined : whenToIso("--since", flags.since),
     until: flags.until === undefined ? undefined : whenToIso("--until", flags.until),
   };
-  const stats = await withBackend(globals, io.env, (backend) => backend.forms.stats(ref, query)).catch((error: unknown) => {
-    throw withFlagName(error, { since: "--since", until: "--until" });
-  });
+  const stats = await withBackend(globals, io.env, (backend) => backend.call<DailyStats>("dailyStats", { params: { id: ref }, query })).catch(
+    (error: unknown) => {
+      throw withFlagName(error, { since: "--since", until: "--until" });
+    },
+  );
   if (globals.json) return void io.out(`${JSON.stringify(stats, null, 2)}\n`);
   const columns: Column<DayCount>[] = [
     { header: "date", value: (d) => d.date },
     { header: "submissions", value: (d) => d.submissions },
     { header: "spam", value: (d) => d.spam },
+    { header: "views", value: (d) => d.views },
+    { header: "conversion", value: (d) => percent(conversion([d])) },
   ];
   printList(io, stats.days, columns);
+  const views = stats.days.reduce((sum, day) => sum + day.views, 0);
+  const kept = stats.days.reduce((sum, day) => sum + day.submissions, 0);
+  io.err(`Conversion ${stats.since} to ${stats.until}: ${percent(conversion(stats.days))} (${kept} submissions, ${views} views of the form's page)\n`);
 }
+
+/** Lists forms, newest first: a table on a terminal, tab-separated piped, or --json. */
+export async function runFormsList(globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
+  const list = await withBackend(globals, io.env, (backend) => backend.call<{ forms: Form[] }>("listForms"));
+  printList(io, list.forms, COLUMNS(io), { json: globals.json, empty: "No forms yet. Make one with: formsvc forms create --name Contact" });
+}
+
+/** Shows one form, by id or slug. */
+export async function runFormsGet(ref: string, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
+  printForm(io, await withBackend(globals, io.env, (backend) => backend.call<Form>("getForm", { params: { id: ref } })), globals.json);
+}
+
+/** A conversion as a person reads it: "12.5%", or "—" without views. */
+const percent = (value: number | null) => (value === null ? "—" : `${value}%`);
 
 export function formsCommand(program: Command, io: Io): void {
   const forms = program
@@ -287,6 +282,14 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--spam-rules-file <file>", "spam rules as JSON: {blockedWords, blockedEmails, blockDisposableEmails, maxLinks, duplicateWindowHours}; '' to clear")
     .option("--spam-filter <bool>", "true to let the account's learning filter judge posts (default), false to turn it off")
     .option("--spam-threshold <score>", `the filter's score, 0 to 1, over which a post is spam (default ${DEFAULT_FILTER_THRESHOLD})`)
+    .option(
+      "--page-file <path>",
+      "JSON of the form's own page: {enabled, title, description, logoUrl, accentColor, submitLabel, thankYouMessage, language}; - reads stdin",
+    )
+    .option(
+      "--captcha-site-key <key>",
+      "with --captcha recaptcha, hcaptcha or turnstile: the provider's public site key, which the form's page shows its widget with",
+    )
     .addHelpText(
       "after",
       "\nExamples:\n  formsvc forms create --name Contact --email you@example.com --domains example.com,www.example.com\n  formsvc forms create --name Newsletter --slug newsletter --json | jq -r .submitUrl\n  formsvc forms create --name Staging --test\n" +
@@ -298,20 +301,13 @@ export function formsCommand(program: Command, io: Io): void {
     .command("list")
     .description("list forms, newest first")
     .addHelpText("after", "\nExamples:\n  formsvc forms list\n  formsvc forms list --json | jq -r '.[] | [.slug, .submissionCount] | @tsv'\n")
-    .action(async (_flags, command: Command) => {
-      const globals = command.optsWithGlobals();
-      const list = await withBackend(globals, io.env, (backend) => backend.forms.list());
-      printList(io, list, COLUMNS(io), { json: globals.json, empty: "No forms yet. Make one with: formsvc forms create --name Contact" });
-    });
+    .action((_flags, command: Command) => runFormsList(command.optsWithGlobals(), io));
 
   forms
     .command("get <form>")
     .description("show a form (by id or slug)")
     .addHelpText("after", "\nExamples:\n  formsvc forms get contact\n  formsvc forms get frm_01jd3k4m5n6p7q8r9s0t1v2w3x --json\n")
-    .action(async (ref: string, _flags, command: Command) => {
-      const globals = command.optsWithGlobals();
-      printForm(io, await withBackend(globals, io.env, (backend) => backend.forms.get(ref)), globals.json);
-    });
+    .action((ref: string, _flags, command: Command) => runFormsGet(ref, command.optsWithGlobals(), io));
 
   forms
     .command("update <form>")
@@ -339,15 +335,23 @@ export function formsCommand(program: Command, io: Io): void {
     .option("--spam-rules-file <file>", "spam rules as JSON: {blockedWords, blockedEmails, blockDisposableEmails, maxLinks, duplicateWindowHours}; '' to clear")
     .option("--spam-filter <bool>", "true to let the account's learning filter judge posts (default), false to turn it off")
     .option("--spam-threshold <score>", `the filter's score, 0 to 1, over which a post is spam (default ${DEFAULT_FILTER_THRESHOLD})`)
+    .option(
+      "--page-file <path>",
+      "JSON of the form's own page: {enabled, title, description, logoUrl, accentColor, submitLabel, thankYouMessage, language}; - reads stdin",
+    )
+    .option(
+      "--captcha-site-key <key>",
+      "with --captcha recaptcha, hcaptcha or turnstile: the provider's public site key, which the form's page shows its widget with",
+    )
     .addHelpText(
       "after",
-      "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update newsletter --confirmation-file confirmation.json\n  formsvc forms update contact --captcha hcaptcha --captcha-secret-stdin < hcaptcha-secret.txt\n  formsvc forms update contact --captcha none\n",
+      "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --page-file page.json\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update newsletter --confirmation-file confirmation.json\n  formsvc forms update contact --captcha hcaptcha --captcha-secret-stdin < hcaptcha-secret.txt\n  formsvc forms update contact --captcha none\n",
     )
     .action((ref: string, flags: FormFlags, command: Command) => runFormsUpdate(ref, flags, command.optsWithGlobals(), io));
 
   forms
     .command("stats <form>")
-    .description("a form's submissions and spam per day (UTC), from the day's counters")
+    .description("a form's submissions, spam, page views and conversion per day (UTC), from the day's counters")
     .option("--since <when>", "the first day: ISO 8601 (2026-11-01) or a span back (7d); default: 29 days before --until")
     .option("--until <when>", "the last day, included: ISO 8601 or a span back; default: today")
     .addHelpText(

@@ -9,6 +9,8 @@ export interface Io {
   write(chunk: string | Uint8Array): Promise<void>;
   /** Asks a question on stderr and reads one line from stdin; null when stdin ends first. */
   prompt(question: string): Promise<string | null>;
+  /** Reads stdin to its end (a password or a file given as `-`). */
+  input(): Promise<string>;
   /** stdout is a terminal: tables for people rather than tab-separated rows for scripts. */
   isTTY: boolean;
   /** stderr is a terminal: progress may be drawn there. */
@@ -136,6 +138,7 @@ export function processIo(): Io {
       for await (const line of console) return line;
       return null;
     },
+    input: () => new Response(Bun.stdin.stream()).text(),
     get isTTY() {
       return isTTY();
     },

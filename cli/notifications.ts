@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { PAGE_LIMIT } from "../src/domain/limits.ts";
-import type { Notification } from "../src/services/outbox/notifications.ts";
+import type { Notification, NotificationPage } from "../src/services/outbox/notifications.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";
@@ -39,7 +39,9 @@ const COLUMNS = (io: Io): Column<Notification>[] => {
 /** Lists a form's notification emails, newest first: a table on a terminal, tab-separated rows piped, or --json. */
 export async function runNotificationsList(ref: string, flags: NotificationListFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
   const page = await withBackend(globals, io.env, (backend) =>
-    backend.notifications.list(ref, { limit: flags.limit, offset: flags.offset }).catch((error) => Promise.reject(withFlagName(error, FLAGS))),
+    backend
+      .call<NotificationPage>("listNotifications", { params: { id: ref }, query: { limit: flags.limit, offset: flags.offset } })
+      .catch((error) => Promise.reject(withFlagName(error, FLAGS))),
   );
   printList(io, page.notifications, COLUMNS(io), {
     json: globals.json,
@@ -47,6 +49,23 @@ export async function runNotificationsList(ref: string, flags: NotificationListF
   });
   const { offset, hasMore } = page.pagination;
   if (!globals.json && io.isTTY && hasMore) io.err(`More with --offset ${offset + page.notifications.length}.\n`);
+}
+
+/** Puts a form's failed notifications (with --pending, the pending ones too) back in the queue, and says how many. */
+export async function runNotificationsRetry(ref: string, flags: { pending?: boolean }, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
+  const pending = Boolean(flags.pending);
+  const result = await withBackend(globals, io.env, (backend) =>
+    backend.call<{ retried: number }>("retryNotifications", { params: { id: ref }, query: { pending: pending ? "true" : undefined } }),
+  );
+  if (globals.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
+  const plural = result.retried === 1 ? "" : "s";
+  if (pending)
+    io.err(
+      result.retried === 0
+        ? "No pending or failed notifications to send.\n"
+        : `Queued ${result.retried} pending or failed notification${plural} to be sent now.\n`,
+    );
+  else io.err(result.retried === 0 ? "No failed notifications to retry.\n" : `Queued ${result.retried} failed notification${plural} to be sent again.\n`);
 }
 
 export function notificationsCommand(program: Command, io: Io): void {
@@ -74,18 +93,5 @@ export function notificationsCommand(program: Command, io: Io): void {
       "after",
       "\nExamples:\n  formsvc notifications retry contact\n  formsvc notifications retry contact --pending\n\nThe server sends them at once when asked remotely; after a local retry, within a minute.\n",
     )
-    .action(async (ref: string, flags: { pending?: boolean }, command: Command) => {
-      const globals = command.optsWithGlobals();
-      const pending = Boolean(flags.pending);
-      const result = await withBackend(globals, io.env, (backend) => backend.notifications.retry(ref, { pending }));
-      if (globals.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
-      const plural = result.retried === 1 ? "" : "s";
-      if (pending)
-        io.err(
-          result.retried === 0
-            ? "No pending or failed notifications to send.\n"
-            : `Queued ${result.retried} pending or failed notification${plural} to be sent now.\n`,
-        );
-      else io.err(result.retried === 0 ? "No failed notifications to retry.\n" : `Queued ${result.retried} failed notification${plural} to be sent again.\n`);
-    });
+    .action((ref: string, flags: { pending?: boolean }, command: Command) => runNotificationsRetry(ref, flags, command.optsWithGlobals(), io));
 }

@@ -3,8 +3,10 @@ import { accountsCommand } from "./accounts.ts";
 import { activityCommand } from "./activity.ts";
 import { backupCommand } from "./backup.ts";
 import { completionCommand } from "./completion.ts";
-import { EXIT, exitCodeFor } from "./errors.ts";
+import { EXIT, ExitStatus, exitCodeFor, USAGE_EXITS_1 } from "./errors.ts";
 import { formsCommand } from "./forms.ts";
+import { formsFileCommands } from "./plan.ts";
+import { mcpCommand } from "./mcp.ts";
 import type { Io } from "./io.ts";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
@@ -13,11 +15,12 @@ import { cellText } from "./output.ts";
 import { restoreCommand } from "./restore.ts";
 import { serveCommand } from "./serve.ts";
 import { submissionsCommand } from "./submissions.ts";
+import { updateCommand } from "./update.ts";
 import { usersCommand } from "./users.ts";
 import { versionCommand } from "./version.ts";
 import { webhooksCommand } from "./webhooks.ts";
+import { buildInfo } from "../src/lib/release.ts";
 import { destinationsCommand } from "./destinations.ts";
-import pkg from "../package.json" with { type: "json" };
 
 const HELP_FOOTER = `
 Local mode works on the database file (--db, FORMSVC_DB, default ./formsvc.db); remote mode on a server
@@ -42,11 +45,14 @@ const COMMANDS: [names: string[], register: (program: Command, io: Io) => void][
   [["notifications"], notificationsCommand],
   [["webhooks"], webhooksCommand],
   [["destinations"], destinationsCommand],
+  [["pull", "plan", "apply"], formsFileCommands],
+  [["mcp"], mcpCommand],
   [["backup"], backupCommand],
   [["users", "dashboard"], usersCommand],
   [["restore"], restoreCommand],
   [["migrate"], migrateCommand],
   [["version"], versionCommand],
+  [["update"], updateCommand],
 ];
 
 /** The program's options that take a value: the word after one is that value, not a command. */
@@ -77,7 +83,7 @@ function commandNamed(argv: string[]): string | undefined {
 export function buildProgram(io: Io, argv: string[] = []): Command {
   const program = new Command("formsvc")
     .description("A self-hosted form backend: serve forms, manage them and read their submissions.")
-    .version(pkg.version, "-V, --version", "print the version")
+    .version(buildInfo().version, "-V, --version", "print the version")
     .option("--db <path>", "database file for local mode (FORMSVC_DB, default ./formsvc.db)")
     .option("--url <url>", "server address for remote mode (FORMSVC_URL)")
     .option("--key <key>", "API key for remote mode (FORMSVC_KEY)")
@@ -118,9 +124,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
     await program.parseAsync(argv, { from: "user" });
     return EXIT.ok;
   } catch (error) {
+    if (error instanceof ExitStatus) return error.exitCode;
     if (error instanceof CommanderError) {
       // --help and --version end in a CommanderError too, with exit code 0.
-      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      if (error.exitCode === 0) return EXIT.ok;
+      return USAGE_EXITS_1.has(commandNamed(argv) ?? "") ? EXIT.error : EXIT.usage;
     }
     // One line, and nothing a terminal would act on: a remote server's message is not ours to trust.
     io.err(`formsvc: ${cellText(error instanceof Error ? error.message : String(error))}\n`);

@@ -18,6 +18,8 @@ export interface RestoreReport {
   schema: number;
   forms: number;
   submissions: number;
+  /** The bytes of the backup's -wal folded into the restored file (a copy taken while a server ran), or 0. */
+  walFolded: number;
   integrity: "ok";
 }
 
@@ -28,26 +30,29 @@ const SCHEMA_VERSION = migrations.length;
 const FORMSVC_TABLES = ["__drizzle_migrations", "accounts", "api_keys", "forms", "submissions"];
 
 /**
- * Checks that `path` is a whole formsvc database this formsvc can serve: SQLite's integrity check passes,
- * formsvc's tables are there, and its schema is not newer than this build's. Returns what it holds.
+ * Checks that `path` (the copy of the backup `label`) is a whole formsvc database this formsvc can serve:
+ * SQLite's integrity check passes, its schema is not newer than this build's and is, object for object, the
+ * one formsvc's migrations make. Returns what it holds.
  */
-function checkBackup(path: string): { schema: number; forms: number; submissions: number } {
+async function checkBackup(path: string, label: string): Promise<{ schema: number; forms: number; submissions: number }> {
+  // Loaded by restore alone: every other command starts without the schema's code.
+  const { schemaDifferences } = await import("../src/db/schema-check.ts");
   let db: Database;
   try {
     db = new Database(path, { readonly: true });
   } catch (error) {
-    throw new CliError(`${path} cannot be opened as a database: ${(error as Error).message}`);
+    throw new CliError(`${label} cannot be opened as a database: ${(error as Error).message}`);
   }
   try {
     let rows: { integrity_check: string }[];
     try {
       rows = db.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[];
     } catch (error) {
-      throw new CliError(`${path} is not a usable SQLite database: ${(error as Error).message}`);
+      throw new CliError(`${label} is not a usable SQLite database: ${(error as Error).message}`);
     }
     if (rows.length !== 1 || rows[0]?.integrity_check !== "ok") {
       throw new CliError(
-        `${path} fails SQLite's integrity check (${rows
+        `${label} fails SQLite's integrity check (${rows
           .slice(0, 3)
           .map((r) => r.integrity_check)
           .join("; ")}): pick another backup`,
@@ -55,15 +60,19 @@ function checkBackup(path: string): { schema: number; forms: number; submissions
     }
     const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
     const missing = FORMSVC_TABLES.filter((t) => !tables.has(t));
-    if (missing.length > 0) throw new CliError(`${path} is not a formsvc database (it has no ${missing.join(", ")} table)`);
+    if (missing.length > 0) throw new CliError(`${label} is not a formsvc database (it has no ${missing.join(", ")} table)`);
     const { applied, last } = db.prepare(`SELECT count(*) AS applied, max(created_at) AS last FROM "__drizzle_migrations"`).get() as {
       applied: number;
       last: number | null;
     };
     if (applied > SCHEMA_VERSION || (last !== null && last > migrations[migrations.length - 1]!.when)) {
       throw new CliError(
-        `${path} has schema version ${applied}, newer than this formsvc's ${SCHEMA_VERSION}: restore it with the formsvc that wrote it, or a newer one`,
+        `${label} has schema version ${applied}, newer than this formsvc's ${SCHEMA_VERSION}: restore it with the formsvc that wrote it, or a newer one`,
       );
+    }
+    const differences = schemaDifferences(db, applied);
+    if (differences.length > 0) {
+      throw new CliError(`${label} is not a database as formsvc makes it (${differences.slice(0, 5).join("; ")}): restore another backup`);
     }
     const count = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     return { schema: applied, forms: count("forms"), submissions: count("submissions") };
@@ -100,6 +109,37 @@ function takeOutOfUse(database: string): boolean {
   }
 }
 
+/**
+ * Copies `backup` to `incoming`, with the -wal beside it when there is one (a crash-consistent snapshot of a
+ * running server: without it, the commits still in the WAL would be lost), folded into the copy so that
+ * the restored file is whole by itself. The backup and its -wal are only read. Returns the -wal's size, or 0.
+ */
+function copyFolded(backup: string, incoming: string): number {
+  copyFileSync(backup, incoming);
+  chmodSync(incoming, 0o600);
+  const wal = `${backup}-wal`;
+  const walBytes = existsSync(wal) ? statSync(wal).size : 0;
+  if (walBytes === 0) return 0;
+  copyFileSync(wal, `${incoming}-wal`);
+  chmodSync(`${incoming}-wal`, 0o600);
+  try {
+    const db = new Database(incoming);
+    try {
+      // SQLite's recovery reads every whole commit of the WAL (a half-written last one is left out, as after a crash).
+      db.prepare("PRAGMA wal_checkpoint(TRUNCATE)").get();
+      db.prepare("PRAGMA journal_mode = DELETE").get();
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    throw new CliError(
+      `${wal} cannot be folded into ${backup} (${(error as Error).message}): restore another backup, or move the -wal away to restore the file alone`,
+    );
+  }
+  if (existsSync(`${incoming}-wal`)) throw new CliError(`${wal} could not be folded into ${backup}: restore another backup`);
+  return walBytes;
+}
+
 /** Makes renames in `dir` durable: a crash after restore must not bring the old file back. */
 function syncDirectory(dir: string): void {
   const fd = openSync(dir, "r");
@@ -132,17 +172,19 @@ export async function runRestore(
   if (backup.startsWith("s3://")) return restoreFromBucket(backup, flags, globals, io, dirname(database));
   if (!existsSync(backup) || !statSync(backup).isFile()) throw new CliError(`no backup at ${backup}`);
   if (resolve(backup) === database) throw new CliError(`${backup} is the database itself: name a backup file`, EXIT.usage);
-  checkBackup(backup);
-  if (!flags.yes) {
-    throw new CliError(`restore replaces ${database} with ${backup}; the current file is kept beside it. Run it again with --yes to go on`, EXIT.usage);
-  }
   const dir = dirname(database);
   if (!existsSync(dir)) throw new CliError(`the directory ${dir} does not exist: make it first, owned by the user formsvc runs as`);
   const incoming = join(dir, `.${basename(database)}.restore-${process.pid}`);
   const existed = existsSync(database);
   const aside = `${database}.before-restore-${stamp()}`;
   try {
-    copyFileSync(backup, incoming);
+    // Copied (its -wal folded in) and checked beside the database: a copy cut short (a full disk) must not go
+    // into place, and the backup itself is never opened for writing.
+    const walFolded = copyFolded(backup, incoming);
+    const contents = await checkBackup(incoming, backup);
+    if (!flags.yes) {
+      throw new CliError(`restore replaces ${database} with ${backup}; the current file is kept beside it. Run it again with --yes to go on`, EXIT.usage);
+    }
     // As private as the database, and, when root restores, owned as the file it replaces (or its directory),
     // so that the service user can go on writing it.
     chmodSync(incoming, 0o600);
@@ -153,8 +195,6 @@ export async function runRestore(
     const fd = openSync(incoming, "r+");
     fsyncSync(fd);
     closeSync(fd);
-    // Checked again where it will live: a copy cut short (a full disk) must not go into place.
-    const contents = checkBackup(incoming);
     if (existed) takeOutOfUse(database);
     if (existed) renameSync(database, aside);
     // Whatever is left of the old file's -wal and -shm goes aside with it, before the new file comes in.
@@ -163,14 +203,23 @@ export async function runRestore(
     }
     renameSync(incoming, database);
     syncDirectory(dir);
-    const report: RestoreReport = { backup, database, replaced: existed ? aside : null, bytes: statSync(database).size, ...contents, integrity: "ok" };
+    const report: RestoreReport = {
+      backup,
+      database,
+      replaced: existed ? aside : null,
+      bytes: statSync(database).size,
+      ...contents,
+      walFolded,
+      integrity: "ok",
+    };
     if (globals.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
     io.err(
       `Restored ${backup} to ${database}: ${thousands(report.forms)} forms, ${thousands(report.submissions)} submissions, ${megabytes(report.bytes)}, schema ${report.schema}; integrity check ok.\n` +
+        (walFolded > 0 ? `Its -wal (${megabytes(walFolded)}) was folded in: the copy was taken while a server ran.\n` : "") +
         (existed ? `The database it replaced is kept as ${aside}.\n` : ""),
     );
   } finally {
-    rmSync(incoming, { force: true });
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${incoming}${suffix}`, { force: true });
   }
 }
 

@@ -4,7 +4,7 @@ import { fieldValue } from "../src/lib/csv.ts";
 import { exportChunks } from "../src/services/submissions/export.ts";
 import type { Submission } from "../src/domain/types.ts";
 import type { SubmissionPage } from "../src/services/submissions/submissions.ts";
-import { withBackend, type Backend, type ConnectionOptions } from "./backend.ts";
+import { withBackend, type Backend, type ConnectionOptions, type QueryParams } from "./backend.ts";
 import { CliError, EXIT, withFlagName } from "./errors.ts";
 import { eraseCommand } from "./erase.ts";
 import { exportCommand } from "./export.ts";
@@ -49,10 +49,11 @@ function columns(fields: readonly string[], io: Io): Column<Submission>[] {
  */
 async function* pages(backend: Backend, ref: string, flags: ListFlags): AsyncGenerator<SubmissionPage> {
   const query = { ...selectionQuery(flags), limit: flags.limit ?? (flags.all ? String(PAGE_LIMIT.max) : undefined), offset: flags.offset };
-  let page = await backend.submissions.list(ref, query);
+  const list = (query: QueryParams) => backend.call<SubmissionPage>("listSubmissions", { params: { id: ref }, query });
+  let page = await list(query);
   yield page;
   while (flags.all && page.pagination.hasMore && page.pagination.nextCursor) {
-    page = await backend.submissions.list(ref, { ...query, offset: undefined, after: page.pagination.nextCursor });
+    page = await list({ ...query, offset: undefined, after: page.pagination.nextCursor });
     yield page;
   }
 }
@@ -128,6 +129,35 @@ export function markPatch(flags: MarkFlags): Record<string, boolean> {
 
 const MARK_WORDS: Record<string, [string, string]> = { isRead: ["read", "unread"], isStarred: ["starred", "not starred"], isSpam: ["spam", "not spam"] };
 
+/** Shows one submission: its flags and each field as data.<name>, or --json. */
+export async function runSubmissionsGet(ref: string, id: string, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
+  printSubmission(
+    io,
+    await withBackend(globals, io.env, (backend) => backend.call<Submission>("getSubmission", { params: { id: ref, submissionId: id } })),
+    globals.json,
+  );
+}
+
+/** Sets a submission's flags and says which on stderr (with --json, the submission on stdout). */
+export async function runSubmissionsMark(ref: string, id: string, flags: MarkFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {
+  const patch = markPatch(flags);
+  const updated = await withBackend(globals, io.env, (backend) =>
+    backend.call<Submission>("updateSubmission", { params: { id: ref, submissionId: id }, body: patch }),
+  );
+  io.err(
+    `Marked ${updated.id} ${Object.entries(patch)
+      .map(([field, on]) => MARK_WORDS[field]![on ? 0 : 1])
+      .join(", ")}.\n`,
+  );
+  if (globals.json) printSubmission(io, updated, true);
+}
+
+/** Deletes one submission, for good. */
+export async function runSubmissionsDelete(ref: string, id: string, globals: ConnectionOptions, io: Io): Promise<void> {
+  await withBackend(globals, io.env, (backend) => backend.call("deleteSubmission", { params: { id: ref, submissionId: id } }));
+  io.err(`Deleted submission ${id}.\n`);
+}
+
 export function submissionsCommand(program: Command, io: Io): void {
   const submissions = program
     .command("submissions")
@@ -162,10 +192,7 @@ export function submissionsCommand(program: Command, io: Io): void {
       "after",
       "\nExamples:\n  formsvc submissions get contact sub_01jd3k4m5n6p7q8r9s0t1v2w3x\n  formsvc submissions get contact sub_01jd3k4m5n6p7q8r9s0t1v2w3x --json | jq .data\n",
     )
-    .action(async (ref: string, id: string, _flags, command: Command) => {
-      const globals = command.optsWithGlobals();
-      printSubmission(io, await withBackend(globals, io.env, (backend) => backend.submissions.get(ref, id)), globals.json);
-    });
+    .action((ref: string, id: string, _flags, command: Command) => runSubmissionsGet(ref, id, command.optsWithGlobals(), io));
 
   submissions
     .command("mark <form> <submission>")
@@ -180,26 +207,13 @@ export function submissionsCommand(program: Command, io: Io): void {
       "after",
       "\nExamples:\n  formsvc submissions mark contact sub_01jd3k4m5n6p7q8r9s0t1v2w3x --read --star\n  formsvc submissions mark contact sub_01jd3k4m5n6p7q8r9s0t1v2w3x --not-spam\n",
     )
-    .action(async (ref: string, id: string, flags: MarkFlags, command: Command) => {
-      const globals = command.optsWithGlobals();
-      const patch = markPatch(flags);
-      const updated = await withBackend(globals, io.env, (backend) => backend.submissions.update(ref, id, patch));
-      io.err(
-        `Marked ${updated.id} ${Object.entries(patch)
-          .map(([field, on]) => MARK_WORDS[field]![on ? 0 : 1])
-          .join(", ")}.\n`,
-      );
-      if (globals.json) printSubmission(io, updated, true);
-    });
+    .action((ref: string, id: string, flags: MarkFlags, command: Command) => runSubmissionsMark(ref, id, flags, command.optsWithGlobals(), io));
 
   submissions
     .command("delete <form> <submission>")
     .description("delete one submission, for good")
     .addHelpText("after", "\nExample:\n  formsvc submissions delete contact sub_01jd3k4m5n6p7q8r9s0t1v2w3x\n")
-    .action(async (ref: string, id: string, _flags, command: Command) => {
-      await withBackend(command.optsWithGlobals(), io.env, (backend) => backend.submissions.remove(ref, id));
-      io.err(`Deleted submission ${id}.\n`);
-    });
+    .action((ref: string, id: string, _flags, command: Command) => runSubmissionsDelete(ref, id, command.optsWithGlobals(), io));
 
   filesCommand(submissions, io);
   eraseCommand(submissions, io);

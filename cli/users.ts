@@ -30,8 +30,8 @@ async function withLocal<T>(command: Command, io: Io, what: string, work: (servi
 }
 
 /** Reads stdin to its end; the password is its first line. */
-async function readStdin(): Promise<string> {
-  const text = await new Response(Bun.stdin.stream()).text();
+async function readStdin(io: Io): Promise<string> {
+  const text = await io.input();
   return text.replace(/\r?\n$/, "").split(/\r?\n/)[0] ?? "";
 }
 
@@ -46,7 +46,7 @@ function stty(arg: string): void {
 
 /** The password for a new user: from stdin with --password-stdin, else asked twice on the terminal, unechoed. */
 async function newPassword(io: Io, fromStdin: boolean): Promise<string> {
-  if (fromStdin) return readStdin();
+  if (fromStdin) return readStdin(io);
   if (!io.inIsTTY) throw new CliError("no terminal to ask the password on: pipe it in with --password-stdin", EXIT.usage);
   stty("-echo");
   try {

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { PAGE_LIMIT } from "../src/domain/limits.ts";
-import type { WebhookDelivery } from "../src/services/outbox/deliveries.ts";
+import type { DeliveryPage, WebhookDelivery } from "../src/services/outbox/deliveries.ts";
 import type { Webhook, WebhookWithSecret } from "../src/services/outbox/webhooks.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { withFlagName } from "./errors.ts";
@@ -65,7 +65,9 @@ export async function runWebhooksAdd(ref: string, url: string, flags: AddFlags, 
   const body: Record<string, unknown> = { url };
   if (flags.description !== undefined) body.description = flags.description;
   if (flags.format !== undefined) body.format = flags.format;
-  const webhook = await withBackend(globals, io.env, (backend) => backend.webhooks.add(ref, body)).catch((error) => Promise.reject(withFlagName(error, FLAGS)));
+  const webhook = await withBackend(globals, io.env, (backend) => backend.call<WebhookWithSecret>("createWebhook", { params: { id: ref }, body })).catch(
+    (error) => Promise.reject(withFlagName(error, FLAGS)),
+  );
   printSecret(io, webhook, globals, "Made webhook");
 }
 
@@ -79,8 +81,11 @@ export interface DeliveryFlags {
 /** Lists a form's webhook deliveries (of one endpoint with --webhook), newest first. */
 export async function runWebhooksDeliveries(ref: string, flags: DeliveryFlags, globals: Globals, io: Io): Promise<void> {
   const page = await withBackend(globals, io.env, (backend) =>
-    backend.webhooks
-      .deliveries(ref, { webhook: flags.webhook, destination: flags.destination, limit: flags.limit, offset: flags.offset })
+    backend
+      .call<DeliveryPage>("listDeliveries", {
+        params: { id: ref },
+        query: { webhook: flags.webhook, destination: flags.destination, limit: flags.limit, offset: flags.offset },
+      })
       .catch((error) => Promise.reject(withFlagName(error, FLAGS))),
   );
   printList(io, page.deliveries, DELIVERY_COLUMNS(io), {
@@ -89,6 +94,31 @@ export async function runWebhooksDeliveries(ref: string, flags: DeliveryFlags, g
   });
   const { offset, hasMore } = page.pagination;
   if (!globals.json && io.isTTY && hasMore) io.err(`More with --offset ${offset + page.deliveries.length}.\n`);
+}
+
+/** Lists a form's webhook endpoints, secrets hidden. */
+export async function runWebhooksList(ref: string, globals: Globals, io: Io): Promise<void> {
+  const list = await withBackend(globals, io.env, (backend) => backend.call<{ webhooks: Webhook[] }>("listWebhooks", { params: { id: ref } }));
+  printList(io, list.webhooks, WEBHOOK_COLUMNS, { json: globals.json, empty: "No webhooks. Add one with: formsvc webhooks add FORM URL" });
+}
+
+/** Removes a webhook endpoint; its pending deliveries are not sent. */
+export async function runWebhooksRemove(ref: string, webhookId: string, globals: Globals, io: Io): Promise<void> {
+  await withBackend(globals, io.env, (backend) => backend.call("deleteWebhook", { params: { id: ref, webhookId } }));
+  io.err(`Removed webhook ${webhookId}.\n`);
+}
+
+/** Gives an endpoint a new signing secret and prints it, this once. */
+export async function runWebhooksRotate(ref: string, webhookId: string, globals: Globals, io: Io): Promise<void> {
+  const rotated = await withBackend(globals, io.env, (backend) => backend.call<WebhookWithSecret>("rotateWebhookSecret", { params: { id: ref, webhookId } }));
+  printSecret(io, rotated, globals, "Rotated the secret of webhook");
+}
+
+/** Queues a delivery to be sent again now, with the same webhook-id and body. */
+export async function runWebhooksRedeliver(ref: string, deliveryId: string, globals: Globals, io: Io): Promise<void> {
+  const delivery = await withBackend(globals, io.env, (backend) => backend.call<WebhookDelivery>("retryDelivery", { params: { id: ref, deliveryId } }));
+  if (globals.json) io.out(`${JSON.stringify(delivery, null, 2)}\n`);
+  io.err(`Queued delivery ${delivery.id} (${delivery.messageId}) to be sent again now.\n`);
 }
 
 export function webhooksCommand(program: Command, io: Io): void {
@@ -117,29 +147,19 @@ export function webhooksCommand(program: Command, io: Io): void {
     .command("list <form>")
     .description("list a form's webhook endpoints (secrets hidden, their first characters shown)")
     .addHelpText("after", "\nExample:\n  formsvc webhooks list contact --json | jq -r '.[].url'\n")
-    .action(async (ref: string, _flags, command: Command) => {
-      const globals = command.optsWithGlobals();
-      const list = await withBackend(globals, io.env, (backend) => backend.webhooks.list(ref));
-      printList(io, list, WEBHOOK_COLUMNS, { json: globals.json, empty: "No webhooks. Add one with: formsvc webhooks add FORM URL" });
-    });
+    .action((ref: string, _flags, command: Command) => runWebhooksList(ref, command.optsWithGlobals(), io));
 
   webhooks
     .command("remove <form> <webhook>")
     .description("remove a webhook endpoint; its pending deliveries are not sent")
     .addHelpText("after", "\nExample:\n  formsvc webhooks remove contact whk_01jd3k4m5n6p7q8r9s0t1v2w3x\n")
-    .action(async (ref: string, webhookId: string, _flags, command: Command) => {
-      await withBackend(command.optsWithGlobals(), io.env, (backend) => backend.webhooks.remove(ref, webhookId));
-      io.err(`Removed webhook ${webhookId}.\n`);
-    });
+    .action((ref: string, webhookId: string, _flags, command: Command) => runWebhooksRemove(ref, webhookId, command.optsWithGlobals(), io));
 
   webhooks
     .command("rotate <form> <webhook>")
     .description("give an endpoint a new signing secret, in force at once; the new secret is printed once")
     .addHelpText("after", "\nExample:\n  SECRET=$(formsvc webhooks rotate contact whk_01jd3k4m5n6p7q8r9s0t1v2w3x)\n")
-    .action(async (ref: string, webhookId: string, _flags, command: Command) => {
-      const globals = command.optsWithGlobals();
-      printSecret(io, await withBackend(globals, io.env, (backend) => backend.webhooks.rotate(ref, webhookId)), globals, "Rotated the secret of webhook");
-    });
+    .action((ref: string, webhookId: string, _flags, command: Command) => runWebhooksRotate(ref, webhookId, command.optsWithGlobals(), io));
 
   webhooks
     .command("deliveries <form>")
@@ -161,10 +181,5 @@ export function webhooksCommand(program: Command, io: Io): void {
       "after",
       "\nExample:\n  formsvc webhooks redeliver contact dlv_01jd3k4m5n6p7q8r9s0t1v2w3x\n\nThe server sends it at once when asked remotely; after a local redeliver, within a few seconds.\n",
     )
-    .action(async (ref: string, deliveryId: string, _flags, command: Command) => {
-      const globals = command.optsWithGlobals();
-      const delivery = await withBackend(globals, io.env, (backend) => backend.webhooks.redeliver(ref, deliveryId));
-      if (globals.json) io.out(`${JSON.stringify(delivery, null, 2)}\n`);
-      io.err(`Queued delivery ${delivery.id} (${delivery.messageId}) to be sent again now.\n`);
-    });
+    .action((ref: string, deliveryId: string, _flags, command: Command) => runWebhooksRedeliver(ref, deliveryId, command.optsWithGlobals(), io));
 }

@@ -1,5 +1,6 @@
-// Checks the rooms' import rules (docs/architecture.md): no import circle anywhere in src/ and cli/, and
-// src/lib imports nothing but src/lib, the error type (src/errors.ts) and packages.
+// Checks the rooms' import rules as docs/architecture.md writes them: every file of src/ and cli/ is in a room
+// of its table "The rooms", imports only what its row's "imports" column names (and its own room), and no
+// import circle runs anywhere. The table is read from the document, so that the two cannot part ways.
 // `bun scripts/check-imports.ts [root]`: one line per fault on stderr, exit 1 when there is one.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -64,19 +65,77 @@ function circles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/** The document that holds the rooms table, from the project's root. */
+export const ARCHITECTURE = "docs/architecture.md";
+
+/** One row of the rooms table: the paths it holds and the paths its files may import (folders end in `/`). */
+export interface Room {
+  label: string;
+  paths: string[];
+  imports: string[];
+}
+
+// A path in the imports column is the project's (`src/lib/`, `cli/`) or, short, src/'s (`lib/`, `errors.ts`).
+const projectPath = (text: string) => (text.startsWith("src/") || text.startsWith("cli/") ? text : `src/${text}`);
+const codePaths = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((text) => /^[\w./-]+$/.test(text) && /[./]/.test(text));
+
+/**
+ * The rooms table of the document: the rows under "## The rooms", from the ground up. A row's imports are the
+ * paths written in code in its last column; "everything below" is every room of the rows above it, and words
+ * ("only", "and packages", "nothing of the project") are for the reader.
+ */
+export function readRooms(markdown: string): Room[] {
+  const section = markdown.split(/^## /m).find((part) => part.startsWith("The rooms"));
+  if (!section) throw new Error(`${ARCHITECTURE} has no section "The rooms"`);
+  const rows = section
+    .split("\n")
+    .filter((line) => line.startsWith("|"))
+    .map((line) =>
+      line
+        .split("|")
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    )
+    // The header and its rule.
+    .slice(2);
+  const rooms: Room[] = [];
+  for (const cells of rows) {
+    const [label, , importsCell] = cells as [string, string, string];
+    const paths = codePaths(label);
+    if (paths.length === 0 || importsCell === undefined) throw new Error(`${ARCHITECTURE}: a row of the rooms table names no room: ${cells.join(" | ")}`);
+    const below = /everything below/.test(importsCell) ? rooms.flatMap((room) => room.paths) : [];
+    rooms.push({ label, paths, imports: [...below, ...codePaths(importsCell).map(projectPath)] });
+  }
+  return rooms;
+}
+
+/** True when `file` (relative to the root) is `path` or lies in it. */
+const within = (file: string, path: string) => (path.endsWith("/") ? file.startsWith(path) : file === path);
+
+/** The room that holds a file: the row whose path names it most closely. */
+function roomOf(rooms: readonly Room[], file: string): Room | undefined {
+  let best: { room: Room; length: number } | undefined;
+  for (const room of rooms) for (const path of room.paths) if (within(file, path) && path.length > (best?.length ?? -1)) best = { room, length: path.length };
+  return best?.room;
+}
+
 /** The faults of the tree at root, one line each; empty when the rules hold. */
 export function checkImports(root: string): string[] {
+  const rooms = readRooms(readFileSync(join(root, ARCHITECTURE), "utf8"));
   const graph = new Map<string, string[]>();
   for (const room of ROOMS) for (const file of sourceFiles(join(root, room))) graph.set(file, importsOf(file));
   const name = (file: string) => relative(root, file);
-  const lib = join(root, "src", "lib");
-  const inLib = (file: string) => file.startsWith(`${lib}/`);
-  const libMay = (file: string) => inLib(file) || file === join(root, "src", "errors.ts");
   const faults: string[] = [];
   for (const [file, targets] of graph) {
-    if (!inLib(file)) continue;
-    for (const target of targets)
-      if (!libMay(target)) faults.push(`${name(file)} imports ${name(target)}: src/lib imports only src/lib, src/errors.ts and packages`);
+    const room = roomOf(rooms, name(file));
+    if (!room) {
+      faults.push(`${name(file)} is in no room of the table in ${ARCHITECTURE}`);
+      continue;
+    }
+    for (const target of targets) {
+      const allowed = [...room.paths, ...room.imports].some((path) => within(name(target), path));
+      if (!allowed) faults.push(`${name(file)} imports ${name(target)}: the room ${room.label} imports only what ${ARCHITECTURE} says`);
+    }
   }
   for (const circle of circles(graph)) faults.push(`import circle: ${circle.map(name).join(" ↔ ")}`);
   return faults;

@@ -30,7 +30,7 @@ export const LANES: Run[][] = [
     { name: "browser", paths: ["./test/browser", BROWSER_FINDER] },
     { name: "libSQL", paths: ["./test/api", ...storeUnitFiles], env: { FORMSVC_TEST_DRIVER: "libsql" } },
   ],
-  [{ name: "api, process and unit", paths: ["./test/api", "./test/process", ...unitFiles.filter((file) => file !== BROWSER_FINDER)] }],
+  [{ name: "api, cli, process and unit", paths: ["./test/api", "./test/cli", "./test/process", ...unitFiles.filter((file) => file !== BROWSER_FINDER)] }],
 ];
 
 /** The command line of a run: bun test with the timeout, then its paths. */

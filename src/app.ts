@@ -7,7 +7,8 @@ import { errorResponse, html, json } from "./http/respond.ts";
 import { requestIdOf, withRequestId } from "./http/request-id.ts";
 import { Router } from "./http/router.ts";
 import { OPERATIONS } from "./api/index.ts";
-import { routeOperations } from "./api/operation.ts";
+import { routeOperations, type Operation } from "./api/operation.ts";
+import { agentRoutes } from "./routes/agents.ts";
 import { confirmRoutes } from "./routes/confirm.ts";
 import { openapiRoutes } from "./routes/openapi.ts";
 import { submitRoutes } from "./routes/submit.ts";
@@ -52,10 +53,10 @@ function requestUrl(request: Request, baseUrl: string): URL {
 /** The methods of HTTP that formsvc knows; any other is 501, not 405 (RFC 9110 §15.6.2). */
 const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
-/** The whole HTTP app as one fetch function; nothing here binds a port. */
-export function createApp(options: AppOptions) {
+/** The whole HTTP app as one fetch function; nothing here binds a port. `operations`: the API's (a test may add one). */
+export function createApp(options: AppOptions, operations: readonly Operation[] = OPERATIONS) {
   const router = new Router<Handler>();
-  routeOperations(router, OPERATIONS);
+  routeOperations(router, operations);
   submitRoutes(router);
   confirmRoutes(router);
   openapiRoutes(router);
@@ -70,6 +71,7 @@ export function createApp(options: AppOptions) {
     }
     return json(200, { status: "ok" });
   });
+  agentRoutes(router, (request, ip) => app.fetch(request, { ip }));
   const metrics = options.metrics;
   if (metrics && options.serveMetrics) router.on("GET", "/metrics", async () => metricsResponse(metrics));
 
@@ -105,7 +107,7 @@ export function createApp(options: AppOptions) {
     }
   }
 
-  return {
+  const app = {
     /** Every route the app answers (`GET /api/forms/:id`), so that a test can check each one is covered. */
     routes: () => router.list(),
     /** Answers one request; logs one line for it (method, path, status, milliseconds, client, request id), never its key, query or body. */
@@ -138,6 +140,7 @@ export function createApp(options: AppOptions) {
       return response;
     },
   };
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -43,11 +43,11 @@ export function url(name: string, value: string): string {
   return value.replace(/\/+$/, "");
 }
 
-export function scale(value: string): number {
+export function scale(value: string, name = "webhook-retry-scale"): number {
   const n = Number(value);
   if (!/^\d*\.?\d+$/.test(value) || !(n > 0) || n > 1000) {
-    throw new ApiError("invalid_parameter", `webhook-retry-scale must be a number above 0 and at most 1000, such as 0.001, not "${value}"`, {
-      field: "webhook-retry-scale",
+    throw new ApiError("invalid_parameter", `${name} must be a number above 0 and at most 1000, such as 0.001, not "${value}"`, {
+      field: name,
     });
   }
   return n;

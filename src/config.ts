@@ -257,12 +257,27 @@ export const SETTINGS = {
       return target;
     },
   }),
+  updateCheck: setting({
+    flag: "--update-check",
+    env: "FORMSVC_UPDATE_CHECK",
+    default: "false",
+    help: "let the dashboard's Account page ask the release address whether a newer formsvc exists, when a user presses its button; off, formsvc never asks ([docs/deploy.md](docs/deploy.md#upgrades-and-rollbacks))",
+    parse: onOff,
+  }),
   webhookRetryScale: setting({
     flag: "--webhook-retry-scale <factor>",
     env: "FORMSVC_WEBHOOK_RETRY_SCALE",
     default: "1",
     help: "multiply every webhook retry delay (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) by this; tests use 0.001",
     parse: (value) => scale(value as string),
+    testOnly: true,
+  }),
+  signInRateScale: setting({
+    flag: "--sign-in-rate-scale <factor>",
+    env: "FORMSVC_SIGN_IN_RATE_SCALE",
+    default: "1",
+    help: "multiply how fast the dashboard's sign-in attempts refill (10 a minute per email, 20 per address); tests use 0.0001, so that none refills while they count tries",
+    parse: (value, name) => scale(value as string, name),
     testOnly: true,
   }),
   purgeIntervalMs: setting({
@@ -295,6 +310,14 @@ export const SETTINGS = {
     default: "10000",
     help: "how long a webhook receiver may take to answer",
     parse: whole(100, 60_000),
+    testOnly: true,
+  }),
+  outboxLeaseMs: setting({
+    flag: "--outbox-lease-ms <ms>",
+    env: "FORMSVC_OUTBOX_LEASE_MS",
+    shown: "twice the longest send",
+    help: "how long a claim on a notification or webhook delivery lasts before another process may take it (a live process extends its claims every third of it); tests shorten it so that a killed process's items come back soon, with the senders' timeouts left long",
+    parse: (value, name) => (value === undefined ? null : integer(name, value, 300, 3_600_000)),
     testOnly: true,
   }),
   captchaTimeoutMs: setting({

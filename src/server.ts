@@ -17,6 +17,7 @@ import { serverLog } from "./log.ts";
 import { smtpMailer } from "./mailer.ts";
 import { startPurger } from "./workers/purger.ts";
 import { systemResolver } from "./lib/address.ts";
+import { checkForUpdate } from "./lib/release.ts";
 import { startWebhookSender } from "./workers/webhook-sender.ts";
 import pkg from "../package.json" with { type: "json" };
 import { createServices, type Services } from "./services/index.ts";
@@ -115,6 +116,8 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     metrics,
     serveMetrics: config.metrics,
     backups: backupStatus,
+    signInRateScale: config.signInRateScale,
+    updateCheck: config.updateCheck ? () => checkForUpdate() : null,
   });
   const listen = (tls?: { cert: string; key: string }) =>
     Bun.serve({
@@ -164,6 +167,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
         from: config.mailFrom,
         retryBaseMs: config.mailRetryBaseMs,
         timeoutMs: config.mailTimeoutMs,
+        leaseMs: config.outboxLeaseMs ?? undefined,
         log: { line: log.request, error: log.error },
       })
     : null;
@@ -179,6 +183,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     ...webhookOptions,
     retryScale: config.webhookRetryScale,
     timeoutMs: config.webhookTimeoutMs,
+    leaseMs: config.outboxLeaseMs ?? undefined,
     userAgent: `formsvc/${pkg.version}`,
     log: { line: log.request, error: log.error },
   });

@@ -1,4 +1,6 @@
 import { json, noContent } from "../http/respond.ts";
+import { answerBaseUrl } from "../services/urls.ts";
+import { createSchema, updateSchema } from "../services/outbox/destinations.ts";
 import { FORM, LOCATION, operation } from "./operation.ts";
 
 // Account keys only, as webhooks: a destination's settings hold the owner's tokens for other services.
@@ -17,11 +19,29 @@ export const destinationOperations = [
     tag: "Destinations",
     scope: "account",
     permission: "write",
-    body: "DestinationCreate",
+    body: {
+      name: "DestinationCreate",
+      schema: createSchema,
+      example: {
+        type: "ntfy",
+        config: { topic: "my-forms-7c1e" },
+        fields: { email: "email", message: "message" },
+        when: [{ field: "topic", op: "equals", value: "sales" }],
+      },
+      notes: {
+        type: "google_sheets, airtable, notion, mailchimp, telegram, teams or ntfy (docs/api.md, Destinations).",
+        config:
+          "By type: google_sheets {serviceAccountKey, spreadsheetId, sheet}; airtable {token, baseId, table}; notion {token, databaseId}; mailchimp {apiKey (ending -usN), audienceId, status: subscribed | pending (default), emailField? (email)}; telegram {botToken, chatId}; teams {url}; ntfy {topic, token?, priority?, tags?}. Each but teams takes baseUrl, which replaces the scheme, host and port of the vendor's API. Secrets (serviceAccountKey, token, apiKey, botToken, url) are never shown again.",
+        fields:
+          'Form field → the destination\'s name ({"email": "Email address"}): only the named fields are sent, under these names. Without it, every field under its own name. For mailchimp, the names are merge tags.',
+        when: "Conditions, as on webhooks: sent only for submissions that meet them all.",
+        enabled: "Default true; false queues nothing for it.",
+      },
+    },
     ok: { status: 201, description: "The destination, secrets left out.", schema: "Destination", headers: LOCATION },
     async handler(ctx) {
       const destination = await ctx.services.destinations.create(ctx.principal, ctx.params.id!, ctx.body);
-      return json(201, destination, { Location: `${ctx.services.urls.baseUrl()}/api/forms/${destination.formId}/destinations/${destination.id}` });
+      return json(201, destination, { Location: `${answerBaseUrl(ctx.services.urls)}/api/forms/${destination.formId}/destinations/${destination.id}` });
     },
   }),
   operation({
@@ -44,7 +64,7 @@ export const destinationOperations = [
     tag: "Destinations",
     scope: "account",
     permission: "write",
-    body: "DestinationUpdate",
+    body: { name: "DestinationUpdate", schema: updateSchema, example: { enabled: false } },
     ok: { status: 200, description: "The destination as changed.", schema: "Destination" },
     handler: async (ctx) => json(200, await ctx.services.destinations.update(ctx.principal, ctx.params.id!, ctx.params.destinationId!, ctx.body)),
   }),

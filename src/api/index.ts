@@ -1,5 +1,6 @@
 import { activityOperations } from "./activity.ts";
 import { destinationOperations } from "./destinations.ts";
+import { formPageOperations } from "./form-page.ts";
 import { formOperations } from "./forms.ts";
 import { keyOperations } from "./keys.ts";
 import { notificationOperations } from "./notifications.ts";
@@ -23,13 +24,14 @@ export const OPERATIONS: readonly Operation[] = [
   ...keyOperations,
   ...publicOperations,
   altchaWidgetOperation,
+  ...formPageOperations,
   ...statsOperations,
   ...activityOperations,
 ];
 
-/** The operation of this id; a name no declaration has is a mistake in the caller. */
-export function operationById(operationId: string): Operation {
-  const found = OPERATIONS.find((declared) => declared.operationId === operationId);
+/** The operation of this id (among `operations`, all of them but in tests); a name no declaration has is a mistake in the caller. */
+export function operationById(operationId: string, operations: readonly Operation[] = OPERATIONS): Operation {
+  const found = operations.find((declared) => declared.operationId === operationId);
   if (!found) throw new Error(`no operation ${operationId}`);
   return found;
 }
@@ -39,8 +41,9 @@ export function requestFor(
   operationId: string,
   params: Record<string, string> = {},
   query: Record<string, string | undefined> = {},
+  operations: readonly Operation[] = OPERATIONS,
 ): { method: string; path: string; query: Record<string, string | undefined> } {
-  const declared = operationById(operationId);
+  const declared = operationById(operationId, operations);
   const path = declared.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined) throw new Error(`${operationId} needs the path parameter ${name}`);

@@ -1,4 +1,5 @@
 import { json, noContent } from "../http/respond.ts";
+import { createSchema } from "../services/keys.ts";
 import { operation } from "./operation.ts";
 
 /** /api/keys: list, create and revoke keys of the key's own account and mode, admin only (docs/api.md, "Authentication and keys"). */
@@ -23,7 +24,18 @@ export const keyOperations = [
     tag: "Keys",
     scope: "account",
     permission: "admin",
-    body: "KeyCreate",
+    body: {
+      name: "KeyCreate",
+      schema: createSchema,
+      example: { type: "form", formId: "frm_0f3k9x2m7q8r4t6v1w5y0z3a", permissions: ["read"], name: "site reader" },
+      notes: {
+        type: "Default: the calling key's mode. live and test must be the calling key's own mode.",
+        formId: "The id or slug of a form of the same account and mode: required with type form, refused otherwise.",
+        permissions:
+          'Any of read, write, delete, admin (an array, or "read,write"); only permissions the calling key has. Default: all four, read for a form-level key.',
+        name: "A label; at most 200 characters.",
+      },
+    },
     errors: [404],
     ok: { status: 201, description: "The key, shown this once (Cache-Control: no-store).", schema: "NewApiKey" },
     handler: async (ctx) => json(201, await ctx.services.keys.create(ctx.principal, ctx.body), { "Cache-Control": "no-store" }),

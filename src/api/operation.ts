@@ -8,17 +8,19 @@ import type { Zod } from "../lib/validate.ts";
 import type { Permission, Principal } from "../domain/types.ts";
 import { parseQuery, type QueryName, type QueryValues } from "./query.ts";
 
-/** The bodies a request may carry: each is the zod schema the service validates it with. */
-export type RequestSchemaName =
-  | "FormCreate"
-  | "FormUpdate"
-  | "SubmissionUpdate"
-  | "KeyCreate"
-  | "WebhookCreate"
-  | "EraseRequest"
-  | "WebhookUpdate"
-  | "DestinationCreate"
-  | "DestinationUpdate";
+/**
+ * The JSON body an operation takes, declared with it: the zod schema its service validates it with (made on
+ * first use), the name the document lists that schema under, an example the operation accepts (the document
+ * shows it, and the security suite sends it), and what its fields mean beyond their types.
+ */
+export interface RequestBody {
+  /** The schema's name under components.schemas; operations that take the same body share it. */
+  name: string;
+  schema: () => Promise<ZodType>;
+  example: Record<string, unknown>;
+  /** Sentences a type cannot say (defaults, what null does, rules the service checks), by field name. */
+  notes?: Record<string, string>;
+}
 
 /**
  * Which keys an operation takes: `account` keys only; `form`: account keys or a form-level key of the form
@@ -52,7 +54,7 @@ export interface Operation<Q extends QueryName = QueryName> {
   query?: readonly Q[];
   /** What a query parameter means here, where that differs from its meaning elsewhere in the API. */
   queryNotes?: Partial<Record<Q, string>>;
-  body?: RequestSchemaName;
+  body?: RequestBody;
   /** The success: its status, and the schema of its JSON body, or another media type, or none (204). */
   ok: {
     status: number;
@@ -63,6 +65,8 @@ export interface Operation<Q extends QueryName = QueryName> {
     define?: (z: Zod) => ZodType;
     media?: Record<string, string | { description: string; arrayOf: ResponseSchemaName }>;
     headers?: Record<string, string>;
+    /** An answer as the document shows it, for a schema this operation defines; shared schemas have theirs in src/openapi/examples.ts. */
+    example?: unknown;
   };
   /** Error statuses beyond those every operation of its scope has. */
   errors?: number[];

@@ -9,7 +9,7 @@ export const dailyRange = ({ since, until }: { since?: string; until?: string })
   until: until === undefined ? null : parseIsoDate(until),
 });
 
-/** /api/forms/{id}/stats/daily: the form's submissions and spam per UTC day, from its day counters, for a chart. */
+/** /api/forms/{id}/stats/daily: the form's submissions, spam and page views per UTC day, from its day counters, for a chart. */
 export const statsOperations = [
   operation({
     method: "GET",
@@ -40,6 +40,7 @@ export const statsOperations = [
               date: z.string().describe("YYYY-MM-DD (UTC)."),
               submissions: z.int().min(0).describe("Submissions kept that day (not spam)."),
               spam: z.int().min(0).describe("Submissions held as spam that day."),
+              views: z.int().min(0).describe("Visitors who opened the form's page or embed that day, each counted once (no cookie; see docs/api.md)."),
             }),
           ),
         }),

@@ -3,7 +3,8 @@ import { json, noContent } from "../http/respond.ts";
 import { CONTENT_TYPES, exportStream } from "../services/submissions/export.ts";
 import { attachmentHeader } from "../lib/files.ts";
 import { parseWhen } from "../lib/time.ts";
-import type { ListQuery } from "../services/submissions/submissions.ts";
+import { eraseSchema } from "../services/retention.ts";
+import { patchSchema, type ListQuery } from "../services/submissions/submissions.ts";
 import { FORM, operation } from "./operation.ts";
 import type { QueryValues } from "./query.ts";
 
@@ -91,7 +92,15 @@ export const submissionOperations = [
     tag: "Submissions",
     scope: "form",
     permission: "write",
-    body: "SubmissionUpdate",
+    body: {
+      name: "SubmissionUpdate",
+      schema: patchSchema,
+      example: { isRead: true, isStarred: true },
+      notes: {
+        isSpam:
+          "true moves it to filter=spam with spamReason owner; false moves it back, spamReason null, and sends once the notification and webhooks a spam verdict held back. Either value, even the current one, teaches the account's learning filter.",
+      },
+    },
     ok: { status: 200, description: "The updated submission.", schema: "Submission" },
     handler: async (ctx) => json(200, await ctx.services.submissions.update(ctx.principal, ctx.params.id!, ctx.params.submissionId!, ctx.body)),
   }),
@@ -149,7 +158,15 @@ export const submissionOperations = [
     tag: "Retention",
     scope: "account",
     permission: "admin",
-    body: "EraseRequest",
+    body: {
+      name: "EraseRequest",
+      schema: eraseSchema,
+      example: { email: "ann@example.com", dryRun: true },
+      notes: {
+        email: "The address: a submission is erased when any of its values (at any depth) equals it, trimmed and ignoring case.",
+        dryRun: "true: only count what would be erased.",
+      },
+    },
     ok: { status: 200, description: "How many were erased (or would be, with dryRun), by form.", schema: "Erasure" },
     handler: async (ctx) => json(200, await ctx.services.retention.erase(ctx.principal, ctx.body)),
   }),

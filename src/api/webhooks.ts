@@ -1,5 +1,7 @@
 import { answerBaseUrl } from "../services/urls.ts";
 import { json, noContent } from "../http/respond.ts";
+import { MAX_WEBHOOKS_PER_FORM } from "../domain/types.ts";
+import { createSchema, updateSchema } from "../services/outbox/webhooks.ts";
 import { FORM, LOCATION, operation } from "./operation.ts";
 
 // Account keys only: a form-level key reaches only its form's submissions (docs/api.md, "Authentication and keys"), and a webhook's
@@ -20,7 +22,17 @@ export const webhookOperations = [
     tag: "Webhooks",
     scope: "account",
     permission: "write",
-    body: "WebhookCreate",
+    body: {
+      name: "WebhookCreate",
+      schema: createSchema,
+      example: { url: "https://hooks.example.com/formsvc", description: "CRM" },
+      notes: {
+        url: `An absolute http(s) address of at most 2048 characters, of a public host (a private, loopback or metadata address is 400 invalid_parameter). A form has at most ${MAX_WEBHOOKS_PER_FORM} webhooks.`,
+        description: "A note; at most 500 characters.",
+        format: "standard (default): the signed Standard Webhooks event; slack or discord: a short message for that service's incoming webhook.",
+        when: "Conditions, all of which a submission must meet to be sent here: [{field, op: equals | contains | in | notEmpty, value?}]. Values compare as text, trimmed, ignoring case.",
+      },
+    },
     ok: { status: 201, description: "The endpoint, with its secret (shown here and on rotate only).", schema: "WebhookWithSecret", headers: LOCATION },
     async handler(ctx) {
       const webhook = await ctx.services.webhooks.create(ctx.principal, ctx.params.id!, ctx.body);
@@ -47,7 +59,7 @@ export const webhookOperations = [
     tag: "Webhooks",
     scope: "account",
     permission: "write",
-    body: "WebhookUpdate",
+    body: { name: "WebhookUpdate", schema: updateSchema, example: { when: [{ field: "priority", op: "in", value: ["urgent", "high"] }] } },
     ok: { status: 200, description: "The endpoint as changed, its secret hidden.", schema: "Webhook" },
     handler: async (ctx) => json(200, await ctx.services.webhooks.update(ctx.principal, ctx.params.id!, ctx.params.webhookId!, ctx.body)),
   }),

@@ -6,7 +6,7 @@ import { randomBase62 } from "../lib/random.ts";
 import { SESSION_IDLE_MS, warmDecoy } from "../services/people/users.ts";
 import { action, checkToken, currentSession, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";
 import { cookie, localPath, originProblem, page, PRESESSION_COOKIE, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE } from "./http.ts";
-import { AccountPage, MessagePage, SetupPage, SignInPage } from "./pages/auth.tsx";
+import { AccountPage, MessagePage, SetupPage, SignInPage, type UpdateAnswer } from "./pages/auth.tsx";
 
 const render = (status: number, element: unknown, headers: Record<string, string> = {}) => page(status, String(element), headers);
 
@@ -27,6 +27,16 @@ function presessionCheck(ctx: RequestContext, form: URLSearchParams): "malformed
   return given === "matches" && !sameOrigin(ctx) ? "differs" : given;
 }
 
+/** The release address's answer to the Account page's check (only with --update-check, only when asked), or why there is none. */
+async function askForUpdate(ctx: RequestContext): Promise<UpdateAnswer> {
+  if (!ctx.options.updateCheck) return { error: "Checking for a newer version is off on this server." };
+  try {
+    return { check: await ctx.options.updateCheck() };
+  } catch (error) {
+    return { error: `The check failed: ${(error as Error).message}` };
+  }
+}
+
 /** Opens a session and sends the browser on, with the session cookie. */
 async function signInAs(ctx: RequestContext, userId: string, next: string, viaLink = false): Promise<Response> {
   const { token } = await ctx.services.users.createSession(userId, { viaLink });
@@ -35,11 +45,19 @@ async function signInAs(ctx: RequestContext, userId: string, next: string, viaLi
 
 const endSession = (ctx: RequestContext) => cookie(ctx, SESSION_COOKIE, "", 0);
 
+/** Sign-in attempts a minute that refill, per client address and per email (after a burst of 10 and 5). */
+const SIGN_IN_RATES = { perAddress: 20, perEmail: 10 } as const;
+
 /** Sign-in, sign-out, the first user's setup, one-time links and the account page. */
 export function authRoutes(router: Router<Handler>): void {
-  // Per address and per email: guessing passwords is slow whichever of the two an attacker varies.
-  const perAddress = new RateLimiter(20, 10);
-  const perEmail = new RateLimiter(10, 5);
+  // Per address and per email: guessing passwords is slow whichever of the two an attacker varies. Made with the
+  // first sign-in, at the rates the app was given (a test stops the refill, so that it counts tries, not time).
+  let limits: { perAddress: RateLimiter; perEmail: RateLimiter } | null = null;
+  const limitsOf = (ctx: RequestContext) => {
+    const scale = ctx.options.signInRateScale ?? 1;
+    limits ??= { perAddress: new RateLimiter(SIGN_IN_RATES.perAddress * scale, 10), perEmail: new RateLimiter(SIGN_IN_RATES.perEmail * scale, 5) };
+    return limits;
+  };
 
   router.on("GET", "/dashboard", async (ctx) => redirect((await currentSession(ctx)) ? "/dashboard/forms" : "/dashboard/signin"));
 
@@ -67,11 +85,15 @@ export function authRoutes(router: Router<Handler>): void {
     const checked = presessionCheck(ctx, form);
     if (checked === "malformed") return again(400, "This sign-in form is malformed. Try again.");
     if (checked === "differs") return again(403, originProblem(ctx) ?? "This sign-in form has expired. Try again.");
+    const { perAddress, perEmail } = limitsOf(ctx);
     const wait = Math.max(perAddress.take(ctx.ip), perEmail.take(email.toLowerCase()));
     if (wait > 0) return again(429, `Too many sign-in attempts. Try again in ${wait} seconds.`, { "retry-after": String(wait) });
     const user = await ctx.services.users.verifyPassword(email, form.get("password") ?? "");
     // The same words for an unknown email and a wrong password: the page must not tell which emails exist.
     if (!user) return again(401, "Wrong email or password.");
+    // Only wrong tries count: a person who signs in often is never slowed down by it.
+    perAddress.giveBack(ctx.ip);
+    perEmail.giveBack(email.toLowerCase());
     return signInAs(ctx, user.id, next);
   });
 
@@ -124,7 +146,13 @@ export function authRoutes(router: Router<Handler>): void {
   router.on(
     "GET",
     "/dashboard/account",
-    signedIn(async (ctx, session) => render(200, <AccountPage session={session} notice={noticeOf(ctx)} backup={ctx.options.backups?.()} />)),
+    signedIn(async (ctx, session) => {
+      const update = ctx.url.searchParams.get("check") === "update" ? await askForUpdate(ctx) : undefined;
+      return render(
+        200,
+        <AccountPage session={session} notice={noticeOf(ctx)} backup={ctx.options.backups?.()} update={update} updateCheck={!!ctx.options.updateCheck} />,
+      );
+    }),
   );
 
   router.on(

@@ -11,6 +11,7 @@ import { currentSession } from "./guard.tsx";
 import { formPageRoutes } from "./form-routes.tsx";
 import { page, SECURITY_HEADERS } from "./http.ts";
 import { keyPageRoutes } from "./key-routes.tsx";
+import { pagePageRoutes } from "./page-routes.tsx";
 import { settingsPageRoutes } from "./settings-routes.tsx";
 import { teamPageRoutes } from "./team-routes.tsx";
 import { MessagePage } from "./pages/auth.tsx";
@@ -50,6 +51,7 @@ export function createDashboard() {
   keyPageRoutes(router);
   teamPageRoutes(router);
   fieldsPageRoutes(router);
+  pagePageRoutes(router);
   settingsPageRoutes(router);
   destinationPageRoutes(router);
   return {

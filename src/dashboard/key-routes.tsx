@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { answerBaseUrl } from "../services/urls.ts";
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
@@ -13,11 +14,11 @@ import { KeysPage, type KeyInput } from "./pages/keys.tsx";
 const render = (status: number, element: unknown) => page(status, String(element));
 
 /** The account's keys of both modes, newest first, and its forms (to name a form key's form). */
-async function keysAndForms(ctx: RequestContext, session: Session): Promise<{ keys: ApiKey[]; forms: Form[] }> {
+async function keysAndForms(ctx: RequestContext, session: Session): Promise<{ keys: ApiKey[]; forms: Form[]; baseUrl: string }> {
   const keys = [...(await ctx.services.keys.list(ownerOf(session, "live"))), ...(await ctx.services.keys.list(ownerOf(session, "test")))];
   keys.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1));
   const forms = [...(await ctx.services.forms.list(ownerOf(session, "live"))), ...(await ctx.services.forms.list(ownerOf(session, "test")))];
-  return { keys, forms };
+  return { keys, forms, baseUrl: answerBaseUrl(ctx.services.urls) };
 }
 
 /** /dashboard/keys: list, create (shown once), revoke. */

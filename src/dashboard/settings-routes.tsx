@@ -10,6 +10,8 @@ import { action, fieldErrors } from "./guard.tsx";
 import { flashCookie, ownForm, page, redirect, takeFlash } from "./http.ts";
 import { confirmationBody, confirmationInput, confirmationSection, previewConfirmation, type ConfirmationInput } from "./pages/confirmation.tsx";
 import { type FieldsInput, fieldsSection } from "./pages/fields-section.tsx";
+import { pageSectionFor, type PageShown } from "./page-settings.ts";
+import { PageShare } from "./pages/page-section.tsx";
 import { captchaSection, filesSection, notificationsSection, retentionSection } from "./pages/form-sections.tsx";
 import { SettingsPage, settingsInput, type SettingsInput } from "./pages/settings.tsx";
 import { postedSpamInput, spamErrorField, spamInput, spamSection, spamUpdate, type SpamInput } from "./pages/spam-settings.tsx";
@@ -30,9 +32,10 @@ const SECTION_PATCHES: Record<string, (body: URLSearchParams, row: FormRow, form
     const secret = body.get("secret") ?? "";
     // "none" here leaves the ALTCHA captcha, which the spam section turns on and off, as it is.
     if (!provider) return row.captchaProvider === "altcha" ? {} : { captcha: null };
+    const siteKey = (body.get("siteKey") ?? "").trim() || null;
     // The secret is write-only: left empty with the same provider, the one stored stays.
-    if (!secret && provider === row.captchaProvider) return {};
-    return { captcha: { provider, secret } };
+    if (!secret && provider === row.captchaProvider) return siteKey === row.captchaSiteKey ? {} : { captcha: { provider, siteKey } };
+    return { captcha: { provider, secret, siteKey } };
   },
   spam: (body, row, forms) => spamUpdate(postedSpamInput(body), forms.toForm(row)),
 };
@@ -80,6 +83,7 @@ export async function settingsResponse(
     notice?: string;
     confirmation?: ConfirmationShown;
     fields?: FieldsInput;
+    page?: PageShown;
   } = {},
 ): Promise<Response> {
   const form = ctx.services.forms.toForm(row);
@@ -107,9 +111,18 @@ export async function settingsResponse(
     notificationsSection(context),
     confirmationSection({ session, form, preview, ...confirming }),
     retentionSection(context),
+    await pageSectionFor(ctx, session, row, options.page),
   ];
   const body = (
-    <SettingsPage session={session} form={form} input={options.input ?? settingsInput(form)} errors={errors} notice={options.notice} extra={extra} />
+    <SettingsPage
+      session={session}
+      form={form}
+      input={options.input ?? settingsInput(form)}
+      errors={errors}
+      notice={options.notice}
+      extra={extra}
+      share={<PageShare form={form} />}
+    />
   );
   return page(options.status ?? 200, String(body), flash.headers);
 }

@@ -39,7 +39,7 @@ export interface Form {
   redirectUrl: string | null;
   allowedDomains: string[];
   /** The captcha checked before a submission is stored; a provider's secret is write-only and never shown. */
-  captcha: { provider: CaptchaProvider } | { provider: "altcha"; complexity: number } | null;
+  captcha: { provider: CaptchaProvider; siteKey: string | null } | { provider: "altcha"; complexity: number } | null;
   submitUrl: string;
   /** Whether a post may carry files (docs/api.md, "Files"). */
   fileUploads: boolean;
@@ -59,6 +59,22 @@ export interface Form {
   spamFilter: { enabled: boolean; threshold: number };
   /** Where the notification goes instead of notificationEmail: the first route whose conditions the submission meets. */
   notificationRoutes: { to: string; when: { field: string; op: string; value?: string | string[] }[] }[];
+  /** The page formsvc serves for the form at its address, and the embed (docs/api.md, "The form's page"). */
+  page: FormPage;
+}
+
+/** A form's own page and embed: off unless enabled; every text null takes the visitor's catalog's. */
+export interface FormPage {
+  enabled: boolean;
+  title: string | null;
+  description: string | null;
+  logoUrl: string | null;
+  /** A CSS colour as #rgb or #rrggbb: the button and the focus ring. */
+  accentColor: string | null;
+  submitLabel: string | null;
+  thankYouMessage: string | null;
+  /** The language the page speaks whatever the browser asks (a catalog's code), or null: the visitor's. */
+  language: string | null;
 }
 
 /** The types a form's declared field may have (docs/api.md, "Fields of a form"), and what undeclared fields become. */
@@ -70,6 +86,8 @@ export type OtherFields = (typeof OTHER_FIELDS)[number];
 export interface FieldRule {
   name: string;
   label?: string;
+  /** A line shown under the input on the form's page, named by its aria-describedby. */
+  hint?: string;
   type: (typeof FIELD_TYPES)[number];
   required?: boolean;
   minLength?: number;

@@ -52,6 +52,19 @@ async function readWhole(request: Request): Promise<Uint8Array> {
   }
 }
 
+/**
+ * Throws ClientClosedRequest when the HTTP layer has given up on `request` once it parsed the bytes that came
+ * with it. Bun (1.4.4 and 1.4.5 alike) goes on parsing what follows a request in the same read while the app's
+ * answer is pending: a pipelined request, a chunked body's trailer section or bytes that are not HTTP make it
+ * close the connection, or answer 400 itself, and abort the request, whose answer is then never written. It
+ * does so within one turn of the event loop, so a post that waits for that turn is refused before it is stored
+ * rather than stored and left unanswered (the client would retry it: a duplicate).
+ */
+export async function acceptedWhole(request: Request): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  if (request.signal.aborted) throw new ClientClosedRequest();
+}
+
 /** The media type of the request, lowercased, without parameters. */
 export const mediaType = (request: Request) => (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 

@@ -1,5 +1,6 @@
 import type { Mailer } from "../mailer.ts";
 import type { BackupStatus } from "../workers/backups.ts";
+import type { UpdateCheck } from "../lib/release.ts";
 import type { Services } from "../services/index.ts";
 import type { Metrics } from "./metrics.ts";
 import type { CaptchaOptions } from "../services/spam/captcha.ts";
@@ -25,6 +26,10 @@ export interface AppOptions {
   serveMetrics?: boolean;
   /** The backup schedule's last result (`--backup-dir`), or null without one; the dashboard's account page shows it. */
   backups?: () => BackupStatus | null;
+  /** Multiplies how fast the dashboard's sign-in attempts refill (1 unless a test stops the refill to count tries). */
+  signInRateScale?: number;
+  /** Asks the release address for the newest version (`--update-check`); absent: the dashboard offers no check. */
+  updateCheck?: (() => Promise<UpdateCheck>) | null;
 }
 
 /** What the log says of one request: never its query string, key or body. */

@@ -63,12 +63,31 @@ function addField(fields: Record<string, unknown>, key: string, value: unknown):
   else fields[key] = [fields[key], value];
 }
 
-/** The charset each part declares (`Content-Type: text/plain; charset=…`), read from the parser's own part headers. */
-function onPartCharset(parser: InstanceType<typeof Busboy>, seen: (charset: string | null) => void): void {
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Whether a part's Content-Disposition (as the parser holds it: one byte a character) is UTF-8, as RFC 7578 asks. */
+function isUtf8Header(disposition: string | undefined): boolean {
+  if (disposition === undefined || !/[^\u0000-\u007f]/.test(disposition)) return true;
+  try {
+    UTF8.decode(Buffer.from(disposition, "latin1"));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The charset each part declares (`Content-Type: text/plain; charset=…`), read from the parser's own part headers,
+ * and whether its name and file name are UTF-8 (busboy would turn other bytes into U+FFFD, and a field would be
+ * stored under a name that was never sent).
+ */
+function onPartCharset(parser: InstanceType<typeof Busboy>, seen: (charset: string | null, utf8Names: boolean) => void): void {
   // Busboy reads the charset of a part but does not pass it on: its part parser (Dicer) is asked directly, after
   // busboy's own listener, so each part's header arrives right after busboy announced the part.
   const parts = (parser as unknown as { _parser?: { parser?: { on(event: "part", listener: (part: NodeJS.EventEmitter) => void): void } } })._parser?.parser;
-  parts?.on("part", (part) => part.on("header", (header: Record<string, string[]>) => seen(charsetParam(header["content-type"]?.[0]))));
+  parts?.on("part", (part) =>
+    part.on("header", (header: Record<string, string[]>) => seen(charsetParam(header["content-type"]?.[0]), isUtf8Header(header["content-disposition"]?.[0]))),
+  );
 }
 
 /**
@@ -102,8 +121,9 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
   }
   let files = 0;
   let latest: { charset: string | null } | null = null;
-  onPartCharset(parser, (charset) => {
+  onPartCharset(parser, (charset, utf8Names) => {
     if (latest) latest.charset = charset;
+    if (!utf8Names) fail(new ApiError("invalid_body", "A part's name or file name is not UTF-8: send names as UTF-8 (as browsers do)."));
   });
   parser.on("file", (name: string, stream: BusboyFileStream, fileName: string | undefined, _encoding: string, type: string) => {
     const chunks: Uint8Array[] = [];

@@ -28,6 +28,12 @@ export class RateLimiter {
     return Math.max(1, Math.ceil((1 - bucket.tokens) / this.refillPerMs / 1000));
   }
 
+  /** Gives back the token `take` took for `key` (an attempt that turned out not to count, such as a right password). */
+  giveBack(key: string): void {
+    const bucket = this.buckets.get(key);
+    if (bucket) bucket.tokens = Math.min(this.burst, bucket.tokens + 1);
+  }
+
   /** Drops buckets that have refilled (they hold nothing a new bucket would not), oldest use first. */
   private evict(now: number): void {
     for (const [key, bucket] of this.buckets) {

@@ -1,5 +1,5 @@
 import { ApiError, CLIENT_CLOSED_STATUS, ClientClosedRequest, internalError, isDatabaseUnavailable, unavailableError } from "../errors.ts";
-import { errorFragment, errorPage } from "./pages.ts";
+import { errorFragment, errorPage, VISITOR_PAGE_CSP } from "./pages.ts";
 
 /** A JSON answer. */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -17,12 +17,13 @@ export const noContent = (headers: Record<string, string> = {}) => new Response(
 export const wantsJson = (request: Request) => (request.headers.get("accept") ?? "").toLowerCase().includes("application/json");
 
 /**
- * The error answer of docs/api.md ("Errors"): JSON; or for a browser's form post a small page with a link back; or for htmx
+ * The error answer of docs/api.md ("Errors"): JSON; or for a browser's form post a small page with a link back,
+ * in the visitor's `language`; or for htmx
  * (`fragment`) a 200 fragment to swap in, since htmx swaps nothing of an error status by default.
  */
 export function errorResponse(
   error: unknown,
-  options: { html?: boolean; fragment?: boolean; referer?: string | null; onInternal?: (error: unknown) => void } = {},
+  options: { html?: boolean; fragment?: boolean; referer?: string | null; language?: string; onInternal?: (error: unknown) => void } = {},
 ): Response {
   let apiError: ApiError;
   if (error instanceof ApiError) {
@@ -36,6 +37,9 @@ export function errorResponse(
   }
   const items = apiError.items ?? [];
   if (options.fragment) return html(200, errorFragment(apiError.message, items), apiError.headers);
-  if (options.html) return html(apiError.status, errorPage(apiError.status, apiError.message, options.referer ?? null, items), apiError.headers);
+  if (options.html) {
+    const page = errorPage(apiError.status, apiError.message, options.referer ?? null, items, options.language);
+    return html(apiError.status, page, { ...apiError.headers, "Content-Security-Policy": VISITOR_PAGE_CSP });
+  }
   return json(apiError.status, apiError.toBody(), apiError.headers);
 }

@@ -1,24 +1,32 @@
 // The confirmation email to the person who submitted (docs/api.md, "Confirmation email and double opt-in"): the owner's subject and text with the
 // submitted values filled in as plain text, cut, and defanged, so that a visitor who chooses the recipient
 // cannot also choose a link, a header or a recipient of their own.
+import { domainToASCII, domainToUnicode } from "node:url";
+import { DEFAULT_LANGUAGE, messagesFor } from "./i18n/index.ts";
 import { headerSafe, MAX_SUBJECT, valueText } from "./mail.ts";
 import { isEmail } from "./validate.ts";
 
 /** The longest a submitted value is once inserted (in characters, before defanging). */
 export const MAX_INSERTED = 500;
 
-/** `{{name}}`, spaces allowed inside the braces; the name is a field of the form, or `form`, `date`, `link`. */
+/**
+ * `{{name}}`, spaces allowed inside the braces; the name is a field of the form, or `form`, `date`, `link`.
+ * `{{name|there}}` gives `there` when the submission has no such field.
+ */
 const PLACEHOLDER = /\{\{\s*([^{}]+?)\s*\}\}/g;
 
 // An address (`ann@example.com`), a URL with a scheme (`https://…`, `ftp://…`), `mailto:`, or a bare host name
 // (`www.example.com`, `evil.example`) that a mail client would make a link of. Full-width and ideographic dots
 // and at signs count too: some clients read them as their ASCII twins.
 const AT = "@\uff20\ufe6b";
-const DOT = ".\u3002\uff0e\uff61";
+// The ASCII dot and the dots some clients read as one: ideographic, full-width, half-width, one dot leader, small.
+const DOT = ".\u3002\uff0e\uff61\u2024\ufe52";
 const LINKISH = new RegExp(
   `\\b([a-z][a-z0-9+.-]*)://([^\\s/?#]*)` +
     `|\\b(mailto|javascript|data|file|tel|sms|callto|sip|xmpp|irc|news):` +
     `|([^\\s${AT}<>()"',;]+)[${AT}]([^\\s${AT}<>()"',;]+)` +
+    // A bare IPv4 address (1.2.3.4, with or without a path after it): clients make links of those too.
+    `|\\b(\\d{1,3}(?:[${DOT}]\\d{1,3}){3})\\b` +
     `|((?:[\\p{L}\\p{N}_-]+[${DOT}])+\\p{L}[\\p{L}\\p{N}-]*)`,
   "giu",
 );
@@ -27,7 +35,9 @@ const defangHost = (host: string) => host.replace(new RegExp(`[${DOT}]`, "gu"), 
 
 /**
  * A value made inert for a mail client: `https://example.com` becomes `hxxps://example[.]com`, `ann@example.com`
- * becomes `ann[@]example.com`, `mailto:` becomes `mailto[:]`, a bare `www.example.com` becomes `www[.]example[.]com`.
+ * becomes `ann[@]example[.]com` (its domain too: `support[@]evil.example/reset` must not leave a link to
+ * evil.example), `mailto:` becomes `mailto[:]`, a bare `www.example.com` becomes `www[.]example[.]com` and a
+ * bare `1.2.3.4` becomes `1[.]2[.]3[.]4`.
  */
 export function defang(text: string): string {
   return text.replace(LINKISH, (match, scheme?: string, host?: string, bareScheme?: string, local?: string, domain?: string) => {
@@ -36,7 +46,7 @@ export function defang(text: string): string {
       return `${safe === scheme ? `${scheme}[:]` : `${safe}:`}//${defangHost(host ?? "")}`;
     }
     if (bareScheme !== undefined) return `${bareScheme}[:]`;
-    if (local !== undefined && domain !== undefined) return `${local}[@]${domain}`;
+    if (local !== undefined && domain !== undefined) return `${local}[@]${defangHost(domain)}`;
     return defangHost(match);
   });
 }
@@ -58,7 +68,14 @@ export interface TemplateValues {
   data: Record<string, unknown>;
   /** The double opt-in link (the owner's text may place it with `{{link}}`), or null. */
   link: string | null;
+  /** The visitor's language (a catalog's code): the words formsvc adds are in it. English when absent. */
+  language?: string;
 }
+
+// Where a placeholder filled nothing: the space before it goes too when punctuation or the line's end follows,
+// so that "Hello {{name}}," reads "Hello," rather than "Hello ,".
+const ABSENT = "\u0000";
+const ABSENT_SPACE = new RegExp(`[ \\t]*${ABSENT}(?=[\\s,.;:!?)]|$)|${ABSENT}`, "g");
 
 /** A submitted value as it is inserted: plain text, cut to MAX_INSERTED, defanged; one line in a header. */
 function inserted(value: unknown, header: boolean): string {
@@ -67,14 +84,23 @@ function inserted(value: unknown, header: boolean): string {
   return defang(clean);
 }
 
-/** Fills the placeholders of one template; unknown names become nothing. */
+/** The text of one placeholder: `form`, `date`, `link`, else the field's value, else its fallback or nothing. */
+function placeholder(spec: string, values: TemplateValues, header: boolean): string {
+  const bar = spec.indexOf("|");
+  const name = bar < 0 ? spec : spec.slice(0, bar).trim();
+  if (name === "form") return header ? headerSafe(values.formName) : values.formName;
+  if (name === "date") return values.date.slice(0, 10);
+  if (name === "link") return header ? "" : (values.link ?? "");
+  const value = Object.hasOwn(values.data, name) ? inserted(values.data[name], header) : "";
+  if (value.trim() !== "") return value;
+  // The fallback is the owner's own text: kept as written (one line in a header).
+  const fallback = bar < 0 ? "" : spec.slice(bar + 1).trim();
+  return fallback === "" ? ABSENT : header ? headerSafe(fallback) : fallback;
+}
+
+/** Fills the placeholders of one template; a field the submission lacks becomes its fallback, or nothing. */
 function fill(template: string, values: TemplateValues, header: boolean): string {
-  return template.replace(PLACEHOLDER, (_all, name: string) => {
-    if (name === "form") return header ? headerSafe(values.formName) : values.formName;
-    if (name === "date") return values.date.slice(0, 10);
-    if (name === "link") return header ? "" : (values.link ?? "");
-    return Object.hasOwn(values.data, name) ? inserted(values.data[name], header) : "";
-  });
+  return template.replace(PLACEHOLDER, (_all, spec: string) => placeholder(spec, values, header)).replace(ABSENT_SPACE, "");
 }
 
 /** The owner's template as the person who submitted receives it. */
@@ -91,15 +117,27 @@ export function renderConfirmation(template: { subject: string; text: string }, 
   const subject = cut(headerSafe(fill(template.subject, values, true)), MAX_SUBJECT).trimEnd();
   let text = fill(template.text.replace(/\r\n?/g, "\n"), values, false);
   if (values.link !== null && !/\{\{\s*link\s*\}\}/.test(template.text)) {
-    text = `${text.trimEnd()}\n\nConfirm your address by opening this link:\n${values.link}\n`;
+    text = `${text.trimEnd()}\n\n${messagesFor(values.language ?? DEFAULT_LANGUAGE).confirmByLink()}\n${values.link}\n`;
   }
   return { subject: subject || headerSafe(values.formName), text: text.endsWith("\n") ? text : `${text}\n` };
 }
 
-/** The recipient: the named field's value when it is one valid address (trimmed, lowercased), else null. */
+// Characters no one types into an address and that mail systems drop or map on the way: controls (NUL, BEL,
+// NEL), format characters (the soft hyphen, zero-width joiners) and line separators.
+const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+/**
+ * The recipient: the named field's value when it is one valid address, else null. It is the address as it will
+ * be delivered (NFKC, lowercased, its domain in the one form IDNA maps it to), so that the per-address limit
+ * counts `bomb@ｘ.test` and `bomb@x.test` as the one inbox they reach; an address with an unseen character
+ * (`b\u0007omb@x.test`, `bomb@x\u00ad.test`) is none.
+ */
 export function recipientOf(value: unknown): string | null {
   const one = Array.isArray(value) && value.length === 1 ? value[0] : value;
   if (typeof one !== "string") return null;
-  const address = one.trim().toLowerCase();
-  return address.length <= 254 && isEmail(address) ? address : null;
+  const address = one.trim().normalize("NFKC").toLowerCase();
+  if (UNSEEN.test(address) || address.length > 254 || !isEmail(address)) return null;
+  const at = address.lastIndexOf("@");
+  const ascii = domainToASCII(address.slice(at + 1));
+  return ascii ? `${address.slice(0, at)}@${domainToUnicode(ascii)}` : null;
 }

@@ -1,16 +1,10 @@
 import { z } from "zod";
 import pkg from "../../package.json" with { type: "json" };
 import { ERROR_STATUS } from "../errors.ts";
-import { createSchema as formCreate, updateSchema as formUpdate } from "../services/forms.ts";
-import { createSchema as keyCreate } from "../services/keys.ts";
-import { eraseSchema } from "../services/retention.ts";
-import { patchSchema } from "../services/submissions/submissions.ts";
-import { createSchema as webhookCreate, updateSchema as webhookUpdate } from "../services/outbox/webhooks.ts";
-import { createSchema as destinationCreate, updateSchema as destinationUpdate } from "../services/outbox/destinations.ts";
-import { FIELD_NOTES, SUBMISSION_BODY } from "./descriptions.ts";
+import { SUBMISSION_BODY } from "./descriptions.ts";
 import { EXAMPLES } from "./examples.ts";
 import { OPERATIONS } from "../api/index.ts";
-import type { Operation, RequestSchemaName, Scope } from "../api/operation.ts";
+import type { Operation, RequestBody, Scope } from "../api/operation.ts";
 import { PATH_PARAMETERS, queryParameters } from "../api/query.ts";
 import { responseSchemas } from "./schemas.ts";
 
@@ -92,8 +86,9 @@ function operationObject(operation: Operation, query: Awaited<ReturnType<typeof 
   ];
   const { ok } = operation;
   const okHeaders = Object.fromEntries(Object.entries(ok.headers ?? {}).map(([name, description]) => [name, { description, schema: { type: "string" } }]));
+  const okExample = ok.example ?? EXAMPLES.responses[ok.schema ?? ""];
   const okContent = ok.schema
-    ? { "application/json": { schema: ref(ok.schema), ...(EXAMPLES.responses[ok.schema] ? { example: EXAMPLES.responses[ok.schema] } : {}) } }
+    ? { "application/json": { schema: ref(ok.schema), ...(okExample ? { example: okExample } : {}) } }
     : ok.media &&
       Object.fromEntries(
         Object.entries(ok.media).map(([type, media]) => [
@@ -113,7 +108,8 @@ function operationObject(operation: Operation, query: Awaited<ReturnType<typeof 
       headers: { Location: { schema: { type: "string" } } },
     };
   }
-  for (const status of errorStatuses(operation)) responses[status] = errorResponse(status, operation.scope === "public" && operation.method === "POST");
+  for (const status of errorStatuses(operation))
+    responses[status] = errorResponse(status, operation.scope === "public" && (operation.method === "POST" || "text/html" in (operation.ok.media ?? {})));
   const formKey = operation.scope === "form" ? " A form-level key (fk_) of this form may call it, with that permission." : "";
   const permission = operation.permission ? ` Needs the \`${operation.permission}\` permission.${formKey}` : "";
   return {
@@ -124,7 +120,7 @@ function operationObject(operation: Operation, query: Awaited<ReturnType<typeof 
     security: SECURITY[operation.scope],
     ...(parameters.length ? { parameters } : {}),
     ...(operation.body
-      ? { requestBody: { required: true, content: { "application/json": { schema: ref(operation.body), example: EXAMPLES.requests[operation.body] } } } }
+      ? { requestBody: { required: true, content: { "application/json": { schema: ref(operation.body.name), example: operation.body.example } } } }
       : {}),
     ...(operation.scope === "public" && operation.method === "POST" ? { requestBody: submissionBody() } : {}),
     responses,
@@ -144,16 +140,20 @@ function submissionBody(): Json {
 }
 
 /** The JSON Schemas of the named zod schemas, as components (their own $schema and $id dropped, $refs between them kept). */
-function componentSchemas(schemas: Record<string, z.ZodType>, io: "input" | "output"): Record<string, Json> {
+function componentSchemas(
+  schemas: Record<string, z.ZodType>,
+  io: "input" | "output",
+  notes: Record<string, Record<string, string>> = {},
+): Record<string, Json> {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
   const { schemas: out } = z.toJSONSchema(registry, { target: "draft-2020-12", io, unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` });
   return Object.fromEntries(
     Object.entries(out).map(([id, { $schema: _, $id: __, ...rest }]) => {
       const properties = (rest.properties ?? {}) as Record<string, Json>;
-      for (const [name, note] of Object.entries(FIELD_NOTES[id] ?? {})) {
+      for (const [name, note] of Object.entries(notes[id] ?? {})) {
         // A note on a field the schema no longer has is a note that went stale.
-        if (!properties[name]) throw new Error(`FIELD_NOTES has ${id}.${name}, which the schema does not have`);
+        if (!properties[name]) throw new Error(`the notes of ${id} speak of ${name}, which the schema does not have`);
         properties[name] = { description: note, ...properties[name] };
       }
       return [id, rest as Json];
@@ -164,19 +164,31 @@ function componentSchemas(schemas: Record<string, z.ZodType>, io: "input" | "out
 /** The server named in docs/openapi.json, the copy in the repository: a server started with the defaults. */
 export const DOCUMENT_SERVER = "http://localhost:8080";
 
-/** The OpenAPI 3.1 document of the API, generated from the zod schemas that validate requests and describe answers. */
-export async function buildDocument(options: { serverUrl: string }): Promise<Json> {
-  const requests: Record<RequestSchemaName, z.ZodType> = {
-    FormCreate: await formCreate(),
-    FormUpdate: await formUpdate(),
-    SubmissionUpdate: await patchSchema(),
-    KeyCreate: await keyCreate(),
-    WebhookCreate: await webhookCreate(),
-    WebhookUpdate: await webhookUpdate(),
-    DestinationCreate: await destinationCreate(),
-    DestinationUpdate: await destinationUpdate(),
-    EraseRequest: await eraseSchema(),
-  };
+/** The request bodies the operations declare, by name; two operations that name one body must declare the same. */
+async function requestBodies(operations: readonly Operation[]): Promise<{ schemas: Record<string, z.ZodType>; notes: Record<string, Record<string, string>> }> {
+  const declared = new Map<string, RequestBody>();
+  for (const { body, operationId } of operations) {
+    if (!body) continue;
+    const before = declared.get(body.name);
+    if (before && before.schema !== body.schema) throw new Error(`${operationId} declares a body ${body.name} other than the one of that name`);
+    declared.set(body.name, body);
+  }
+  const schemas: Record<string, z.ZodType> = {};
+  const notes: Record<string, Record<string, string>> = {};
+  for (const [name, body] of declared) {
+    schemas[name] = await body.schema();
+    if (body.notes) notes[name] = body.notes;
+  }
+  return { schemas, notes };
+}
+
+/**
+ * The OpenAPI 3.1 document of the API, generated from the declarations (src/api/) and the zod schemas that
+ * validate requests and describe answers. `operations`: the declarations to describe (all of them but in tests).
+ */
+export async function buildDocument(options: { serverUrl: string; operations?: readonly Operation[] }): Promise<Json> {
+  const operations = options.operations ?? OPERATIONS;
+  const requests = await requestBodies(operations);
   const query = await queryParameters();
   const paramSchemas = new Map(
     Object.entries(query).map(([name, { schema }]) => {
@@ -186,7 +198,7 @@ export async function buildDocument(options: { serverUrl: string }): Promise<Jso
   );
   const paths: Record<string, Json> = {};
   const defined: Record<string, z.ZodType> = {};
-  for (const operation of OPERATIONS) {
+  for (const operation of operations) {
     paths[operation.path] ??= {};
     paths[operation.path]![operation.method.toLowerCase()] = operationObject(operation, query, paramSchemas);
     if (operation.ok.define && operation.ok.schema) defined[operation.ok.schema] = operation.ok.define(z);
@@ -201,12 +213,11 @@ export async function buildDocument(options: { serverUrl: string }): Promise<Jso
         "The management API of a formsvc server and its public submission endpoint. Walkthroughs and the decisions behind the answers are in docs/api.md; every answer of the test suite is checked against this document.",
     },
     servers: [{ url: options.serverUrl }],
-    tags: ["Forms", "Submissions", "Files", "Retention", "Notifications", "Webhooks", "Destinations", "Keys", "Public submission", "Operations"].map(
-      (name) => ({ name }),
-    ),
+    // In the order a reader meets them in the declarations, then the routes that are not resources.
+    tags: [...new Set([...operations.map((operation) => operation.tag), "Operations"])].map((name) => ({ name })),
     paths: { ...paths, ...operationsPaths() },
     components: {
-      schemas: { ...componentSchemas(requests, "input"), ...componentSchemas({ ...responseSchemas(), ...defined }, "output") },
+      schemas: { ...componentSchemas(requests.schemas, "input", requests.notes), ...componentSchemas({ ...responseSchemas(), ...defined }, "output") },
       securitySchemes: {
         liveKey: bearer("A live key (sk_live_…): sees and makes live forms only.", "sk_live_…"),
         testKey: bearer("A test key (sk_test_…): sees and makes test forms only; a test form never sends email.", "sk_test_…"),
@@ -238,6 +249,33 @@ function operationsPaths(): Record<string, Json> {
         tags: ["Operations"],
         security: [],
         responses: { 200: { description: "Prometheus text format.", content: { "text/plain": { schema: { type: "string" } } } } },
+      },
+    },
+    "/mcp": {
+      post: {
+        operationId: "mcp",
+        summary: "Model Context Protocol",
+        description:
+          "MCP's Streamable HTTP transport, stateless, answered as JSON: every operation of this document that takes a key is a tool (name: its operationId; input: its path and query parameters by name, its JSON body under body), listed as the key's permissions allow; resources are the forms and each form's recent submissions. A call the key may not make is a result with isError and the API's error JSON. See docs/api.md.",
+        tags: ["Operations"],
+        security: SECURITY.form,
+        requestBody: { required: true, content: { "application/json": { schema: { type: "object", description: "A JSON-RPC message of MCP." } } } },
+        responses: {
+          200: { description: "The JSON-RPC answer.", content: { "application/json": { schema: { type: "object" } } } },
+          202: { description: "A notification, taken." },
+          401: errorResponse(401, false),
+        },
+      },
+    },
+    "/api/formsvc.schema.json": {
+      get: {
+        operationId: "formsFileSchema",
+        summary: "The forms file's JSON Schema",
+        description:
+          "The schema of formsvc.json, which formsvc pull writes and formsvc plan and apply read (docs/cli.md); secrets are references to environment variables, written as the name in braces after a dollar sign.",
+        tags: ["Operations"],
+        security: [],
+        responses: { 200: { description: "A JSON Schema (draft 2020-12).", content: { "application/schema+json": { schema: { type: "object" } } } } },
       },
     },
     "/api/openapi.json": {

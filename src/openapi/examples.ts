@@ -1,4 +1,4 @@
-// Examples shown beside the schemas: what a first request and its answer look like.
+// Examples shown beside the shared schemas: what an answer looks like.
 import { DEFAULT_FILTER_THRESHOLD, PAGE_LIMIT } from "../domain/limits.ts";
 
 const form = {
@@ -23,6 +23,16 @@ const form = {
   confirmation: null,
   spamRules: { blockedWords: ["crypto"], maxLinks: 3 },
   spamFilter: { enabled: true, threshold: DEFAULT_FILTER_THRESHOLD },
+  page: {
+    enabled: true,
+    title: "Write to us",
+    description: "We answer within a day.",
+    logoUrl: null,
+    accentColor: "#0b5cad",
+    submitLabel: null,
+    thankYouMessage: "Thank you: we will write back soon.",
+    language: null,
+  },
   notificationRoutes: [{ to: "sales@example.com", when: [{ field: "topic", op: "equals", value: "sales" }] }],
 };
 
@@ -92,29 +102,12 @@ const key = {
   lastUsedAt: "2026-11-22T12:30:00.000Z",
 };
 
-/** Examples of request bodies, answers and error messages, by schema name or status. */
+/** Examples of the shared answers, a public post and error messages, by schema name or status (a request body's example is its declaration's). */
 export const EXAMPLES: {
-  requests: Record<string, unknown>;
   responses: Record<string, unknown>;
   submission: unknown;
   errorMessages: Record<number, string>;
 } = {
-  requests: {
-    FormCreate: { name: "Contact", notificationEmail: "owner@example.com", allowedDomains: ["example.com"] },
-    FormUpdate: { isActive: false, redirectUrl: null },
-    SubmissionUpdate: { isRead: true, isStarred: true },
-    KeyCreate: { type: "form", formId: form.id, permissions: ["read"], name: "site reader" },
-    WebhookCreate: { url: "https://hooks.example.com/formsvc", description: "CRM" },
-    WebhookUpdate: { when: [{ field: "priority", op: "in", value: ["urgent", "high"] }] },
-    DestinationCreate: {
-      type: "airtable",
-      config: { token: "patXXXXXXXXXXXXXX.XXXXXXXX", baseId: destination.config.baseId, table: destination.config.table },
-      fields: destination.fields,
-      when: destination.when,
-    },
-    DestinationUpdate: { enabled: false },
-    EraseRequest: { email: "ann@example.com", dryRun: true },
-  },
   responses: {
     Form: form,
     FormList: { forms: [form] },

@@ -8,6 +8,7 @@ import { CAPTCHA_PROVIDERS, SPAM_REASONS } from "../domain/types.ts";
 import { FILTERS } from "../services/submissions/submissions.ts";
 import { CONFIRMATION_RANGES, PAGE_LIMIT } from "../domain/limits.ts";
 import { RETENTION_DAYS } from "../lib/validate.ts";
+import { LANGUAGES } from "../lib/i18n/index.ts";
 
 // What the API answers, as zod schemas: the OpenAPI document is generated from them, and the API tests check
 // every answer against that document, so a field that drifts from what is written here fails the suite.
@@ -53,7 +54,10 @@ export function responseSchemas() {
       allowedDomains: z.array(z.string()).describe("Host names a submission may come from; empty: any."),
       captcha: z
         .union([
-          z.object({ provider: z.enum(CAPTCHA_PROVIDERS) }),
+          z.object({
+            provider: z.enum(CAPTCHA_PROVIDERS),
+            siteKey: z.string().nullable().describe("The provider's public site key, which the form's page and embed render its widget with."),
+          }),
           z.object({ provider: z.literal("altcha"), complexity: z.int().describe("The largest counter a challenge asks for.") }),
         ])
         .nullable()
@@ -92,6 +96,21 @@ export function responseSchemas() {
       spamFilter: z
         .object({ enabled: z.boolean(), threshold: z.number().min(0).max(1) })
         .describe("The account's learning filter on this form: a score over threshold makes a post spam (spamReason filter)."),
+      page: z
+        .object({
+          enabled: z.boolean(),
+          title: z.string().nullable().describe("The page's heading; null: the form's name."),
+          description: z.string().nullable(),
+          logoUrl: z.string().nullable(),
+          accentColor: z.string().nullable().describe("#rgb or #rrggbb: the button and the focus ring."),
+          submitLabel: z.string().nullable().describe("The button's text; null: the visitor's language's word for Send."),
+          thankYouMessage: z.string().nullable().describe("Shown after a post when the form has no redirectUrl; null: the visitor's language's."),
+          language: z
+            .enum(LANGUAGES as [string, ...string[]])
+            .nullable()
+            .describe("The page's language whatever the browser asks; null: the visitor's."),
+        })
+        .describe("The page formsvc serves at the form's address for a browser, and the embed (/embed.js); disabled by default."),
       notificationRoutes: z
         .array(z.object({ to: z.string(), when: z.array(Condition) }))
         .describe("The notification goes to the first route whose conditions the submission meets, else to notificationEmail."),

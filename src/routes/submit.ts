@@ -1,16 +1,24 @@
 import { settingFromEnv } from "../config.ts";
 import { ApiError } from "../errors.ts";
-import { mediaType, readSubmission } from "../http/body.ts";
+import { acceptedWhole, mediaType, readSubmission } from "../http/body.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import { requestOrigin } from "../http/origin.ts";
 import { domainAllowed } from "../lib/domains.ts";
-import { endpointPage, thanksFragment, thanksPage } from "../http/pages.ts";
+import { thanksFragment, thanksPage, VISITOR_PAGE_CSP } from "../http/pages.ts";
 import { errorResponse, html, json, noContent, wantsJson } from "../http/respond.ts";
 import type { Router } from "../http/router.ts";
 import type { FormRow } from "../db/schema.ts";
 import { domainsOf } from "../services/forms.ts";
+import { pageOf } from "../services/form-page.ts";
+import { RefusedPost } from "../services/submissions/visitor-errors.ts";
+import { messagesFor, pickLanguage } from "../lib/i18n/index.ts";
+import { refusedOnPage } from "./form-page/view.ts";
 
-const SUCCESS_MESSAGE = "Thank you! Your submission has been received.";
+/** The success message of a post: the form page's thank-you text when it has one, else the catalog's. */
+function successMessage(form: FormRow, language: string): string {
+  const page = pageOf(form);
+  return (page.enabled && page.thankYouMessage) || messagesFor(language).thanksMessage();
+}
 
 /** CORS headers for a public answer: the caller's origin when the form accepts it (any, when it has no allowedDomains). */
 export function corsHeaders(request: Request, form: FormRow | null): Record<string, string> {
@@ -32,6 +40,13 @@ const fromHtmx = (request: Request) => request.headers.get("hx-request") === "tr
 
 /** The post's fields: multipart is read as a stream, its files kept in their fields' places (docs/api.md, "Files"). */
 async function readPost(ctx: RequestContext, form: FormRow): Promise<Record<string, unknown>> {
+  const fields = await readFields(ctx, form);
+  // Nothing is stored that the HTTP layer will not let us answer (docs/api.md, "Requests that Bun refuses").
+  await acceptedWhole(ctx.request);
+  return fields;
+}
+
+async function readFields(ctx: RequestContext, form: FormRow): Promise<Record<string, unknown>> {
   if (mediaType(ctx.request) !== "multipart/form-data") return readSubmission(ctx.request, ctx.options.maxBody);
   // The streaming multipart parser (and Node's streams under it) loads with the first multipart post.
   const { MAX_FILES, readMultipart } = await import("../http/multipart.ts");
@@ -56,7 +71,9 @@ export async function submit(ctx: RequestContext): Promise<Response> {
         origin: requestOrigin(request),
         ip: ctx.ip,
         readFields: (found) => readPost(ctx, found),
+        gone: () => request.signal.aborted,
         idempotencyKey: request.headers.get("idempotency-key"),
+        acceptLanguage: request.headers.get("accept-language"),
       },
       { rateLimit: (key) => ctx.options.rateLimiter.take(key), captcha: ctx.options.captcha },
     );
@@ -65,17 +82,23 @@ export async function submit(ctx: RequestContext): Promise<Response> {
     const cors = { ...corsHeaders(request, form), ...(accepted.replayed ? { "Idempotent-Replayed": "true" } : {}) };
     if (fromHtmx(request)) {
       const redirect: Record<string, string> = accepted.redirected ? { "HX-Redirect": accepted.location } : {};
-      return html(200, thanksFragment(SUCCESS_MESSAGE), { ...cors, ...redirect });
+      return html(200, thanksFragment(successMessage(form!, accepted.language)), { ...cors, ...redirect });
     }
-    if (wantsJson(request)) return json(200, { success: true, message: SUCCESS_MESSAGE, id: accepted.submissionId, next: accepted.location }, cors);
+    if (wantsJson(request)) {
+      return json(200, { success: true, message: successMessage(form!, accepted.language), id: accepted.submissionId, next: accepted.location }, cors);
+    }
     return new Response(null, { status: 303, headers: { Location: accepted.location, ...cors } });
   } catch (error) {
-    const answer = errorResponse(error, {
-      html: !wantsJson(request) && !fromHtmx(request),
-      fragment: fromHtmx(request),
-      referer: request.headers.get("referer"),
-      onInternal: (e) => ctx.options.log.error("submission failed", e),
-    });
+    // A post from the form's own page comes back as that page, each error beside its field.
+    const answer =
+      refusedOnPage(ctx, form, error) ??
+      errorResponse(error, {
+        html: !wantsJson(request) && !fromHtmx(request),
+        fragment: fromHtmx(request),
+        referer: request.headers.get("referer"),
+        language: error instanceof RefusedPost ? error.language : pickLanguage({ acceptLanguage: request.headers.get("accept-language") }),
+        onInternal: (e) => ctx.options.log.error("submission failed", e),
+      });
     for (const [name, value] of Object.entries(corsHeaders(request, form))) answer.headers.set(name, value);
     return answer;
   }
@@ -106,11 +129,16 @@ function thanksCors(request: Request): Record<string, string> {
   return origin ? { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": EXPOSED, Vary: "Origin" } : {};
 }
 
-/** The pages beside the public endpoint (whose operations src/api/public.ts declares): /f/{slug} in a browser, and the default thank-you page. */
+/** The default thank-you page beside the public endpoint (whose operations src/api/public.ts declares), in the visitor's language. */
 export function submitRoutes(router: Router<Handler>): void {
-  // A person who opens the form's address in a browser gets a page that says what it is, not a JSON 405.
-  router.on("GET", "/f/:slug", async () => html(405, endpointPage(), { Allow: "POST, OPTIONS" }));
-  router.on("GET", "/thanks", async (ctx) => html(200, thanksPage(ctx.request.headers.get("referer")), thanksCors(ctx.request)));
+  router.on("GET", "/thanks", async (ctx) => {
+    const language = pickLanguage({ field: ctx.url.searchParams.get("_language"), acceptLanguage: ctx.request.headers.get("accept-language") });
+    return html(200, thanksPage(ctx.request.headers.get("referer"), language), {
+      ...thanksCors(ctx.request),
+      "Content-Security-Policy": VISITOR_PAGE_CSP,
+      Vary: "Accept-Language",
+    });
+  });
   router.on("OPTIONS", "/thanks", async (ctx) =>
     noContent({
       ...thanksCors(ctx.request),

@@ -5,11 +5,13 @@ import type { Services } from "./index.ts";
 import type { Principal } from "../domain/types.ts";
 import { DAY_MS } from "../domain/types.ts";
 
-/** One UTC day of a form: submissions kept (not spam) and spam received that day, as they stand now. */
+/** One UTC day of a form: submissions kept (not spam) and spam received that day, as they stand now, and views of its page. */
 export interface DayCount {
   date: string;
   submissions: number;
   spam: number;
+  /** Visitors who opened the form's page or embed that day, each counted once. */
+  views: number;
 }
 
 /** A form's days from `since` to `until`, both included, every day present (0 when nothing came). */
@@ -33,7 +35,7 @@ const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10
  * and `until` are milliseconds of any time in their day (UTC); by default the 30 days up to `now`.
  */
 export async function dailyStats(
-  services: Pick<Services, "forms" | "store">,
+  services: Pick<Services, "forms" | "store" | "pageViews">,
   principal: Principal,
   formRef: string,
   range: { since: number | null; until: number | null },
@@ -52,9 +54,10 @@ export async function dailyStats(
     .where(and(eq(submissionDays.formId, form.id), between(submissionDays.day, first, last)))
     .orderBy(asc(submissionDays.day));
   const byDay = new Map(rows.map((row) => [row.day, row]));
+  const views = await services.pageViews.daily(form.id, first, last);
   const days = Array.from({ length: last - first + 1 }, (_, i) => {
     const row = byDay.get(first + i);
-    return { date: dateOf(first + i), submissions: row?.submissions ?? 0, spam: row?.spam ?? 0 };
+    return { date: dateOf(first + i), submissions: row?.submissions ?? 0, spam: row?.spam ?? 0, views: views.get(first + i) ?? 0 };
   });
   return { formId: form.id, since: dateOf(first), until: dateOf(last), days };
 }

@@ -22,6 +22,7 @@ import { allowedDomains, email, formName, httpUrl, lazySchema, parseBody, retent
 import { fieldRules, otherFields } from "./submissions/fields.ts";
 import { recordActivity } from "./people/activity.ts";
 import { confirmationOf, confirmationSchema, storedConfirmation } from "./outbox/confirmations.ts";
+import { pageOf, pageSchema, storedPage } from "./form-page.ts";
 import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY, DEFAULT_FILTER_THRESHOLD } from "../domain/limits.ts";
 import { rulesColumn, spamRulesSchema } from "./spam/rules.ts";
 
@@ -68,9 +69,19 @@ const hostedCaptcha = (z: Zod) =>
         .trim()
         .min(1, "captcha.secret must be the provider's secret key.")
         .max(500, "captcha.secret must be at most 500 characters.")
-        .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "captcha.secret must not contain control characters."),
+        .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "captcha.secret must not contain control characters.")
+        .meta({ writeOnly: true })
+        // Left out on an update that keeps the provider, the stored secret stays (see captchaColumns).
+        .optional(),
+      siteKey: z
+        .string({ error: "captcha.siteKey must be the provider's site key (public), a string." })
+        .trim()
+        .min(1, "captcha.siteKey must not be empty.")
+        .max(500, "captcha.siteKey must be at most 500 characters.")
+        .regex(/^[\w.:-]+$/, "captcha.siteKey must be the provider's site key: letters, digits, dots, dashes.")
+        .nullish(),
     },
-    { error: "captcha must be {provider, secret} or null." },
+    { error: "captcha must be {provider, secret, siteKey?} or null." },
   );
 
 /** The body of POST /api/forms (the OpenAPI document is generated from it too). */
@@ -91,6 +102,7 @@ export const createSchema = lazySchema((z) =>
     confirmation: confirmationSchema(z).nullish(),
     spamRules: spamRulesSchema(z).nullish(),
     spamFilter: spamFilter(z).optional(),
+    page: pageSchema(z).nullish(),
     notificationRoutes: z
       .array(z.strictObject({ to: email(z), when: whenSchema(z, "notificationRoutes.when") }), { error: "notificationRoutes must be a list of {to, when}." })
       .max(MAX_ROUTES, `notificationRoutes holds at most ${MAX_ROUTES} routes.`)
@@ -108,20 +120,31 @@ const SLUG_CACHE_SIZE = 1000;
 // Parsed once per distinct text, not per request; frozen because every caller shares the one array.
 const parseList = memoized((text: string) => Object.freeze(JSON.parse(text) as string[]) as string[]);
 
-type CaptchaInput = { provider: CaptchaProvider; secret: string } | { provider: "altcha"; complexity?: number | undefined } | null;
+type CaptchaInput =
+  | { provider: CaptchaProvider; secret?: string | undefined; siteKey?: string | null | undefined }
+  | { provider: "altcha"; complexity?: number | undefined }
+  | null;
 
-/** The columns of a captcha setting: a provider's secret, or ALTCHA's complexity (formsvc keeps its own key). */
-function captchaColumns(input: CaptchaInput): Pick<FormRow, "captchaProvider" | "captchaSecret" | "captchaComplexity"> {
-  if (!input) return { captchaProvider: null, captchaSecret: null, captchaComplexity: null };
-  if (input.provider === "altcha") return { captchaProvider: "altcha", captchaSecret: null, captchaComplexity: input.complexity ?? null };
-  return { captchaProvider: input.provider, captchaSecret: input.secret, captchaComplexity: null };
+/**
+ * The columns of a captcha setting: a provider's secret and site key, or ALTCHA's complexity (formsvc keeps its
+ * own key). A provider's secret may be left out only when `before` has that provider: its secret stays.
+ */
+function captchaColumns(
+  input: CaptchaInput,
+  before: Pick<FormRow, "captchaProvider" | "captchaSecret"> | null = null,
+): Pick<FormRow, "captchaProvider" | "captchaSecret" | "captchaComplexity" | "captchaSiteKey"> {
+  if (!input) return { captchaProvider: null, captchaSecret: null, captchaComplexity: null, captchaSiteKey: null };
+  if (input.provider === "altcha") return { captchaProvider: "altcha", captchaSecret: null, captchaComplexity: input.complexity ?? null, captchaSiteKey: null };
+  const secret = input.secret ?? (before?.captchaProvider === input.provider ? before.captchaSecret : null);
+  if (!secret) throw new ApiError("invalid_body", "captcha.secret is required: the provider's secret key.", { field: "captcha.secret" });
+  return { captchaProvider: input.provider, captchaSecret: secret, captchaComplexity: null, captchaSiteKey: input.siteKey ?? null };
 }
 
 /** The captcha as the form object shows it: never a secret; ALTCHA's complexity with its default filled in. */
 function captchaOf(row: FormRow): Form["captcha"] {
   if (!row.captchaProvider) return null;
   if (row.captchaProvider === "altcha") return { provider: "altcha", complexity: row.captchaComplexity ?? DEFAULT_COMPLEXITY };
-  return { provider: row.captchaProvider as CaptchaProvider };
+  return { provider: row.captchaProvider as CaptchaProvider, siteKey: row.captchaSiteKey };
 }
 
 /** The form's public answers to a submission: where it may redirect, which origins it accepts. */
@@ -207,6 +230,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     confirmation: confirmationOf(row),
     spamRules: row.spamRules ? (JSON.parse(row.spamRules) as SpamRules) : null,
     spamFilter: { enabled: row.spamFilterEnabled, threshold: row.spamFilterThreshold ?? DEFAULT_FILTER_THRESHOLD },
+    page: pageOf(row),
     notificationRoutes: shownRoutes(row.notificationRoutes),
   });
 
@@ -304,6 +328,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           spamRules: rulesColumn(input.spamRules),
           spamFilterEnabled: input.spamFilter?.enabled ?? true,
           spamFilterThreshold: input.spamFilter?.threshold ?? null,
+          page: storedPage(input.page) ?? null,
           notificationRoutes: storedRoutes(input.notificationRoutes),
           createdAt: now,
           updatedAt: now,
@@ -330,13 +355,14 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           fileUploads: input.fileUploads,
           retentionDays: input.retentionDays,
           spamRetentionDays: input.spamRetentionDays,
-          ...(input.captcha === undefined ? {} : captchaColumns(input.captcha)),
+          ...(input.captcha === undefined ? {} : captchaColumns(input.captcha, row)),
           fieldRules: input.fields === undefined ? undefined : input.fields?.length ? JSON.stringify(input.fields) : null,
           otherFields: input.otherFields,
           confirmation: storedConfirmation(input.confirmation),
           spamRules: input.spamRules === undefined ? undefined : rulesColumn(input.spamRules),
           spamFilterEnabled: input.spamFilter?.enabled,
           spamFilterThreshold: input.spamFilter?.threshold,
+          page: storedPage(input.page),
           notificationRoutes: input.notificationRoutes === undefined ? undefined : storedRoutes(input.notificationRoutes),
         };
         // Only what really changes is written; a patch that changes nothing leaves updatedAt alone.

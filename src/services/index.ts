@@ -6,6 +6,7 @@ import { formsService } from "./forms.ts";
 import { keysService } from "./keys.ts";
 import { notificationsService } from "./outbox/notifications.ts";
 import { optInService } from "./submissions/opt-in.ts";
+import { pageViewsService } from "./page-views.ts";
 import { retentionService } from "./retention.ts";
 import { settingsService } from "./settings.ts";
 import { spamService } from "./spam/verdict.ts";
@@ -51,6 +52,7 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
     team: teamService(store),
     retention: retentionService(store),
     activity: activityService(store),
+    pageViews: pageViewsService(store),
   };
 }
 

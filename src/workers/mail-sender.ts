@@ -22,6 +22,8 @@ export interface SenderOptions {
   retryBaseMs: number;
   /** The longest one step of a send may wait on the mail server (connecting, its greeting, each answer); 10 s. */
   timeoutMs?: number;
+  /** How long a claim lasts; twice the longest send unless a test wants a killed process's items back sooner. */
+  leaseMs?: number;
   log: { line(text: string): void; error(message: string, error: unknown): void };
 }
 
@@ -34,6 +36,26 @@ export interface NotificationSender {
    * still going then is cut short and left pending, to go out after a restart.
    */
   stop(graceMs?: number): Promise<void>;
+}
+
+/**
+ * A mail server's 5xx answer to the message (RFC 5321 §4.2.1: a permanent refusal, such as 501 or 550): the same
+ * message would be refused again, so it is not retried. A 4xx, a timeout or a lost connection is tried again.
+ */
+function isPermanentRefusal(error: unknown): boolean {
+  const code = (error as { responseCode?: unknown } | null)?.responseCode;
+  return typeof code === "number" && code >= 500 && code < 600;
+}
+
+/**
+ * Text for the server's log, which outlives an erasure: a mail server's answer may quote the recipient (a
+ * submitter's address, for a confirmation), so addresses are blanked, and control characters shown escaped.
+ * The notification's id finds its entry, which holds the whole answer until the entry is erased.
+ */
+function logSafe(text: string): string {
+  return text
+    .replace(/[^\s<>()"',;:@]+@[^\s<>()"',;:@]+/g, "<address>")
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** The password of an SMTP URL as it may appear in text, encoded or not, so that it can be blanked out. */
@@ -66,7 +88,7 @@ export function startSender(notifications: NotificationsService, options: Sender
   // The longest a send takes before one of those timeouts ends it: connecting, the greeting, then a few answers
   // to wait for. A claim lasts for two of them, and the loop extends it while the send goes on.
   const sendMs = timeoutMs * 5;
-  const leaseMs = sendMs * 2;
+  const leaseMs = options.leaseMs ?? sendMs * 2;
   const secrets = secretsOf(options.smtpUrl);
   const abort = new AbortController();
 
@@ -101,7 +123,7 @@ export function startSender(notifications: NotificationsService, options: Sender
       const plan = await addressesOf(notification);
       if (plan.refusal) {
         await notifications.markRefused(notification, worker, plan.refusal);
-        options.log.line(`notification ${notification.id} to ${notification.to}: refused: ${plan.refusal}`);
+        options.log.line(`notification ${notification.id}: refused: ${logSafe(plan.refusal)}`);
         return;
       }
       note = plan.note;
@@ -124,13 +146,14 @@ export function startSender(notifications: NotificationsService, options: Sender
       // Cut short by stop(): not an attempt that failed; it stays pending and goes out after the restart.
       if (abort.signal.aborted) return;
       const reason = describe(error);
-      const status = await notifications.markAttemptFailed(notification, worker, reason, Date.now(), options.retryBaseMs);
-      const outcome = status === "failed" ? "gave up" : "will retry";
-      options.log.line(`notification ${notification.id} to ${notification.to}: attempt ${notification.attempts + 1} failed, ${outcome}: ${reason}`);
+      const permanent = isPermanentRefusal(error);
+      const status = await notifications.markAttemptFailed(notification, worker, reason, Date.now(), options.retryBaseMs, permanent);
+      const outcome = status === "failed" ? (permanent ? "refused for good, not retried" : "gave up") : "will retry";
+      options.log.line(`notification ${notification.id}: attempt ${notification.attempts + 1} failed, ${outcome}: ${logSafe(reason)}`);
       return;
     }
     await notifications.markSent(notification, worker, Date.now(), note);
-    options.log.line(`notification ${notification.id} sent to ${notification.to}${note ? `: ${note}` : ""}`);
+    options.log.line(`notification ${notification.id} sent${note ? `: ${logSafe(note)}` : ""}`);
   }
 
   const loop = startOutboxLoop({

@@ -19,6 +19,8 @@ export interface WebhookSenderOptions {
   resolve: Resolver;
   /** A receiver's time to answer; 10 s unless a test needs less. */
   timeoutMs?: number;
+  /** How long a claim lasts; twice the longest send unless a test wants a killed process's items back sooner. */
+  leaseMs?: number;
   userAgent: string;
   /** How many deliveries are sent at once; CONCURRENCY unless a test needs another. */
   concurrency?: number;
@@ -72,7 +74,7 @@ export function startWebhookSender(webhooksService: WebhooksService, options: We
   // A send ends at its timeout, with a margin for the address look-up; the loop extends a claim every third of
   // it, so that a claim outlives the attempt of a live process by far, and a dead one's is free again soon.
   const sendMs = Math.round(timeoutMs * 1.5);
-  const leaseMs = sendMs * 2;
+  const leaseMs = options.leaseMs ?? sendMs * 2;
   const abort = new AbortController();
   // Endpoints whose circuit this process saw open, until when: what it holds for them waits, unsent.
   const openUntil = new Map<string, number>();

@@ -122,6 +122,24 @@ describe("the delivery log", () => {
     expect((await fx.stored(form.id)).length).toBe(8);
   });
 
+  test("the per-address limit counts the address as delivered: variants of one inbox get no second mail", async () => {
+    const form = await fx.form({ confirmation: CONFIRMATION });
+    const variants = ["bomb@x.test", "b\u0007omb@x.test", "bom\u0000b@x.test", "bomb@\uff58.test", "bomb@x\u00ad.test", "bomb@x.test\u0085", "BOMB@X.TEST"];
+    for (const email of variants) await post(form.slug, { name: "Bomb", email });
+    const entries = (await log(form.id)).reverse();
+    // One mail is queued; every other post was refused, as the same inbox or as no address at all.
+    expect(entries.filter((n) => n.status === "pending").map((n) => n.to)).toEqual(["bomb@x.test"]);
+    expect(entries.map((n) => n.reason)).toEqual([
+      null,
+      "invalid_address",
+      "invalid_address",
+      "per_address_limit",
+      "invalid_address",
+      "invalid_address",
+      "per_address_limit",
+    ]);
+  });
+
   test("a test-mode form's confirmation is recorded, never to be sent", async () => {
     const account = await fx.t.account("tester");
     const testKey = await account.key({ type: "test" });

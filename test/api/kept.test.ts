@@ -94,3 +94,19 @@ test("a confirmed double opt-in sends once; one still waiting for its link sends
   await mark(form.id, confirmed, { isSpam: false });
   expect(await sent(form, confirmed)).toEqual(ONCE);
 });
+
+test("a confirmed submission the owner marked spam meanwhile sends once when it leaves spam, and asks for no second link", async () => {
+  const form = await toldForm({ confirmation: CONFIRMATION });
+  const id = await post(form.slug, { name: "Ann", email: "ann@example.com" });
+  await mark(form.id, id, { isSpam: true });
+  const [row] = await fx.t.services.store.db.select().from(notifications).where(eq(notifications.submissionId, id));
+  const link = /(\/confirm\/\S+)$/m.exec(row!.body!)![1];
+  expect((await fx.t.app.fetch(new Request(`${BASE}${link}`), { ip: "203.0.113.9" })).status).toBe(200);
+  expect(await sent(form, id)).toEqual(NONE);
+  await mark(form.id, id, { isSpam: false });
+  expect(await sent(form, id)).toEqual(ONCE);
+  const confirmations = await fx.t.services.store.db.select().from(notifications).where(eq(notifications.submissionId, id));
+  expect(confirmations.filter((n) => n.kind === "confirmation").length).toBe(1);
+  const shown = (await (await fx.t.request("GET", `/api/forms/${form.id}/submissions/${id}`, { key: fx.key })).json()) as any;
+  expect({ isSpam: shown.isSpam, confirmedFrom: shown.confirmedFrom }).toEqual({ isSpam: false, confirmedFrom: "203.0.113.9" });
+});

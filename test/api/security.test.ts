@@ -1,38 +1,14 @@
 import { expect, test } from "bun:test";
 import { OPERATIONS } from "../../src/api/index.ts";
-import { routerPath } from "../../src/api/operation.ts";
 import { registeredRoutes } from "../helpers/app.ts";
 import { generateKey } from "../../src/lib/keys.ts";
 import { operator } from "../../src/services/principal.ts";
 import { apiError, runScenarios } from "./scenario.ts";
-import { runCommonRouteTests, type ProtectedRoute } from "./security.ts";
+import { protectedRoutes, runCommonRouteTests } from "./security.ts";
 import { makeWorld, type World } from "./world.ts";
 
-/** A body each operation that takes one is let in with, in the world of ./security.ts. */
-const BODIES: Record<string, Record<string, unknown>> = {
-  createForm: { name: "New form" },
-  updateForm: { name: "Renamed" },
-  updateSubmission: { isRead: true },
-  eraseSubmissions: { email: "nobody@example.com", dryRun: true },
-  createWebhook: { url: "https://hooks.example.com/new" },
-  updateWebhook: { when: [{ field: "topic", op: "equals", value: "sales" }] },
-  createDestination: { type: "ntfy", config: { topic: "another" } },
-  updateDestination: { enabled: false },
-  createKey: { name: "deploy" },
-};
-
-/** Every operation that takes a key, as its declaration gives it: the permission, who may call it, its success. */
-const ROUTES: ProtectedRoute[] = OPERATIONS.filter((declared) => declared.scope !== "public").map((declared) => {
-  if (declared.body && !BODIES[declared.operationId]) throw new Error(`BODIES needs a body for ${declared.operationId}`);
-  return {
-    method: declared.method,
-    path: routerPath(declared.path),
-    permission: declared.permission!,
-    formKeys: declared.scope === "form",
-    body: BODIES[declared.operationId],
-    okStatus: declared.ok.status,
-  };
-});
+/** Every operation that takes a key, with the body its declaration shows as an example. */
+const ROUTES = protectedRoutes(OPERATIONS);
 
 /**
  * Routes that take no key, each with the reason. Every other route the app registers must be in ROUTES, so
@@ -46,7 +22,11 @@ const PUBLIC_ROUTES: Record<string, string> = {
   "OPTIONS /api/f/:slug": "its CORS preflight",
   "POST /f/:slug": "the public submission endpoint",
   "OPTIONS /f/:slug": "its CORS preflight",
-  "GET /f/:slug": "a page that says what the endpoint is",
+  "GET /f/:slug": "the form's page, or a page that says what the endpoint is",
+  "GET /f/:slug/thanks": "the form's thank-you page",
+  "GET /f/:slug/embed": "the form's markup for the embed, of a form whose page is public",
+  "GET /embed.js": "the embed's script",
+  "GET /form-page.js": "the form page's script",
   "GET /thanks": "the default thank-you page",
   "OPTIONS /thanks": "its CORS preflight (a page that holds nothing of any form)",
   "GET /confirm/:token": "the double opt-in link of a confirmation email: the signed token is its own credential",
@@ -54,6 +34,9 @@ const PUBLIC_ROUTES: Record<string, string> = {
   "GET /api/f/:slug/altcha": "a form's ALTCHA challenge",
   "GET /altcha.js": "the ALTCHA widget's script",
   "GET /api/openapi.json": "the OpenAPI document, which describes the API and holds nothing of anyone's",
+  "GET /api/formsvc.schema.json": "the forms file's JSON Schema, which describes a file and holds nothing of anyone's",
+  "POST /mcp":
+    "MCP: it takes a key but checks it itself (401 without), and every tool call is a request to a route of this table under that key (test/process/mcp.test.ts)",
   "GET /docs": "the API reference page, rendered from that document",
   "GET /docs/:asset": "the reference page's script and stylesheet",
 };

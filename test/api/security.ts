@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { routerPath, type Operation } from "../../src/api/operation.ts";
 import { testApp, type TestApp } from "../helpers/app.ts";
 import { UploadedFile } from "../../src/lib/files.ts";
 import { generateKey } from "../../src/lib/keys.ts";
@@ -10,13 +11,31 @@ import { makeWorld, type World } from "./world.ts";
 /** A management route and what its declaration says it needs: the permission of docs/api.md ("Permissions"), the keys it takes, a body, and its success status. */
 export interface ProtectedRoute {
   method: string;
-  /** As registered: `:id` is a form's id, `:submissionId` one of its submissions, `:fileId` a file of it, `:keyId` a key, `:webhookId` and `:deliveryId` a webhook of the form and one of its deliveries, `:destinationId` a destination of it. */
+  /** As registered (`/api/forms/:id`): the name of its tests. */
   path: string;
+  /** As declared (`/api/forms/{id}`): each parameter is filled in from the world by PATH_VALUES. */
+  declaredPath: string;
   permission: Permission;
   /** A form-level key of the form in the path may call it (the operation's scope is `form`). */
   formKeys: boolean;
+  /** The declared example body, which the operation must accept in the world (its form ids made the world's). */
   body?: Record<string, unknown>;
   okStatus: number;
+}
+
+/** Every operation that takes a key, as its declaration gives it: the permission, who may call it, its example body, its success. */
+export function protectedRoutes(operations: readonly Operation[]): ProtectedRoute[] {
+  return operations
+    .filter((declared) => declared.scope !== "public")
+    .map((declared) => ({
+      method: declared.method,
+      path: routerPath(declared.path),
+      declaredPath: declared.path,
+      permission: declared.permission!,
+      formKeys: declared.scope === "form",
+      body: declared.body?.example,
+      okStatus: declared.ok.status,
+    }));
 }
 
 /** The standard world plus keys that the key routes can address. */
@@ -80,31 +99,42 @@ async function guardedWorld(t: TestApp): Promise<Guarded> {
 
 type Target = "own" | "otherAccount" | "otherMode";
 
+/**
+ * What each path parameter names in the world, for our own resources or another account's or mode's: a form,
+ * one of its submissions (the one with a file, on a file's path), a key, a webhook of the form and a delivery of it.
+ */
+const PATH_VALUES: Record<string, (w: Guarded, target: Target, path: string) => string> = {
+  id: (w, target) => ({ own: w.form, otherAccount: w.other.form, otherMode: w.testForm })[target].id,
+  submissionId: (w, target, path) =>
+    path.includes("{fileId}") ? w.withFile[target].submission : { own: w.submission, otherAccount: w.other.submission, otherMode: w.testSubmission }[target],
+  fileId: (w, target) => w.withFile[target].file,
+  keyId: (w, target) => ({ own: w.spareKeyId, otherAccount: w.otherAccountKeyId, otherMode: w.testModeKeyId })[target],
+  webhookId: (w, target) => w.webhooks[target].id,
+  deliveryId: (w, target) => w.webhooks[target].deliveryId,
+  destinationId: (w, target) => w.destinations[target],
+};
+
 /** The route's address in the world, pointing at our own resources or at another account's or mode's. */
 function urlOf(route: ProtectedRoute, w: Guarded, target: Target = "own"): string {
-  const form = { own: w.form, otherAccount: w.other.form, otherMode: w.testForm }[target];
-  const submission = { own: w.submission, otherAccount: w.other.submission, otherMode: w.testSubmission }[target];
-  const keyId = { own: w.spareKeyId, otherAccount: w.otherAccountKeyId, otherMode: w.testModeKeyId }[target];
-  if (route.path.includes(":fileId")) {
-    const { submission: holder, file } = w.withFile[target];
-    return route.path.replace(":id", form.id).replace(":submissionId", holder).replace(":fileId", file);
-  }
-  const webhook = w.webhooks[target];
-  return route.path
-    .replace(":id", form.id)
-    .replace(":submissionId", submission)
-    .replace(":keyId", keyId)
-    .replace(":webhookId", webhook.id)
-    .replace(":destinationId", w.destinations[target])
-    .replace(":deliveryId", webhook.deliveryId);
+  return route.declaredPath.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = PATH_VALUES[name];
+    if (!value) throw new Error(`the security world has nothing for the path parameter ${name}: give it a value in PATH_VALUES`);
+    return encodeURIComponent(value(w, target, route.declaredPath));
+  });
 }
 
-const addressesForm = (route: ProtectedRoute) => route.path.includes(":id");
-const addressesResource = (route: ProtectedRoute) => route.path.includes(":");
+/** The example body with the example's form ids (frm_…) made the world's form: an example speaks of a form of the document's. */
+function bodyOf(route: ProtectedRoute, w: Guarded): unknown {
+  if (route.body === undefined) return undefined;
+  return JSON.parse(JSON.stringify(route.body), (_, value: unknown) => (typeof value === "string" && /^frm_[0-9a-z]+$/.test(value) ? w.form.id : value));
+}
+
+const addressesForm = (route: ProtectedRoute) => route.declaredPath.includes("{id}");
+const addressesResource = (route: ProtectedRoute) => route.declaredPath.includes("{");
 
 async function call(w: Guarded, route: ProtectedRoute, options: { key?: string; authorization?: string; target?: Target } = {}) {
   const headers: Record<string, string> = options.authorization === undefined ? {} : { authorization: options.authorization };
-  const response = await w.t.request(route.method, urlOf(route, w, options.target), { key: options.key, headers, body: route.body });
+  const response = await w.t.request(route.method, urlOf(route, w, options.target), { key: options.key, headers, body: bodyOf(route, w) });
   const text = await response.text();
   const isJson = (response.headers.get("content-type") ?? "").startsWith("application/json") && text !== "";
   return { status: response.status, body: isJson ? (JSON.parse(text) as unknown) : text, response };
@@ -118,10 +148,10 @@ const keyWith = async (w: Guarded, permissions: Permission[], formId?: string) =
 
 const everyPermissionBut = (needed: Permission) => PERMISSIONS.filter((p) => p !== needed && p !== "admin");
 
-/** Runs `check` on a fresh world, closing it whatever happens. */
-function inWorld(name: string, check: (w: Guarded) => Promise<void>): void {
+/** Runs `check` on a fresh world (an app of `operations`, the API's by default), closing it whatever happens. */
+function inAppWorld(name: string, check: (w: Guarded) => Promise<void>, operations?: readonly Operation[]): void {
   test(name, async () => {
-    const t = await testApp();
+    const t = await testApp({ operations });
     try {
       await check(await guardedWorld(t));
     } finally {
@@ -134,7 +164,8 @@ function inWorld(name: string, check: (w: Guarded) => Promise<void>): void {
  * The security cases every protected route must pass (Unkey's runCommonRouteTests): who is refused with
  * 401, 403 or 404, and that a key with just the route's permission is let in.
  */
-export function runCommonRouteTests(route: ProtectedRoute): void {
+export function runCommonRouteTests(route: ProtectedRoute, operations?: readonly Operation[]): void {
+  const inWorld = (name: string, check: (w: Guarded) => Promise<void>) => inAppWorld(name, check, operations);
   describe(`${route.method} ${route.path}: security`, () => {
     inWorld("without a key: 401 unauthorized with WWW-Authenticate: Bearer", async (w) => {
       const answer = await call(w, route);

@@ -31,6 +31,13 @@ const CASES: RuleCase[] = [
     reason: "rule:blocked_words",
   },
   {
+    name: "an entry with punctuation, as the literal text (not folded into the word 'a' or 'c')",
+    rules: { blockedWords: ["(a+)+$", "c++"] },
+    hit: { message: "I code in C++ all day" },
+    miss: { message: "Via Grande is a street in Livorno, see http://a.example/1 or learn c and abc++" },
+    reason: "rule:blocked_words",
+  },
+  {
     name: "a blocked address",
     rules: { blockedEmails: ["bot@example.com"] },
     hit: { email: " Bot@Example.com " },

@@ -38,20 +38,20 @@ test("GET /api/forms/{id}/stats/daily: every day of the range, oldest first, 0 o
         since: "2026-11-19",
         until: "2026-11-22",
         days: [
-          { date: "2026-11-19", submissions: 0, spam: 0 },
-          { date: "2026-11-20", submissions: 1, spam: 1 },
-          { date: "2026-11-21", submissions: 0, spam: 0 },
-          { date: "2026-11-22", submissions: 0, spam: 1 },
+          { date: "2026-11-19", submissions: 0, spam: 0, views: 0 },
+          { date: "2026-11-20", submissions: 1, spam: 1, views: 0 },
+          { date: "2026-11-21", submissions: 0, spam: 0, views: 0 },
+          { date: "2026-11-22", submissions: 0, spam: 1, views: 0 },
         ],
       },
     });
     // A time within a day names that day; the slug reaches the form as its id does.
     const bySlug = await w.t.request("GET", `/api/forms/${w.form.slug}/stats/daily?since=2026-11-20T13:00:00Z&until=2026-11-20`, { key: w.admin });
-    expect((await bySlug.json()).days).toEqual([{ date: "2026-11-20", submissions: 1, spam: 1 }]);
+    expect((await bySlug.json()).days).toEqual([{ date: "2026-11-20", submissions: 1, spam: 1, views: 0 }]);
     // A span back from now names the day it falls on (now is 2026-11-23T12:00Z).
     expect((await get(w, "?since=2d&until=2026-11-22")).body.days).toEqual([
-      { date: "2026-11-21", submissions: 0, spam: 0 },
-      { date: "2026-11-22", submissions: 0, spam: 1 },
+      { date: "2026-11-21", submissions: 0, spam: 0, views: 0 },
+      { date: "2026-11-22", submissions: 0, spam: 1, views: 0 },
     ]);
   } finally {
     t.close();
@@ -83,7 +83,7 @@ test("a form-level key with read sees its own form's days", async () => {
   try {
     const w = await withDays(t);
     const key = await w.account.key({ type: "form", formId: w.form.id, permissions: ["read"] });
-    expect((await get(w, "?since=2026-11-20&until=2026-11-20", key)).body.days).toEqual([{ date: "2026-11-20", submissions: 1, spam: 1 }]);
+    expect((await get(w, "?since=2026-11-20&until=2026-11-20", key)).body.days).toEqual([{ date: "2026-11-20", submissions: 1, spam: 1, views: 0 }]);
   } finally {
     t.close();
   }

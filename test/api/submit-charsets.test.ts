@@ -75,3 +75,15 @@ test("multipart: each part is decoded by its own charset, else _charset_, else U
   });
   expect(invalid.status).toBe(400);
 });
+
+test("a multipart field name that is not UTF-8 is 400 invalid_body, not stored under U+FFFD; a UTF-8 one is kept", async () => {
+  const form = await f.form();
+  const multipart = (name: Uint8Array) =>
+    Buffer.concat([Buffer.from('--b\r\nContent-Disposition: form-data; name="'), name, Buffer.from('"\r\n\r\nhello\r\n--b--\r\n')]);
+  const headers = { accept: "application/json", "content-type": "multipart/form-data; boundary=b" };
+  const latin1 = await f.post(form.slug, { body: multipart(Buffer.from([0x4e, 0x61, 0x6d, 0xe9])), headers });
+  expect({ status: latin1.status, code: ((await latin1.json()) as { error: { code: string } }).error.code }).toEqual({ status: 400, code: "invalid_body" });
+  const utf8 = await f.post(form.slug, { body: multipart(Buffer.from("Namé")), headers });
+  expect(utf8.status).toBe(200);
+  expect((await f.stored(form.id)).map((s) => s.data)).toEqual([{ Namé: "hello" }]);
+});

@@ -75,3 +75,22 @@ test("a browser that did not ask for JSON gets a page listing the fields at faul
   expect(page).toContain('<li data-field="email">Your email: enter an email address such as ann@example.com.</li>');
   expect(page).toContain('<a href="https://site.example/contact">Go back</a>');
 });
+
+test("a date field takes only days of the calendar: 2026-02-30 and 31 April are refused, 29 February of a leap year kept", async () => {
+  const { id, slug } = await f.form({ fields: [{ name: "day", type: "date" }] });
+  const codes: Record<string, string | number> = {};
+  for (const day of ["2026-02-30", "2026-04-31", "2026-02-29", "2028-02-29", "2026-12-31", "2026-13-01", "2026-00-10"]) {
+    const answer = await f.post(slug, { body: `day=${day}`, headers: { ...urlencoded, accept: "application/json" } });
+    codes[day] = answer.status === 200 ? 200 : ((await answer.json()) as { errors: { code: string }[] }).errors[0]!.code;
+  }
+  expect(codes).toEqual({
+    "2026-02-30": "invalid_date",
+    "2026-04-31": "invalid_date",
+    "2026-02-29": "invalid_date",
+    "2028-02-29": 200,
+    "2026-12-31": 200,
+    "2026-13-01": "invalid_date",
+    "2026-00-10": "invalid_date",
+  });
+  expect((await f.stored(id)).map((s) => s.data.day)).toEqual(["2028-02-29", "2026-12-31"]);
+});

@@ -72,6 +72,30 @@ test("a browser's repeat is sent where the first went; a repeat with a new multi
   expect((await f.stored(form.id)).map((s) => s.data)).toEqual([{ name: "Ann" }, { name: "Bob" }]);
 });
 
+test("the same JSON fields in another order, nested ones included, are the same body: the first answer again, not 409", async () => {
+  const form = await f.form();
+  const first = await seen(
+    await f.post(form.slug, {
+      body: '{"email":"ann@example.com","message":"Hi","meta":{"a":1,"b":[1,2]}}',
+      headers: keyed("order-1", { ...json, "content-type": "application/json" }),
+    }),
+  );
+  const again = await seen(
+    await f.post(form.slug, {
+      body: '{"meta":{"b":[1,2],"a":1},"message":"Hi","email":"ann@example.com"}',
+      headers: keyed("order-1", { ...json, "content-type": "application/json" }),
+    }),
+  );
+  expect(again).toEqual({ ...first, replayed: "true" });
+  // A list's order is part of the data: that is another body.
+  const reordered = await f.post(form.slug, {
+    body: '{"email":"ann@example.com","message":"Hi","meta":{"a":1,"b":[2,1]}}',
+    headers: keyed("order-1", { ...json, "content-type": "application/json" }),
+  });
+  expect(reordered.status).toBe(409);
+  expect((await f.stored(form.id)).length).toBe(1);
+});
+
 test("the same key with a different body is 409 idempotency_key_reused; the key is per form", async () => {
   const form = await f.form();
   const other = await f.form();

@@ -85,6 +85,7 @@ export function formObject(overrides: Record<string, unknown> = {}) {
     confirmation: null,
     spamRules: null,
     spamFilter: { enabled: true, threshold: 0.6 },
+    page: { enabled: false, title: null, description: null, logoUrl: null, accentColor: null, submitLabel: null, thankYouMessage: null, language: null },
     notificationRoutes: [],
     ...overrides,
   };

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { runCli } from "../helpers/cli.ts";
 import type { ServerProcess } from "../helpers/server.ts";
@@ -29,6 +31,23 @@ test("the owner writes the email, previews it filled from a sample submission, s
   const formId = JSON.parse(made.stdout).id as string;
   await page.goto(`${server.url}/dashboard/forms/${formId}/settings`);
   const section = page.locator("section#confirmation");
+  // The form has no name field yet: the preview says what the mail will, no "Hello ," and no made-up name.
+  await Promise.all([page.waitForURL(/\/confirmation$/, WAIT), section.getByRole("button", { name: "Preview" }).click()]);
+  expect(await page.locator("#confirmation-preview-text").textContent()).toStartWith("Hello there,\n\nthank you for writing to Letters.");
+  await section.getByLabel("Text", { exact: true }).fill("Hello {{name}},\nwe got: {{message}}\n");
+  await Promise.all([page.waitForURL(/\/confirmation$/, WAIT), section.getByRole("button", { name: "Preview" }).click()]);
+  expect(await page.locator("#confirmation-preview-text").textContent()).toBe("Hello,\nwe got:\n");
+  const fieldsFile = join(server.dir, "fields.json");
+  writeFileSync(
+    fieldsFile,
+    JSON.stringify([
+      { name: "email", type: "text" },
+      { name: "name", type: "text" },
+      { name: "message", type: "textarea" },
+    ]),
+  );
+  expect((await runCli(["forms", "update", "letters", "--fields-file", fieldsFile, "--db", server.db])).code).toBe(0);
+  await page.goto(`${server.url}/dashboard/forms/${formId}/settings`);
   await section.getByLabel("Send a confirmation email").check();
   await section.getByLabel("Subject").fill("Welcome to {{form}}, {{name}}");
   await section.getByLabel("Text", { exact: true }).fill("Hello {{name}},\nwe got: {{message}}\n");

@@ -210,7 +210,11 @@ describe("the dashboard, as a new owner uses it", () => {
     await Promise.all([page.waitForURL(/\/dashboard\/keys$/, WAIT), page.getByRole("button", { name: "Create key" }).click()]);
     const key = (await page.locator("#new-key").textContent())!;
     expect(key).toMatch(/^sk_live_[0-9A-Za-z]{32,}$/);
-    expect(await page.getByRole("button", { name: "Copy" }).isVisible()).toBe(true);
+    expect(await page.getByRole("button", { name: "Copy", exact: true }).isVisible()).toBe(true);
+    // How to connect an assistant, with the key just made in the configuration it takes.
+    expect(JSON.parse((await page.locator("#mcp-http").textContent())!)).toEqual({
+      mcpServers: { formsvc: { type: "http", url: `${server.url}/mcp`, headers: { Authorization: `Bearer ${key}` } } },
+    });
     await expectAccessible(page);
     await screenshot(page, "keys-created");
     const forms = await fetch(`${server.url}/api/forms`, { headers: { authorization: `Bearer ${key}` } });

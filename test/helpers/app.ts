@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Operation } from "../../src/api/operation.ts";
 import { createApp, type App } from "../../src/app.ts";
 import { openStore } from "../../src/db/client.ts";
 import { Metrics } from "../../src/http/metrics.ts";
@@ -52,6 +53,8 @@ export async function testApp(
     webhooks?: WebhookOptions;
     captcha?: CaptchaOptions;
     trustProxy?: boolean;
+    /** The API's operations, or those and one a test adds (test/api/adding-an-endpoint.test.ts). */
+    operations?: readonly Operation[];
   } = {},
 ): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), "formsvc-test-"));
@@ -64,18 +67,21 @@ export async function testApp(
     { webhooks: options.webhooks ?? { allowPrivate: false, resolve: TEST_DNS } },
   );
   const logs: string[] = [];
-  const app = createApp({
-    services,
-    maxBody: options.maxBody ?? 1024 * 1024,
-    maxFileSize: options.maxFileSize,
-    trustProxy: options.trustProxy ?? false,
-    rateLimiter: new RateLimiter(options.rateLimit ?? 0, options.rateBurst ?? 10),
-    captcha: options.captcha,
-    log: {
-      request: (line) => logs.push(line),
-      error: (message, error, requestId) => logs.push(`${message}${requestId ? ` (request ${requestId})` : ""}: ${String(error)}`),
+  const app = createApp(
+    {
+      services,
+      maxBody: options.maxBody ?? 1024 * 1024,
+      maxFileSize: options.maxFileSize,
+      trustProxy: options.trustProxy ?? false,
+      rateLimiter: new RateLimiter(options.rateLimit ?? 0, options.rateBurst ?? 10),
+      captcha: options.captcha,
+      log: {
+        request: (line) => logs.push(line),
+        error: (message, error, requestId) => logs.push(`${message}${requestId ? ` (request ${requestId})` : ""}: ${String(error)}`),
+      },
     },
-  });
+    options.operations,
+  );
   return {
     app,
     services,
@@ -93,7 +99,7 @@ export async function testApp(
       }
       const response = await app.fetch(new Request(`${BASE}${path}`, init), { ip });
       // Every answer an API test receives is checked against the OpenAPI document: one that drifts fails its test.
-      await checkResponse(method, `${BASE}${path}`, response);
+      await checkResponse(method, `${BASE}${path}`, response, options.operations);
       return response;
     },
     async account(name = "test") {

@@ -41,12 +41,12 @@ export async function findChromium(): Promise<string> {
   }
 }
 
-/** A headless Chromium with a fresh profile; `close()` ends it and removes the profile. */
-export async function launchBrowser(): Promise<BrowserContext> {
+/** A headless Chromium with a fresh profile (JavaScript off with `javaScriptEnabled: false`); `close()` ends it and removes the profile. */
+export async function launchBrowser(options: { javaScriptEnabled?: boolean } = {}): Promise<BrowserContext> {
   const executablePath = await findChromium();
   const profile = mkdtempSync(join(tmpdir(), "formsvc-chromium-"));
   try {
-    const context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: ARGS });
+    const context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: ARGS, ...options });
     context.on("close", () => rmSync(profile, { recursive: true, force: true }));
     return context;
   } catch (error) {

@@ -1,5 +1,7 @@
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { OPERATIONS } from "../../src/api/index.ts";
+import type { Operation } from "../../src/api/operation.ts";
 import { buildDocument } from "../../src/openapi/document.ts";
 import { BASE } from "./app.ts";
 
@@ -17,17 +19,22 @@ interface State {
   templates: { path: string; pattern: RegExp; params: number }[];
 }
 
-// Built on first use (the schemas load zod on first use, so the build is async).
-let state: Promise<State> | null = null;
+// Built on first use (the schemas load zod on first use, so the build is async), once per list of operations:
+// the API's, or the API's and one a test adds.
+const states = new Map<readonly Operation[], Promise<State>>();
 const validators = new Map<string, ValidateFunction>();
 
-function load(): Promise<State> {
-  state ??= build();
+function load(operations: readonly Operation[] = OPERATIONS): Promise<State> {
+  let state = states.get(operations);
+  if (!state) {
+    state = build(operations);
+    states.set(operations, state);
+  }
   return state;
 }
 
-async function build(): Promise<State> {
-  const document = (await buildDocument({ serverUrl: BASE })) as Json;
+async function build(operations: readonly Operation[]): Promise<State> {
+  const document = (await buildDocument({ serverUrl: BASE, operations })) as Json;
   // Not strict: the schema being added is the whole document, whose OpenAPI keywords ajv does not know.
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
@@ -45,12 +52,13 @@ async function build(): Promise<State> {
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
 
-async function validate(ref: string, body: unknown): Promise<string | null> {
-  const { ajv } = await load();
-  let check = validators.get(ref);
+async function validate(ref: string, body: unknown, operations?: readonly Operation[]): Promise<string | null> {
+  const { ajv } = await load(operations);
+  // The API's own validators are kept; those of a document with a test's operation are made each time.
+  let check = operations ? undefined : validators.get(ref);
   if (!check) {
     check = ajv.compile({ $ref: `${DOC_ID}#/${ref}` });
-    validators.set(ref, check);
+    if (!operations) validators.set(ref, check);
   }
   if (check(body)) return null;
   return ajv.errorsText(check.errors, { separator: "\n  " });
@@ -61,9 +69,9 @@ const ERROR_SCHEMA = pointer("components", "schemas", "Error");
 /** Why `value` does not match the schema at `path` in the document (its JSON pointer's parts), or null when it does. */
 export const schemaProblem = (path: string[], value: unknown): Promise<string | null> => validate(pointer(...path), value);
 
-/** Throws when `response` (to `method` `url`) is not what the OpenAPI document says that operation answers. */
-export async function checkResponse(method: string, url: string, response: Response): Promise<void> {
-  const { document, templates } = await load();
+/** Throws when `response` (to `method` `url`) is not what the OpenAPI document (of `operations`: the API's by default) says that operation answers. */
+export async function checkResponse(method: string, url: string, response: Response, operations?: readonly Operation[]): Promise<void> {
+  const { document, templates } = await load(operations);
   const path = new URL(url).pathname;
   const where = `${method} ${path} answered ${response.status}`;
   const text = method === "HEAD" ? "" : await response.clone().text();
@@ -83,7 +91,7 @@ export async function checkResponse(method: string, url: string, response: Respo
     if (!template && !path.startsWith("/api/")) return;
     if (![404, 405].includes(response.status)) throw new Error(`${where}, but the OpenAPI document has no such operation`);
     if (media === "application/json") {
-      const problem = await validate(ERROR_SCHEMA, parse());
+      const problem = await validate(ERROR_SCHEMA, parse(), operations);
       if (problem) throw new Error(`${where} with a body that is not the error shape:\n  ${problem}`);
     }
     return;
@@ -105,6 +113,7 @@ export async function checkResponse(method: string, url: string, response: Respo
   const problem = await validate(
     pointer("paths", template!.path, verb, "responses", String(response.status), "content", "application/json", "schema"),
     parse(),
+    operations,
   );
   if (problem) throw new Error(`${where} with a body that does not match the OpenAPI document:\n  ${problem}\n  body: ${text.slice(0, 500)}`);
 }

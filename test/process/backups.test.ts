@@ -1,13 +1,14 @@
 import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../../src/app.ts";
-import type { BackupStatus } from "../../src/workers/backups.ts";
+import { openStore } from "../../src/db/client.ts";
+import { type BackupStatus, startBackups } from "../../src/workers/backups.ts";
 import { RateLimiter } from "../../src/http/rate-limit.ts";
 import { BASE, testApp } from "../helpers/app.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runInProcess as runCli } from "../helpers/fake-io.ts";
 import { startS3Server } from "../helpers/s3.ts";
 import { startServerProcess } from "../helpers/server.ts";
 
@@ -65,7 +66,9 @@ test("serve backs up on a schedule to a folder and a bucket, keeps N of each, sh
   }
   expect(s3.log.filter((line) => line.startsWith("PUT ")).length).toBeGreaterThanOrEqual(5);
   expect(s3.log.filter((line) => line.startsWith("DELETE ")).length).toBeGreaterThanOrEqual(2);
-  const local = readdirSync(folder).sort();
+  const local = readdirSync(folder)
+    .filter((name) => name.endsWith(".db"))
+    .sort();
   expect(local).toHaveLength(3);
   for (const name of local) expect(name).toMatch(/^formsvc-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z\.db$/);
   expect([...s3.objects.keys()].sort()).toEqual(local.map((name) => `formsvc/daily/${name}`));
@@ -120,6 +123,52 @@ test("a restart shows the last backup the folder holds; bad backup settings are 
   });
   const badEvery = await runCli(["serve", "--port", "0", "--db", join(dir, "x.db"), "--backup-dir", folder, "--backup-every", "daily"]);
   expect(badEvery.stderr).toBe('formsvc: backup-every must be a duration such as 90s, 15m, 24h or 7d, at most 366d, not "daily"\n');
+});
+
+test("rotation goes by what was made, not by names: copies named in the future neither push new ones out nor pass for the last", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "formsvc-backups-"));
+  dirs.push(dir);
+  const folder = join(dir, "backups");
+  const store = await openStore(join(dir, "formsvc.db"));
+  // Copies a clock that was ahead left behind, and one dropped in by hand.
+  mkdirSync(folder);
+  const future = ["formsvc-2099-01-01T00-00-00.000Z.db", "formsvc-2098-06-01T00-00-00.000Z.db"];
+  for (const name of future) writeFileSync(join(folder, name), "an old copy");
+  const lines: string[] = [];
+  let clock = Date.parse("2026-11-27T03:00:00Z");
+  const backups = startBackups(store, {
+    dir: folder,
+    everyMs: 24 * 3_600_000,
+    keep: 2,
+    s3: null,
+    log: { line: (text) => lines.push(text), error: (message) => lines.push(message) },
+    now: () => clock,
+  });
+  try {
+    // Nothing this schedule made yet, and a name in the future is no last backup.
+    expect(backups.status()).toMatchObject({ lastSuccessAt: null, lastFile: null });
+    const made: string[] = [];
+    for (let day = 0; day < 3; day++) {
+      await backups.backUpNow();
+      const status = backups.status();
+      made.push(status.lastFile!);
+      expect({ error: status.lastError, at: status.lastSuccessAt, there: existsSync(status.lastFile!) }).toEqual({ error: null, at: clock, there: true });
+      clock += 24 * 3_600_000;
+    }
+    // The last two made are kept; the older copies, whatever their names, went first.
+    const kept = readdirSync(folder)
+      .filter((name) => name.endsWith(".db"))
+      .sort();
+    expect(kept).toEqual(made.slice(1).map((path) => path.slice(folder.length + 1)));
+  } finally {
+    await backups.stop();
+  }
+  // A restart shows the copy made last, not the one whose name sorts last.
+  writeFileSync(join(folder, future[0]!), "dropped in by hand");
+  const again = startBackups(store, { dir: folder, everyMs: 24 * 3_600_000, keep: 2, s3: null, log: { line: () => {}, error: () => {} }, now: () => clock });
+  expect(again.status()).toMatchObject({ lastSuccessAt: clock - 24 * 3_600_000, lastFile: expect.stringContaining("formsvc-2026-11-29T03-00-00.000Z.db") });
+  await again.stop();
+  store.close();
 });
 
 test("the dashboard's account page shows the schedule, the last good copy and a failure", async () => {

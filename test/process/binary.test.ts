@@ -2,8 +2,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ROOT } from "../helpers/cli.ts";
-import pkg from "../../package.json" with { type: "json" };
 
 // The compiled binary, built once for this file, copied alone into an empty directory outside the
 // repository and run with a PATH that holds neither node nor bun: what a user who downloads it has.
@@ -85,6 +86,13 @@ test("dist/formsvc runs alone from an empty directory: serve, keys, forms, a pos
   const listed = await formsvc("submissions", "list", "contact", "--since", "1h", ...remote);
   expect(listed).toEqual({ code: 0, stdout: expect.stringMatching(new RegExp(`^${id}\\t\\S+Z\\tunread\\tada@example.com\\tAda\\n$`)), stderr: "" });
   expect(await formsvc("submissions", "list", "contact", "--since", "1h")).toEqual(listed);
+
+  // The MCP SDK is in the binary too, loaded by the first request to /mcp.
+  const client = new Client({ name: "binary-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  const got = (await client.callTool({ name: "getForm", arguments: { id: "contact" } })) as { content: { text: string }[] };
+  expect(JSON.parse(got.content[0]!.text)).toMatchObject({ slug: "contact" });
+  await client.close();
 });
 
 test("the binary runs every other command too", async () => {
@@ -95,7 +103,7 @@ test("the binary runs every other command too", async () => {
   };
   // The build embeds the commit it was made from, so that two builds of one version can be told apart.
   const head = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { cwd: ROOT }).stdout.toString().trim();
-  expect(await ok("version")).toMatch(new RegExp(`^formsvc ${pkg.version} \\(commit ${head}(-dirty)?, bun \\S+, linux-\\w+\\)\n$`));
+  expect(await ok("version")).toMatch(new RegExp(`^formsvc dev \\(commit ${head}(-dirty)?, bun \\S+, linux-\\w+, schema \\d+\\)\n$`));
   expect(await ok("--help")).toContain("Exit codes:");
   expect(await ok("accounts", "list")).toContain("default");
   expect(await ok("keys", "list")).toContain("admin");
@@ -106,6 +114,10 @@ test("the binary runs every other command too", async () => {
   expect(await ok("submissions", "get", "contact", sub)).toContain("data.email\tada@example.com");
   await ok("submissions", "mark", "contact", sub, "--read", "--star");
   expect(await ok("submissions", "export", "contact", "--format", "csv")).toStartWith("id,createdAt,email,name\n");
+  // The forms file: pulled, then planned against the same instance, which it matches (a file outside the run directory).
+  const pulled = join(mkdtempSync(join(tmpdir(), "formsvc-pulled-")), "formsvc.json");
+  await Bun.write(pulled, await ok("pull"));
+  expect(await formsvc("plan", "-f", pulled)).toEqual({ code: 0, stdout: "", stderr: "No changes: the forms are as the file says.\n" });
   expect(await ok("dashboard", "link")).toMatch(/\/dashboard\/setup\?token=\w+\n$/);
   expect(await ok("users", "list")).toBe("");
   await ok("backup", "copy.db");

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
-import { runCli } from "../helpers/cli.ts";
+import { runInProcess as runCli } from "../helpers/fake-io.ts";
 import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
 
 // A fake siteverify on loopback stands in for each provider: it knows one secret and one good token, as the

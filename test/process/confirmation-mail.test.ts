@@ -119,7 +119,7 @@ test("hostile values (CR/LF, Bcc:, HTML, a URL, 10 KB) change no header and add 
   // The same headers as a harmless post's, no more: nothing was injected.
   const names = (mail: ReceivedMail) => mail.headers.map(([n]) => n.toLowerCase()).filter((n) => !["message-id", "date"].includes(n));
   expect(names(attacked!)).toEqual(names(plain!));
-  expect(attacked!.subject).toBe(`Thanks for writing to Acme, Eve Bcc: victim[@]target.example X-Injected: yes`);
+  expect(attacked!.subject).toBe(`Thanks for writing to Acme, Eve Bcc: victim[@]target[.]example X-Injected: yes`);
   expect(header(attacked!, "Subject")[0]).not.toMatch(/[\r\n]\S/);
   expect(
     sink
@@ -133,10 +133,10 @@ test("hostile values (CR/LF, Bcc:, HTML, a URL, 10 KB) change no header and add 
   expect(text).not.toContain("@evil.example");
   expect(text).not.toContain("www.evil.example");
   expect(text).toContain('<a href="hxxps://evil[.]example/win">Claim</a>');
-  expect(text).toContain("Bcc: victim2[@]target.example");
+  expect(text).toContain("Bcc: victim2[@]target[.]example");
   // Each value is cut to 500 characters: the 10 KB became a short email.
   expect(text.length).toBeLessThan(TEMPLATE.text.length + 2 * 600);
-  expect(text.startsWith("Hello Eve\nBcc: victim[@]target.example\nX-Injected: yes,\n\nwe received your message:\n")).toBe(true);
+  expect(text.startsWith("Hello Eve\nBcc: victim[@]target[.]example\nX-Injected: yes,\n\nwe received your message:\n")).toBe(true);
   expect(text.endsWith("\n\nThe Acme team\n")).toBe(true);
 });
 

@@ -22,8 +22,10 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-// Short timeouts make short leases: an item a killed instance held is due again within about two seconds.
-const ENV = { FORMSVC_MAIL_TIMEOUT_MS: "200", FORMSVC_WEBHOOK_TIMEOUT_MS: "500", FORMSVC_MAIL_RETRY_BASE_MS: "200" };
+// A short lease brings an item a killed instance held back within three seconds; the senders' timeouts stay
+// long (their defaults), so that a receiver slowed by a busy machine is never taken for a failed one (and sent
+// the same event again).
+const ENV = { FORMSVC_OUTBOX_LEASE_MS: "3000", FORMSVC_MAIL_RETRY_BASE_MS: "200" };
 
 /** Starts `count` instances at once on a new database, as a service manager would start them. */
 export async function startCluster(count: number, driver: "sqlite" | "libsql"): Promise<Cluster> {

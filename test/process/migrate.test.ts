@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrations } from "../../src/db/migrations/index.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runInProcess as runCli } from "../helpers/fake-io.ts";
 import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
 
 const dirs: string[] = [];

@@ -1,6 +1,6 @@
 import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
-import { runCli } from "../helpers/cli.ts";
+import { runInProcess as runCli } from "../helpers/fake-io.ts";
 import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
 import { freePort, startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
 

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../helpers/cli.ts";
@@ -55,6 +55,7 @@ describe("formsvc restore", () => {
       schema: expect.any(Number),
       forms: 1,
       submissions: 2,
+      walFolded: 0,
       integrity: "ok",
     });
     expect(restored.stderr).toContain(`Restored ${backup} to ${server.db}: 1 forms, 2 submissions`);
@@ -70,6 +71,64 @@ describe("formsvc restore", () => {
     await again.stop();
     // The database it replaced is kept, whole, with the rows the crash left in its WAL.
     expect(await names(report.replaced)).toEqual(["Ann", "Bob", "Cy", "Di"]);
+  });
+
+  test("a copy taken while the server ran (the file and its -wal) comes back whole: the WAL is folded in", async () => {
+    const server = await serve();
+    expect((await runCli(["forms", "create", "--name", "Contact", "--slug", "contact", "--db", server.db])).code).toBe(0);
+    const sent = Array.from({ length: 250 }, (_, i) => `n${i}`);
+    for (let i = 0; i < sent.length; i += 25) await Promise.all(sent.slice(i, i + 25).map((name) => post(server, name)));
+    // A crash-consistent snapshot: both files as they are on disk while the server runs (and writes nothing).
+    const snapshot = join(server.dir, "snapshot.db");
+    copyFileSync(server.db, snapshot);
+    copyFileSync(`${server.db}-wal`, `${snapshot}-wal`);
+    await server.stop();
+    // The main file alone lacks what the WAL holds: this copy tests the fold, not a checkpointed file.
+    const alone = join(server.dir, "alone.db");
+    copyFileSync(snapshot, alone);
+    const partial = new Database(alone, { readonly: true });
+    expect((partial.prepare("SELECT count(*) AS n FROM submissions").get() as { n: number }).n).toBeLessThan(250);
+    partial.close();
+
+    const target = join(server.dir, "restored.db");
+    const restored = await runCli(["restore", snapshot, "--db", target, "--yes", "--json"]);
+    expect(restored.code).toBe(0);
+    expect(JSON.parse(restored.stdout)).toMatchObject({ submissions: 250, walFolded: statSync(`${snapshot}-wal`).size });
+    expect(restored.stderr).toContain("Its -wal (");
+    expect(existsSync(`${target}-wal`)).toBe(false);
+    expect(await names(target)).toEqual(sent);
+    // The backup and its -wal are left as they were.
+    expect(
+      readdirSync(server.dir)
+        .filter((name) => name.startsWith("snapshot"))
+        .sort(),
+    ).toEqual(["snapshot.db", "snapshot.db-wal"]);
+  });
+
+  test("refuses a backup whose schema is not formsvc's: an extra trigger, a dropped table", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "formsvc-restore-"));
+    dirs.push(dir);
+    const db = join(dir, "formsvc.db");
+    expect((await runCli(["forms", "create", "--name", "Contact", "--slug", "contact", "--db", db])).code).toBe(0);
+    const altered = (name: string, sql: string) => {
+      const path = join(dir, name);
+      copyFileSync(db, path);
+      const file = new Database(path);
+      file.exec(sql);
+      file.close();
+      return path;
+    };
+    const trigger = altered("trigger.db", "CREATE TRIGGER blank AFTER INSERT ON submissions BEGIN UPDATE submissions SET data = '{}' WHERE id = new.id; END");
+    expect(await runCli(["restore", trigger, "--db", db, "--yes"])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `formsvc: ${trigger} is not a database as formsvc makes it (it has a trigger blank that formsvc does not make): restore another backup\n`,
+    });
+    const dropped = altered("dropped.db", "DROP TABLE notifications");
+    const onDropped = await runCli(["restore", dropped, "--db", db, "--yes"]);
+    expect(onDropped.code).toBe(1);
+    expect(onDropped.stderr).toBe(`formsvc: ${dropped} is not a database as formsvc makes it (it has no table notifications): restore another backup\n`);
+    expect(await names(db)).toEqual([]);
   });
 
   test("refuses while a server holds the database, and changes nothing", async () => {

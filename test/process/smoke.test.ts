@@ -1,4 +1,7 @@
 import { afterEach, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { testApp, type TestApp } from "../helpers/app.ts";
 import { runCli } from "../helpers/cli.ts";
 import { startServerProcess } from "../helpers/server.ts";
@@ -32,5 +35,27 @@ test("the real server process answers, and the CLI mints a key on its database",
     expect(await forms.json()).toEqual({ forms: [] });
   } finally {
     await server.stop();
+  }
+});
+
+// The CLI's commands are tested in-process (test/cli/); these few runs are of the real program.
+test("the real CLI runs a command after global options, even a value named like a command", async () => {
+  // Each start builds only the command it runs: the database file here is named "serve".
+  const cwd = mkdtempSync(join(tmpdir(), "formsvc-named-"));
+  try {
+    expect((await runCli(["--db", "serve", "forms", "create", "--name", "Contact", "--slug", "contact"], { cwd })).code).toBe(0);
+    const forms = await runCli(["--db", "serve", "--json", "forms", "list"], { cwd });
+    expect({ code: forms.code, slugs: JSON.parse(forms.stdout).map((form: { slug: string }) => form.slug), stderr: forms.stderr }).toEqual({
+      code: 0,
+      slugs: ["contact"],
+      stderr: "",
+    });
+    expect(await runCli(["--db", "serve", "froms", "list"], { cwd })).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "formsvc: unknown command 'froms' (Did you mean forms?) (see --help)\n",
+    });
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
   }
 });

@@ -117,15 +117,16 @@ test("a local command on a SQLite file loads no libSQL client, HTTP client, mail
   ).toEqual(NOTHING);
 });
 
-test("serve without an SMTP server loads no nodemailer, libSQL client, CSV code or zod", () => {
+test("serve without an SMTP server loads no nodemailer, libSQL client, CSV code, zod or QR code maker", () => {
   // The sender, loaded only with an SMTP URL, is where nodemailer's sockets come in.
   expect(loadedWith(chunkOf("src/workers/mail-sender.ts")).builtins).toEqual(expect.arrayContaining(["net", "tls"]));
   expect(
     heavyLoadedWith(chunkOf("src/server.ts"), {
       // zod (4 to 7 MB of resident memory) loads with the first request that validates a body; the OpenAPI
       // document and the /docs page are built on their first request.
-      packages: ["nodemailer", "@libsql", "csv-stringify", "zod", "swagger-ui-dist"],
-      sources: ["src/workers/mail-sender.ts", "src/openapi/"],
+      // The QR code's maker loads with the dashboard's first QR code; MCP and the forms file with their first request.
+      packages: ["nodemailer", "@libsql", "csv-stringify", "zod", "swagger-ui-dist", "@modelcontextprotocol", "qrcode"],
+      sources: ["src/workers/mail-sender.ts", "src/openapi/", "src/mcp/", "src/forms-as-code/"],
       builtins: ["net", "tls", "dns"],
     }),
   ).toEqual(NOTHING);

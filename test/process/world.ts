@@ -4,7 +4,6 @@ import { runCli, type RunResult } from "../helpers/cli.ts";
 import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
 
 export type Mode = "local" | "remote";
-export const MODES: readonly Mode[] = ["local", "remote"];
 
 /** A real server with an admin key, and the CLI run against it in either mode. */
 export interface CliWorld {

@@ -30,7 +30,7 @@ test("the generated client types (test/generated/api-types.ts) were made from do
 });
 
 test("every route of the API is in the document; the rest are pages for people", async () => {
-  const pages = ["GET /", "GET /thanks", "OPTIONS /thanks", "GET /f/{slug}", "GET /docs", "GET /docs/{asset}", "GET /confirm/{token}"];
+  const pages = ["GET /", "GET /thanks", "OPTIONS /thanks", "GET /docs", "GET /docs/{asset}", "GET /confirm/{token}"];
   const registered = (await registeredRoutes()).map((r) => r.replace(/:(\w+)/g, "{$1}")).filter((r) => !pages.includes(r));
   const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`));
   expect(registered.toSorted()).toEqual(documented.toSorted());
@@ -111,6 +111,7 @@ describe("an answer that drifts from the document fails the test that receives i
     confirmation: null,
     spamRules: null,
     spamFilter: { enabled: true, threshold: 0.6 },
+    page: { enabled: false, title: null, description: null, logoUrl: null, accentColor: null, submitLabel: null, thankYouMessage: null, language: null },
     notificationRoutes: [],
   };
   const check = (status: number, body: unknown, url = `${BASE}/api/forms/${form.id}`) => checkResponse("GET", url, Response.json(body, { status }));

@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { BackupStatus } from "../../workers/backups.ts";
+import { buildInfo, type UpdateCheck } from "../../lib/release.ts";
 import type { Session } from "../../services/people/users.ts";
 import { Csrf, Field, Layout, Notice } from "./layout.tsx";
 
@@ -100,7 +101,39 @@ export function MessagePage({
   );
 }
 
-/** The signed-in user: change the password (which signs out every other session). */
+/** The Account page's update check: the release address's answer, or why there is none. */
+export type UpdateAnswer = { check: UpdateCheck; error?: undefined } | { check?: undefined; error: string };
+
+/** The running version, and (with --update-check) a button that asks the release address for a newer one. */
+function VersionCard({ enabled, update }: { enabled: boolean; update?: UpdateAnswer }) {
+  const info = buildInfo();
+  const check = update?.check;
+  return (
+    <section class="card" id="version">
+      <h2>Version</h2>
+      <p>
+        formsvc {info.version === "dev" ? "development build" : info.version} ({info.os}-{info.arch})
+      </p>
+      {check ? (
+        <p>
+          {check.newer
+            ? `formsvc ${check.available} is available (this server runs ${check.current}). On the server: sudo formsvc update --yes --restart`
+            : `Up to date: ${check.available} is the newest release at ${check.from}.`}
+        </p>
+      ) : null}
+      {update?.error ? <p class="error">{update.error}</p> : null}
+      {enabled ? (
+        <form method="get" action="/dashboard/account#version">
+          <input type="hidden" name="check" value="update" />
+          <button type="submit">Check for a newer version</button>
+        </form>
+      ) : (
+        <p class="muted">This server does not ask for newer versions (serve --update-check turns on a button here). On the server: formsvc update --check</p>
+      )}
+    </section>
+  );
+}
+
 /** The server's backup schedule and its last result. */
 function BackupCard({ backup }: { backup: BackupStatus }) {
   return (
@@ -116,16 +149,23 @@ function BackupCard({ backup }: { backup: BackupStatus }) {
   );
 }
 
+/** The signed-in user: the server's backups and version, and a change of password (which signs out every other session). */
 export function AccountPage({
   session,
   errors = {},
   notice,
   backup = null,
+  update,
+  updateCheck = false,
 }: {
   session: Session;
   errors?: Errors;
   notice?: string;
   backup?: BackupStatus | null;
+  /** The answer of a check the user asked for. */
+  update?: UpdateAnswer;
+  /** Whether the server may ask the release address (--update-check). */
+  updateCheck?: boolean;
 }) {
   return (
     <Layout title="Account" session={session} section="account">
@@ -136,6 +176,7 @@ export function AccountPage({
         <p class="muted">Sessions end after 14 days without use, on sign-out, and when the password changes.</p>
       </section>
       {backup ? <BackupCard backup={backup} /> : null}
+      <VersionCard enabled={updateCheck} update={update} />
       <section class="card">
         <h2>Change password</h2>
         <form method="post" action="/dashboard/account/password">

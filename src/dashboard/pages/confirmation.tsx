@@ -21,7 +21,8 @@ export interface ConfirmationInput {
   perFormDaily: string;
 }
 
-const DEFAULT_TEXT = "Hello {{name}},\n\nthank you for writing to {{form}}. We received your message and will answer soon.\n";
+// {{name|there}}: a form without a name field still reads "Hello there,".
+const DEFAULT_TEXT = "Hello {{name|there}},\n\nthank you for writing to {{form}}. We received your message and will answer soon.\n";
 
 /** The inputs of a form's saved setting, or a starting point when it has none. */
 export function confirmationInput(confirmation: Confirmation | null): ConfirmationInput {
@@ -57,9 +58,12 @@ export function confirmationBody(input: ConfirmationInput): Record<string, unkno
   };
 }
 
-/** A made-up submission of this form: each of its fields filled with a sample, the address field with an address. */
+/**
+ * A made-up submission of this form: each of its fields (declared or seen) filled with a sample, the address
+ * field with an address. Only the form's own fields: a placeholder naming another reads as the mail will.
+ */
 function sampleData(form: Form, fields: string[], addressField: string): Record<string, unknown> {
-  const names = new Set([...fields, addressField, "name", "message"]);
+  const names = new Set([...form.fields.map((field) => field.name), ...fields, addressField]);
   return Object.fromEntries(
     [...names].map((name) => [
       name,
@@ -112,7 +116,13 @@ export function confirmationSection(props: {
           </p>
           {check("enabled", "Send a confirmation email")}
           <Field label="Address field" name="field" value={input.field} hint="The field that holds the recipient's address." error={errors.field} />
-          <Field label="Subject" name="subject" value={input.subject} hint="Placeholders: {{field}}, {{form}}, {{date}}." error={errors.subject} />
+          <Field
+            label="Subject"
+            name="subject"
+            value={input.subject}
+            hint="Placeholders: {{field}}, {{form}}, {{date}}; {{field|text}} gives text when a submission lacks the field."
+            error={errors.subject}
+          />
           <Field label="Text" name="text" value={input.text} multiline hint="Plain text, with the same placeholders." error={errors.text} />
           <Field label="From" name="fromName" value={input.fromName} hint="The sender name shown. Empty: the server's own." error={errors.fromName} />
           <Field label="Reply-To" name="replyTo" type="email" value={input.replyTo} hint="Where answers go. Empty: none." error={errors.replyTo} />

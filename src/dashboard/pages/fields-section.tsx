@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { FIELD_TYPES, type FieldRule, type Form, OTHER_FIELDS } from "../../domain/types.ts";
 import { ApiError } from "../../errors.ts";
+import { MAX_HINT } from "../../services/submissions/fields.ts";
 import type { Session } from "../../services/people/users.ts";
 import { Csrf, Field, Notice, ScrollTable } from "./layout.tsx";
 import type { SettingsSection } from "./settings.tsx";
@@ -11,6 +12,8 @@ type Errors = Record<string, string | undefined>;
 export interface FieldRow {
   name: string;
   label: string;
+  /** The line the form's page shows under the input. */
+  hint: string;
   type: string;
   required: boolean;
   minLength: string;
@@ -32,13 +35,14 @@ export interface FieldsInput {
   otherFields: string;
 }
 
-const KEYS = ["name", "label", "type", "minLength", "maxLength", "min", "max", "pattern", "options"] as const;
+const KEYS = ["name", "label", "hint", "type", "minLength", "maxLength", "min", "max", "pattern", "options"] as const;
 /** At most this many rows are read from a post: the service allows 200 fields, a few more show its own error. */
 const MAX_ROWS = 210;
 
 const blank = (): FieldRow => ({
   name: "",
   label: "",
+  hint: "",
   type: "text",
   required: false,
   minLength: "",
@@ -59,6 +63,7 @@ export function fieldsInput(form: Form): FieldsInput {
       ...blank(),
       name: rule.name,
       label: rule.label ?? "",
+      hint: rule.hint ?? "",
       type: rule.type,
       required: rule.required ?? false,
       minLength: text(rule.minLength),
@@ -115,6 +120,7 @@ export function fieldsPatch(input: FieldsInput): { patch: { fields: unknown[]; o
       .filter(Boolean);
     const rule: Record<string, unknown> = { name: row.name.trim(), type: row.type };
     if (row.label.trim()) rule.label = row.label.trim();
+    if (row.hint.trim()) rule.hint = row.hint.trim();
     if (row.required) rule.required = true;
     for (const key of ["minLength", "maxLength", "min", "max"] as const) {
       const value = numberOf(row[key]);
@@ -205,6 +211,7 @@ function RuleRow({ row, index, errors }: { row: FieldRow; index: number; errors:
       {row.saved ? <input type="hidden" name={at("saved")} value="true" /> : null}
       {input("name", "Field name", "As the input's name attribute sends it.")}
       {input("label", "Label", "Used in error messages. Empty: the field name.")}
+      {input("hint", "Hint", `Shown under the input on the form's page; at most ${MAX_HINT} characters.`)}
       <Choice name={at("type")} label="Type" value={row.type} choices={FIELD_TYPES} error={errors[at("type")]} />
       {input("minLength", "Min length")}
       {input("maxLength", "Max length")}

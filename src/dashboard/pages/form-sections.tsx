@@ -126,6 +126,13 @@ export function captchaSection({ session, form, errors }: SectionContext): Setti
           hint={current ? "Kept as it is when left empty; never shown again once saved." : "The provider's secret key; never shown again once saved."}
           error={errors["captcha.secret"] ?? errors.secret}
         />
+        <Field
+          label="Site key"
+          name="siteKey"
+          value={form.captcha && "siteKey" in form.captcha ? (form.captcha.siteKey ?? "") : ""}
+          hint="The provider's public site key: the form's own page shows the provider's widget with it."
+          error={errors["captcha.siteKey"]}
+        />
         <div class="actions">
           <button type="submit">Save captcha</button>
         </div>

@@ -2,6 +2,7 @@
 import type { Form } from "../../domain/types.ts";
 import type { ApiKey, NewApiKey } from "../../services/keys.ts";
 import type { Session } from "../../services/people/users.ts";
+import { AssistantSetup } from "./assistant.tsx";
 import { CopyButton, Csrf, Field, Layout, Notice, ScrollTable, Time } from "./layout.tsx";
 
 export interface KeyInput {
@@ -15,6 +16,8 @@ export interface KeysProps {
   session: Session;
   keys: ApiKey[];
   forms: Form[];
+  /** The server's address, for the assistant's configuration. */
+  baseUrl: string;
   created?: NewApiKey | null;
   input?: KeyInput;
   errors?: Record<string, string | undefined>;
@@ -24,7 +27,7 @@ export interface KeysProps {
 const PERMISSIONS = ["read", "write", "delete", "admin"] as const;
 
 /** API keys: the list (never a secret), a new key shown once, revoke. */
-export function KeysPage({ session, keys, forms, created, input = {}, errors = {}, notice }: KeysProps) {
+export function KeysPage({ session, keys, forms, baseUrl, created, input = {}, errors = {}, notice }: KeysProps) {
   const formName = (id: string | null) => (id ? (forms.find((f) => f.id === id)?.name ?? id) : "");
   const chosen = input.permissions ?? [];
   return (
@@ -160,6 +163,7 @@ export function KeysPage({ session, keys, forms, created, input = {}, errors = {
           </div>
         </form>
       </section>
+      <AssistantSetup baseUrl={baseUrl} apiKey={created?.key ?? null} />
     </Layout>
   );
 }

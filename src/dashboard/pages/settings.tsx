@@ -117,6 +117,8 @@ export interface SettingsProps {
   notice?: string;
   /** Sections added after the built-in ones, before the danger zone. */
   extra?: SettingsSection[];
+  /** More ways to put the form on a site, beside the snippets (the form's page, its QR code, the embed). */
+  share?: Child;
 }
 
 /**
@@ -126,6 +128,7 @@ export interface SettingsProps {
 const SECTION_ORDER = [
   "general",
   "fields",
+  "page",
   "captcha",
   "spam",
   "files",
@@ -155,7 +158,7 @@ export function Facts({ facts }: { facts: [string, string][] }) {
 }
 
 /** A form's settings: every field, the snippet, a test submission, and deletion with typed confirmation. */
-export function SettingsPage({ session, form, input, errors = {}, notice, extra = [] }: SettingsProps) {
+export function SettingsPage({ session, form, input, errors = {}, notice, extra = [], share }: SettingsProps) {
   const base = `/dashboard/forms/${form.id}`;
   const snippet = (
     <div>
@@ -172,6 +175,7 @@ export function SettingsPage({ session, form, input, errors = {}, notice, extra 
         <code id="snippet-fetch">{snippetFetch(form)}</code>
       </pre>
       <CopyButton target="snippet-fetch" label="Copy script" />
+      {share}
     </div>
   );
   const sections: SettingsSection[] = [

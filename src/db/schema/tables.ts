@@ -88,6 +88,10 @@ export const forms = sqliteTable(
     /** Whether the account's learning filter judges this form's submissions, and from which score (null: the default). */
     spamFilterEnabled: integer("spam_filter_enabled", { mode: "boolean" }).notNull().default(true),
     spamFilterThreshold: real("spam_filter_threshold"),
+    /** JSON of the form's own page and embed (docs/api.md, "The form's page"), or null: disabled. */
+    page: text("page"),
+    /** A third-party captcha's public site key, which the page and the embed render its widget with. */
+    captchaSiteKey: text("captcha_site_key"),
     /** JSON [{to, when}]: a submission is mailed to the first route it matches, else to notificationEmail; null: none. */
     notificationRoutes: text("notification_routes"),
     createdAt: millis("created_at"),
@@ -154,6 +158,32 @@ export const submissionDays = sqliteTable(
     starredCount: integer("starred_count").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.formId, t.day] })],
+);
+
+/** Views of a form's page and embed per UTC day: each visitor counted once a day (services/page-views.ts). */
+export const formViews = sqliteTable(
+  "form_views",
+  {
+    formId: text("form_id")
+      .notNull()
+      .references(() => forms.id, { onDelete: "cascade" }),
+    day: integer("day").notNull(),
+    views: integer("views").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.formId, t.day] })],
+);
+
+/** Today's visitors of each form, as keyed hashes (the key changes daily); earlier days are deleted. */
+export const formVisitors = sqliteTable(
+  "form_visitors",
+  {
+    formId: text("form_id")
+      .notNull()
+      .references(() => forms.id, { onDelete: "cascade" }),
+    day: integer("day").notNull(),
+    visitor: text("visitor").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.formId, t.day, t.visitor] }), index("form_visitors_day").on(t.day)],
 );
 
 /** The outbox of notification emails: written with the submission, sent by the server's sender, kept as a record. */

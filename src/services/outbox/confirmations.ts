@@ -162,19 +162,21 @@ export interface ConfirmationValues {
 /**
  * The values of a submission's confirmation, or null when the form sends none. `link` makes the double opt-in
  * link of a submission, valid until a time (ms); it is asked only for a submission that awaits its opt-in.
+ * `language` is the visitor's, for the words formsvc adds.
  */
 export function confirmationValues(
   form: ConfirmingForm,
   row: Pick<SubmissionRow, "id" | "createdAt" | "isSpam">,
   data: Record<string, unknown>,
   link: ((submissionId: string, expiresAt: number) => string) | null,
+  language?: string,
 ): ConfirmationValues | null {
   const setting = confirmationOf(form);
   if (!setting?.enabled) return null;
   const now = row.createdAt;
   const to = recipientOf(data[setting.field]);
   const optIn = setting.doubleOptIn && !row.isSpam && to !== null ? (link?.(row.id, now + setting.optInDays * DAY) ?? null) : null;
-  const rendered = renderConfirmation(setting, { formName: form.name, date: iso(now), data, link: optIn });
+  const rendered = renderConfirmation(setting, { formName: form.name, date: iso(now), data, link: optIn, language });
   // An address that is no address is kept only as a hint of what was posted: one line, cut.
   const posted = data[setting.field];
   return {

@@ -348,9 +348,17 @@ export function notificationsService(store: Store, formsService: FormsService, d
     },
 
     /** Counts a failed attempt by `worker`: tried again after the next step of the backoff, or `failed` after the last. */
-    async markAttemptFailed(notification: OutgoingNotification, worker: string, error: string, now: number, retryBaseMs: number): Promise<NotificationStatus> {
+    async markAttemptFailed(
+      notification: OutgoingNotification,
+      worker: string,
+      error: string,
+      now: number,
+      retryBaseMs: number,
+      permanent = false,
+    ): Promise<NotificationStatus> {
       const attempts = notification.attempts + 1;
-      const step = RETRY_STEPS[attempts - 1];
+      // A permanent refusal (a 5xx answer) would be given again: failed at once, no retry.
+      const step = permanent ? undefined : RETRY_STEPS[attempts - 1];
       const status: NotificationStatus = step === undefined ? "failed" : "pending";
       await store.batch((db) => [
         db

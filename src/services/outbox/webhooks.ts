@@ -42,6 +42,10 @@ export interface WebhookOptions {
 /** How long a rotated-out secret still signs events unless --webhook-rotation-overlap says otherwise. */
 export const DEFAULT_ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
+const WEBHOOK_SECRET_RULE = "secret must be the base64 of at least 24 random bytes, after whsec_ or alone (openssl rand -base64 32).";
+/** A secret's bytes are the base64 after its whsec_ prefix, as Standard Webhooks libraries read it. */
+const secretBytes = (secret: string) => Buffer.from(secret.replace(/^whsec_/, ""), "base64").length;
+
 /** The body of POST /api/forms/{id}/webhooks (the OpenAPI document is generated from it too). */
 export const createSchema = lazySchema((z) =>
   z.strictObject({
@@ -49,6 +53,15 @@ export const createSchema = lazySchema((z) =>
     description: z.string({ error: "description must be a string." }).trim().max(500, "description must be at most 500 characters.").nullish(),
     format: z.enum(WEBHOOK_FORMATS, { error: `format must be one of ${WEBHOOK_FORMATS.join(", ")}.` }).optional(),
     when: whenSchema(z).nullish(),
+    // Given, so that a form's file (formsvc apply) can keep its endpoints' secrets in the environment; else one is made.
+    secret: z
+      .string({ error: WEBHOOK_SECRET_RULE })
+      .regex(/^(whsec_)?[A-Za-z0-9+/]{32,}={0,2}$/, WEBHOOK_SECRET_RULE)
+      .refine((secret) => secretBytes(secret) >= 24, WEBHOOK_SECRET_RULE)
+      .meta({ writeOnly: true })
+      // Kept with its prefix, as the secrets formsvc makes are, whichever way it was given.
+      .transform((secret) => (secret.startsWith("whsec_") ? secret : `whsec_${secret}`))
+      .optional(),
   }),
 );
 
@@ -129,7 +142,7 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
         url: input.url,
         description: input.description || null,
         format: input.format ?? "standard",
-        secret: newWebhookSecret(),
+        secret: input.secret ?? newWebhookSecret(),
         previousSecret: null,
         secretRotatedAt: null,
         createdAt: Date.now(),

@@ -27,8 +27,6 @@ export const actorOf = (principal: { actor?: string }): string => principal.acto
 /** The host of an address, for summaries: a webhook's path and query may hold a token (Slack's do). */
 export const hostOf = (url: string): string => (URL.canParse(url) ? new URL(url).host : "an address");
 
-/** How long entries are kept unless `--activity-days` says otherwise. */
-export const DEFAULT_ACTIVITY_DAYS = 365;
 const MAX_SUMMARY = 300;
 
 const toActivity = (row: ActivityRow): Activity => ({

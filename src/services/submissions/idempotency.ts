@@ -30,13 +30,19 @@ export function idempotencyKeyOf(header: string | null): string | null {
 
 /**
  * SHA-256 of the post's fields as read (special fields included: `_next` changes the answer), a file by its
- * name, type and content. Read fields rather than the body's bytes: a browser that posts the same form again
+ * name, type and content, in a canonical form: object keys sorted at every level, so that the same JSON fields
+ * in another order are the same post (a client's JSON encoder may order them as it likes); the order of a
+ * list's items still counts. Read fields rather than the body's bytes: a browser that posts the same form again
  * picks a new multipart boundary.
  */
 export function fingerprintOf(fields: Record<string, unknown>): string {
-  const text = JSON.stringify(fields, (_name, value) =>
-    value instanceof UploadedFile ? { file: value.name, type: value.type, sha256: createHash("sha256").update(value.content).digest("hex") } : value,
-  );
+  const text = JSON.stringify(fields, (_name, value) => {
+    if (value instanceof UploadedFile) return { file: value.name, type: value.type, sha256: createHash("sha256").update(value.content).digest("hex") };
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+    const sorted: Record<string, unknown> = Object.create(null);
+    for (const name of Object.keys(value).sort()) sorted[name] = (value as Record<string, unknown>)[name];
+    return sorted;
+  });
   return createHash("sha256").update(text).digest("hex");
 }
 

@@ -3,18 +3,21 @@
 // spam rules and the learning filter), for every path that posts to a form: the public endpoint and the
 // dashboard's test submission alike. The route only reads the request and writes the answer.
 import type { FormRow } from "../../db/schema.ts";
-import { ApiError } from "../../errors.ts";
+import { ApiError, ClientClosedRequest } from "../../errors.ts";
 import { CAPTCHA_TOKEN_FIELDS, defaultCaptchaOptions, verifyCaptcha, type CaptchaOptions } from "../spam/captcha.ts";
 import { domainAllowed } from "../../lib/domains.ts";
 import { visibleBidi } from "../../lib/files.ts";
+import { messagesFor, pickLanguage } from "../../lib/i18n/index.ts";
 import { isEmail, isHttpUrl } from "../../lib/validate.ts";
 import type { CaptchaProvider, OtherFields, SpamReason } from "../../domain/types.ts";
 import { domainsOf, rulesOf, type FormsService } from "../forms.ts";
+import { pageOf } from "../form-page.ts";
 import { applyFieldRules, MAX_FIELD_NAME } from "./fields.ts";
 import { fingerprintOf, idempotencyKeyOf, type IdempotencyService } from "./idempotency.ts";
 import type { IdempotencyRequest } from "./write.ts";
 import type { SubmissionsService } from "./submissions.ts";
 import type { SpamService } from "../spam/verdict.ts";
+import { refusedPost } from "./visitor-errors.ts";
 import { answerBaseUrl, type PublicUrls } from "../urls.ts";
 
 /** Fields that steer the submission and are never stored. */
@@ -24,6 +27,7 @@ export const SPECIAL_FIELDS = [
   "_replyto",
   "_cc",
   "_gotcha",
+  "_language",
   "g-recaptcha-response",
   "h-captcha-response",
   "cf-turnstile-response",
@@ -55,6 +59,10 @@ export interface Post {
   byOwner?: boolean;
   /** The post's Idempotency-Key header, as sent; null or absent when it sent none. */
   idempotencyKey?: string | null;
+  /** The post's Accept-Language header: the visitor's language when neither `_language` nor the form's page says. */
+  acceptLanguage?: string | null;
+  /** True once the client's connection is gone: no answer can reach it, so the post is not stored. */
+  gone?: () => boolean;
 }
 
 /** A post the form took. */
@@ -69,6 +77,8 @@ export interface Accepted {
   spamReason: SpamReason | null;
   /** True when the answer is the first post's, given again to a repeat with its Idempotency-Key: nothing was stored. */
   replayed: boolean;
+  /** The visitor's language (a catalog's code), which the answer speaks. */
+  language: string;
 }
 
 /** Form exists (404), is active (403), and the page it was posted from may use it (403). */
@@ -100,6 +110,16 @@ function redirectTarget(form: FormRow, next: unknown, thanks: string): string {
     return address;
   }
   return (form.redirectUrl && redirectAddress(form.redirectUrl)) || thanks;
+}
+
+/**
+ * The thank-you page a browser goes to: the form's own when its page is on, else formsvc's; with `_language`
+ * when the visitor's browser alone would not choose their language.
+ */
+function thanksAddress(base: string, form: FormRow, language: string, acceptLanguage: string | null | undefined): string {
+  const page = pageOf(form);
+  const path = page.enabled && rulesOf(form) ? `/f/${form.slug}/thanks` : "/thanks";
+  return `${base}${path}${language === pickLanguage({ form: page.language, acceptLanguage }) ? "" : `?_language=${language}`}`;
 }
 
 /**
@@ -198,6 +218,7 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
     post: Post,
     policy: IntakePolicy,
     key: Omit<IdempotencyRequest, "location" | "redirected"> | null,
+    language: string,
   ): Promise<Accepted> {
     const { special, data } = splitFields(fields);
     // A filled honeypot is answered exactly like a success, so a bot learns nothing (not even from a post
@@ -206,9 +227,9 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
     if (!honeypot && Object.keys(data).length === 0) throw new ApiError("empty_submission", "The submission has no fields to store.");
     checkFieldNames(data);
     const cc = honeypot ? [] : copiedTo(special._cc);
-    const kept = honeypot ? data : applyFieldRules(rulesOf(form), form.otherFields as OtherFields, data);
+    const kept = honeypot ? data : applyFieldRules(rulesOf(form), form.otherFields as OtherFields, data, messagesFor(language));
     // _next is checked whoever asks, so that a bad one is found on the first fetch() test, not in a browser later.
-    const thanks = `${answerBaseUrl(urls)}/thanks`;
+    const thanks = thanksAddress(answerBaseUrl(urls), form, language, post.acceptLanguage);
     const location = redirectTarget(form, special._next, thanks);
     const redirected = location !== thanks;
     // A honeypot catch is spam whatever its captcha says: the provider is not asked about it.
@@ -219,6 +240,8 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
         : await checkCaptcha(form, special, post.ip, policy.captcha ?? defaultCaptchaOptions, spam.altcha);
     // The form's rules and the account's filter judge what the honeypot and the captcha let through.
     const verdict = caught ? { reason: caught, score: null, tokens: null } : await spam.judge(form, kept);
+    // A client that left while the captcha or the filter was asked gets no answer, so it will retry: store nothing.
+    if (post.gone?.()) throw new ClientClosedRequest();
     const submission = await submissions.receive(form, kept, {
       isSpam: verdict.reason !== null,
       spamReason: verdict.reason ?? undefined,
@@ -226,34 +249,48 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
       spamTokens: verdict.tokens,
       notification: { subject: special._subject, replyTo: special._replyto ?? kept.email, cc },
       idempotency: key ? { ...key, location, redirected } : undefined,
+      language,
     });
-    return { submissionId: submission.id, location, redirected, spamReason: verdict.reason, replayed: false };
+    return { submissionId: submission.id, location, redirected, spamReason: verdict.reason, replayed: false, language };
   }
 
   return {
     /** The form a post to `slug` is for, or null (looked up first, so that even an error answer knows the form's origins). */
     findForm: (slug: string): Promise<FormRow | null> => forms.findBySlug(slug),
 
-    /** Applies every rule to a post to `form` (null: no such form) and stores it, or throws the first rule it breaks. */
+    /**
+     * Applies every rule to a post to `form` (null: no such form) and stores it, or throws the first rule it
+     * breaks, as a RefusedPost: in the visitor's language, with the fields as posted.
+     */
     async receive(form: FormRow | null, post: Post, policy: IntakePolicy): Promise<Accepted> {
-      checkForm(form, post);
-      const key = idempotencyKeyOf(post.idempotencyKey ?? null);
-      const retryAfter = post.byOwner ? 0 : policy.rateLimit(`${form.id}|${post.ip}`);
-      if (retryAfter > 0) {
-        throw new ApiError("rate_limited", `Too many submissions from your address; try again in ${retryAfter} seconds.`, {
-          headers: { "Retry-After": String(retryAfter) },
-        });
+      const fromForm = form ? pageOf(form).language : null;
+      let language = pickLanguage({ form: fromForm, acceptLanguage: post.acceptLanguage });
+      let posted: Record<string, unknown> | null = null;
+      try {
+        checkForm(form, post);
+        const key = idempotencyKeyOf(post.idempotencyKey ?? null);
+        const retryAfter = post.byOwner ? 0 : policy.rateLimit(`${form.id}|${post.ip}`);
+        if (retryAfter > 0) {
+          throw new ApiError("rate_limited", `Too many submissions from your address; try again in ${retryAfter} seconds.`, {
+            headers: { "Retry-After": String(retryAfter) },
+          });
+        }
+        const fields = await post.readFields(form);
+        posted = fields;
+        const spoken = pickLanguage({ field: fields._language, form: fromForm, acceptLanguage: post.acceptLanguage });
+        language = spoken;
+        if (key === null) return await accept(form, fields, post, policy, null, spoken);
+        const fingerprint = fingerprintOf(fields);
+        return await idempotency.once(
+          form.id,
+          key,
+          fingerprint,
+          () => accept(form, fields, post, policy, { key, fingerprint }, spoken),
+          (first) => ({ ...first, spamReason: null, replayed: true, language: spoken }),
+        );
+      } catch (error) {
+        throw refusedPost(error, language, posted);
       }
-      const fields = await post.readFields(form);
-      if (key === null) return accept(form, fields, post, policy, null);
-      const fingerprint = fingerprintOf(fields);
-      return idempotency.once(
-        form.id,
-        key,
-        fingerprint,
-        () => accept(form, fields, post, policy, { key, fingerprint }),
-        (first) => ({ ...first, spamReason: null, replayed: true }),
-      );
     },
   };
 }

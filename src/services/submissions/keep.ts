@@ -23,8 +23,8 @@ export interface Change {
   before: SubmissionRow | null;
   /** The submission as the change leaves it. */
   after: SubmissionRow;
-  /** A new post's fields as read (its files not stored yet) and what it asked of its notification. */
-  posted?: { data: Record<string, unknown>; request: NotificationRequest };
+  /** A new post's fields as read (its files not stored yet), what it asked of its notification, and the visitor's language. */
+  posted?: { data: Record<string, unknown>; request: NotificationRequest; language?: string };
   /** When what it sends is made: a new post's createdAt, else the time of the change. */
   at: number;
 }
@@ -62,10 +62,17 @@ function planOf(change: Change, deps: KeepDeps) {
   // What a stored submission's verdict held back is in its row; a new post's comes with it.
   const request = change.posted?.request ?? (before?.held ? (JSON.parse(before.held) as NotificationRequest) : {});
   const held = before === null || before.held !== null;
-  // The confirmation goes with a new post (a refusal in the log when it is spam) and when one leaves spam.
-  const confirms = before === null || (before.isSpam && !after.isSpam && held);
+  // The confirmation goes with a new post (a refusal in the log when it is spam) and when one leaves spam,
+  // unless its opt-in link was opened already: that one had its confirmation.
+  const confirms = before === null || (before.isSpam && !after.isSpam && held && before.confirmedAt === null);
   const confirmation = confirms
-    ? confirmationValues(form, { id: after.id, createdAt: at, isSpam: after.isSpam }, change.posted?.data ?? JSON.parse(after.data), deps.optIn?.link ?? null)
+    ? confirmationValues(
+        form,
+        { id: after.id, createdAt: at, isSpam: after.isSpam },
+        change.posted?.data ?? JSON.parse(after.data),
+        deps.optIn?.link ?? null,
+        change.posted?.language,
+      )
     : null;
   // The notification and the deliveries go when it becomes kept, if what it sends was never sent.
   const sends = isKept(after) && held && (before === null || !isKept(before));

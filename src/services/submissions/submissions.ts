@@ -260,7 +260,8 @@ export function submissionsService(
         const release = before.isSpam && patch.isSpam === false && before.held !== null;
         // Released on a double opt-in form, it waits for its link as a post that arrived clean does, and what its
         // notification asked for stays held until then.
-        if (release && awaitsOptIn(form, false)) after.unconfirmed = true;
+        // One whose link was opened already (while it was spam) waits for nothing.
+        if (release && awaitsOptIn(form, false) && before.confirmedAt === null) after.unconfirmed = true;
         else if (release) after.held = null;
         await tx
           .update(submissions)

@@ -71,6 +71,8 @@ export interface ReceiveFlags {
   notification?: NotificationRequest;
   /** The post's Idempotency-Key, when it sent one. */
   idempotency?: IdempotencyRequest;
+  /** The visitor's language (a catalog's code): the confirmation email's own words are in it. */
+  language?: string;
 }
 
 /** One submission to write, its createdAt chosen by the caller. */
@@ -148,7 +150,13 @@ export function submissionWrite(input: Received): SubmissionWrite {
       ? [{ make: STATEMENTS.idempotencyKey, values: { ...values, ...input.flags.idempotency, redirected: input.flags.idempotency.redirected ? 1 : 0 } }]
       : []),
   ];
-  const change: Change = { form, before: null, after: row, posted: { data: input.data, request: input.flags.notification ?? {} }, at: createdAt };
+  const change: Change = {
+    form,
+    before: null,
+    after: row,
+    posted: { data: input.data, request: input.flags.notification ?? {}, language: input.flags.language },
+    at: createdAt,
+  };
   return { row, values, extras, change };
 }
 

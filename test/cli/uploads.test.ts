@@ -3,12 +3,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "../helpers/cli.ts";
-import { startServerProcess } from "../helpers/server.ts";
-import { MODES, startWorld, type CliWorld } from "./world.ts";
+import { runInProcess as runCli } from "../helpers/fake-io.ts";
+import { MODES, startServerInProcess, startWorld, type CliWorld } from "./world.ts";
 
-// The CLI of files and erasure (docs/cli.md), run as a process in local and remote mode against a real server. Each test
-// runs many CLI processes one after another: they get more time than bun's default 5 s.
+// The CLI's files, retention and backup commands (docs/cli.md), in local and remote mode against a real
+// server. Each test runs many commands one after another: they get more time than bun's default 5 s.
 const SLOW = 60_000;
 let world: CliWorld;
 let dir: string;
@@ -184,7 +183,7 @@ describe("backup and restore", () => {
       expect(counts(copy)).toEqual({ files: 4, orphans: 0 });
       expect(counts(world.server.db)).toEqual({ files: 3, orphans: 0 });
       // Restore: a server on the copy, and the file downloaded from it is the one uploaded.
-      const restored = await startServerProcess({ db: copy });
+      const restored = await startServerInProcess({ db: copy });
       try {
         const out = join(dir, "restored");
         const minted = await runCli(["keys", "create", "--db", copy]);

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { makeForm, startWorld, type CliWorld } from "./world.ts";
 
 let world: CliWorld;
@@ -18,7 +20,27 @@ test("forms stats: the same days in both modes, today's posts counted, tab-separ
   expect(local.code).toBe(0);
   const rows = local.stdout.trimEnd().split("\n");
   expect(rows).toHaveLength(3);
-  expect(rows.at(-1)).toBe(`${today()}\t2\t0`);
+  // No one opened the form's page: no views, and a conversion of "—".
+  expect(rows.at(-1)).toBe(`${today()}\t2\t0\t0\t—`);
+});
+
+test("forms update --page-file turns the form's page on, forms get shows it; stats count its views and the conversion", async () => {
+  await makeForm(world, "Paged", "paged");
+  const file = join(world.server.dir, "page.json");
+  writeFileSync(file, JSON.stringify({ enabled: true, title: "Write to us", language: "de" }));
+  const fields = join(world.server.dir, "fields.json");
+  writeFileSync(fields, JSON.stringify([{ name: "email", type: "email", required: true }]));
+  await world.ok(["forms", "update", "paged", "--fields-file", fields]);
+  const [local, remote] = await world.both(["forms", "update", "paged", "--page-file", file]);
+  expect(local.stdout).toEqual(remote.stdout);
+  expect(local.stdout).toContain(`page\ton at ${world.server.url}/f/paged, in de`);
+  for (const agent of ["A", "A", "B", "C", "D"]) await fetch(`${world.server.url}/f/paged`, { headers: { accept: "text/html", "user-agent": agent } });
+  await world.post("paged", { email: "a@example.com" });
+  const [stats] = await world.both(["forms", "stats", "paged", "--since", "0d"]);
+  expect(stats.stdout).toBe(`${today()}\t1\t0\t4\t25%\n`);
+  expect(stats.stderr).toBe(`Conversion ${today()} to ${today()}: 25% (1 submissions, 4 views of the form's page)\n`);
+  const bad = await world.both(["forms", "update", "paged", "--page-file", fields]);
+  for (const result of bad) expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: expect.stringContaining("--page-file") });
 });
 
 test("forms stats --json prints the API's object; a bad --until is exit 2 naming the flag", async () => {

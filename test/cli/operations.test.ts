@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { CLI, runCli } from "../helpers/cli.ts";
+import { runInProcess as runCli } from "../helpers/fake-io.ts";
 import { makeForm, MODES, startWorld, type CliWorld } from "./world.ts";
 
 let world: CliWorld;
@@ -75,7 +75,8 @@ describe("keys create follows the mode you act in", () => {
 describe("shell completion", () => {
   /** What bash offers after `words` (the last one being completed), from the generated script. */
   async function bashOffers(words: string[]): Promise<string[]> {
-    const script = `source <('${process.execPath}' '${CLI}' completion bash)
+    const completion = await runCli(["completion", "bash"]);
+    const script = `${completion.stdout}
 COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}
 _formsvc; printf '%s\\n' "\${COMPREPLY[@]}"`;
     const proc = Bun.spawn(["bash", "-c", script], { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "" } });

@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pkg from "../../package.json" with { type: "json" };
-import { runCli } from "../helpers/cli.ts";
-import { startServerProcess } from "../helpers/server.ts";
-import { makeForm, MODES, startWorld, type CliWorld } from "./world.ts";
+import { migrations } from "../../src/db/migrations/index.ts";
+import { runInProcess as runCli } from "../helpers/fake-io.ts";
+import { makeForm, MODES, startServerInProcess, startWorld, type CliWorld } from "./world.ts";
 
 let world: CliWorld;
 beforeAll(async () => {
@@ -227,6 +226,10 @@ describe("help and version", () => {
     ["webhooks", "rotate"],
     ["webhooks", "deliveries"],
     ["webhooks", "redeliver"],
+    ["pull"],
+    ["plan"],
+    ["apply"],
+    ["mcp"],
     ["backup"],
     ["version"],
   ];
@@ -245,7 +248,8 @@ describe("help and version", () => {
     // Thirty CLI processes at once: on a busy machine that takes more than the default 5 seconds.
   }, 30_000);
 
-  test("the top-level help lists every command; a command runs after global options, even a value named like a command", async () => {
+  // A command after global options, even a value named like a command, is run by the real binary: test/process/smoke.test.ts.
+  test("the top-level help lists every command", async () => {
     const help = await runCli(["--help"]);
     const listed = [
       ...help.stdout
@@ -263,56 +267,51 @@ describe("help and version", () => {
       "notifications",
       "webhooks",
       "destinations",
+      "pull",
+      "plan",
+      "apply",
+      "mcp",
       "backup",
       "users",
       "dashboard",
       "restore",
       "migrate",
       "version",
+      "update",
       "completion",
       "help",
     ]);
-    // Each start builds only the command it runs: the database file here is named "serve".
-    const cwd = mkdtempSync(join(tmpdir(), "formsvc-named-"));
-    expect((await runCli(["backup", join(cwd, "serve"), "--db", world.server.db])).code).toBe(0);
-    const forms = await runCli(["--db", "serve", "--json", "forms", "list"], { cwd });
-    expect({ code: forms.code, slugs: JSON.parse(forms.stdout).map((form: { slug: string }) => form.slug), stderr: forms.stderr }).toEqual({
-      code: 0,
-      slugs: ["contact"],
-      stderr: "",
-    });
-    expect(await runCli(["--db", "serve", "froms", "list"], { cwd })).toEqual({
-      code: 2,
-      stdout: "",
-      stderr: "formsvc: unknown command 'froms' (Did you mean forms?) (see --help)\n",
-    });
   });
 
-  test("version prints formsvc's version, the commit it was built from (dev from a checkout) and the runtime's", async () => {
+  test("version prints a development build's version (dev), the commit (dev from a checkout), the runtime and the schema", async () => {
     expect(await runCli(["version"])).toEqual({
       code: 0,
-      stdout: `formsvc ${pkg.version} (commit dev, bun ${Bun.version}, ${process.platform}-${process.arch})\n`,
+      stdout: `formsvc dev (commit dev, bun ${Bun.version}, ${process.platform}-${process.arch}, schema ${migrations.length})\n`,
       stderr: "",
     });
+    // A development build names no release address and trusts no release key: it cannot update itself.
     expect(JSON.parse((await runCli(["version", "--json"])).stdout)).toEqual({
-      version: pkg.version,
-      commit: "dev",
-      bun: Bun.version,
-      platform: `${process.platform}-${process.arch}`,
+      version: "dev",
+      os: process.platform,
+      arch: process.arch,
+      baseUrl: null,
+      releaseKey: null,
+      schema: migrations.length,
     });
-    expect(await runCli(["--version"])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
+    expect(await runCli(["--version"])).toEqual({ code: 0, stdout: "dev\n", stderr: "" });
   });
 });
 
 describe("local mode shows the addresses the server serves under", () => {
   test("a form's submitUrl is the server's --submit-url, without telling the CLI again", async () => {
-    const server = await startServerProcess({ args: ["--base-url", "https://forms.example.com", "--submit-url", "https://submit.example.com/"] });
+    const server = await startServerInProcess({ baseUrl: "https://forms.example.com", submitUrl: "https://submit.example.com/" });
+    const { db } = server;
     try {
-      const created = await runCli(["forms", "create", "--name", "Contact", "--slug", "contact", "--json", "--db", server.db]);
+      const created = await runCli(["forms", "create", "--name", "Contact", "--slug", "contact", "--json", "--db", db]);
       expect(created.code).toBe(0);
       expect(JSON.parse(created.stdout).submitUrl).toBe("https://submit.example.com/f/contact");
       // The environment still wins, for a CLI that must say otherwise.
-      const told = await runCli(["forms", "get", "contact", "--json", "--db", server.db], { env: { FORMSVC_BASE_URL: "https://other.example.com" } });
+      const told = await runCli(["forms", "get", "contact", "--json", "--db", db], { env: { FORMSVC_BASE_URL: "https://other.example.com" } });
       expect(JSON.parse(told.stdout).submitUrl).toBe("https://other.example.com/f/contact");
     } finally {
       await server.stop();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
-import { runCli } from "../helpers/cli.ts";
+import { runInProcess as runCli } from "../helpers/fake-io.ts";
 
 // A server that takes every connection and never says a word: the CLI must give up, not hang.
 let silent: Server;

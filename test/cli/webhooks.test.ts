@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
 import { Webhook } from "standardwebhooks";
-import { runCli } from "../helpers/cli.ts";
+import { runInProcess as runCli } from "../helpers/fake-io.ts";
 import { startReceiver, type Receiver } from "../helpers/receiver.ts";
-import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
+import { startServerInProcess, type InProcessServer } from "./world.ts";
 
-let server: ServerProcess;
+let server: InProcessServer;
 let receiver: Receiver;
 let key: string;
 const SLUG = "hooked";
@@ -18,7 +17,7 @@ const run = (mode: "local" | "remote", args: string[], env: Record<string, strin
 
 beforeAll(async () => {
   receiver = startReceiver();
-  server = await startServerProcess({ args: ["--rate-limit", "0", "--webhooks-allow-private", "--webhook-retry-scale", "0.001"] });
+  server = await startServerInProcess({ rateLimit: "0", webhooksAllowPrivate: true, webhookRetryScale: "0.001" });
   key = (await runCli(["keys", "create", "--db", server.db])).stdout.trim();
   expect((await run("local", ["forms", "create", "--name", "Hooked", "--slug", SLUG])).code).toBe(0);
 }, 30_000);
@@ -26,7 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   receiver.stop();
   await server.stop();
-  rmSync(server.dir, { recursive: true, force: true });
 }, 30_000);
 
 async function waitForDeliveries(count: number): Promise<string> {

@@ -53,6 +53,7 @@ for (const mode of MODES) {
         spamRetentionDays: "30",
         fields: "",
         otherFields: "keep",
+        page: "off",
         spamRules: "",
         spamFilter: "on, threshold 0.6",
         confirmation: "",
@@ -102,7 +103,7 @@ for (const mode of MODES) {
         [["forms", "update", `contact-${mode}`, "--active", "maybe"], 'formsvc: --active must be true or false, not "maybe"\n'],
         [
           ["forms", "update", `contact-${mode}`],
-          "formsvc: nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --fields-file, --other-fields, --spam-rules-file, --spam-filter, --spam-threshold, --confirmation-file\n",
+          "formsvc: nothing to update: give at least one of --name, --active, --slug, --email, --redirect, --domains, --file-uploads, --retention-days, --spam-retention-days, --captcha, --fields-file, --other-fields, --spam-rules-file, --spam-filter, --spam-threshold, --confirmation-file, --page-file\n",
         ],
         [
           ["forms", "create", "--name", "X", "--redirect", "ftp://example.com"],

@@ -1,0 +1,178 @@
+import type { Form } from "../domain/types.ts";
+import { ApiError } from "../errors.ts";
+import { isObject, referenceName, same } from "./compare.ts";
+import {
+  COLLECTIONS,
+  type CollectionName,
+  FORM_DEFAULTS,
+  formSettingsSchema,
+  formsFileSchema,
+  parseAt,
+  REFERENCE,
+  SCHEMA_PATH,
+  secretPaths,
+} from "./schema.ts";
+
+type Json = Record<string, unknown>;
+
+/** One item of a collection of the API (a webhook): the fields its list shows. */
+export type CollectionItem = Json & { id: string };
+
+/** The forms of an instance, as plan, apply and pull use them. */
+interface FormsOnly {
+  forms: {
+    list(): Promise<Form[]>;
+    create(body: Json): Promise<Form>;
+    update(ref: string, body: Json): Promise<Form>;
+    remove(ref: string): Promise<void>;
+  };
+}
+
+/**
+ * What plan, apply and pull need of an instance: its forms and each collection the file has. The names are the
+ * CLI backend's, so that either mode's backend is one (a collection the file gains must be the backend's too).
+ */
+export type FormsApi = FormsOnly & Record<CollectionName, CollectionApi>;
+
+/** A collection's list, add and remove, as the backend names them. */
+export interface CollectionApi {
+  list(ref: string): Promise<object[]>;
+  add(ref: string, body: Json): Promise<unknown>;
+  remove(ref: string, id: string): Promise<void>;
+}
+
+/** A form as the file wants it: its settings as given (references read) and as the API's schemas read them. */
+export interface DesiredForm {
+  slug: string;
+  /** The settings the file gives, as sent to the API. */
+  given: Json;
+  /** The same, as the update body's schema reads them (trimmed, lowercased, ...): what is compared. */
+  parsed: Json;
+  collections: Record<CollectionName, { given: Json; parsed: Json }[]>;
+}
+
+/** The forms file was not usable: the message names the place in it. Exit 1, and nothing was changed. */
+export class FileError extends Error {}
+
+/** Replaces every `${NAME}` by its environment variable; a secret must be one. Collects the names that are not set. */
+function resolve(value: unknown, path: string[], secrets: Set<string>, env: Record<string, string | undefined>, missing: Set<string>): unknown {
+  if (Array.isArray(value)) return value.map((item, i) => resolve(item, [...path, String(i)], secrets, env, missing));
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, resolve(inner, [...path, key], secrets, env, missing)]));
+  if (typeof value !== "string") return value;
+  const reference = REFERENCE.exec(value);
+  if (!reference) {
+    // path is forms.<slug>.<setting>...: a secret's path within a form starts after the slug, and names no item.
+    if (
+      secrets.has(
+        path
+          .slice(2)
+          .filter((part) => !/^\d+$/.test(part))
+          .join("."),
+      )
+    ) {
+      throw new FileError(`${path.join(".")} is a secret: write a \${NAME} reference to an environment variable, never the value`);
+    }
+    return value;
+  }
+  const found = env[reference[1]!];
+  if (found === undefined) missing.add(reference[1]!);
+  return found ?? "";
+}
+
+/** Reads the file's text: every reference read from `env`, every form checked by the API's own schemas. Nothing is sent. */
+export async function readFormsFile(text: string, env: Record<string, string | undefined>): Promise<DesiredForm[]> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new FileError(`the file is not JSON: ${(error as Error).message}`);
+  }
+  if (!isObject(raw) || !isObject(raw.forms)) throw new FileError('the file must be an object {"forms": {"<slug>": {...}}}');
+  const missing = new Set<string>();
+  const resolved = resolve(raw, [], await secretPaths(), env, missing) as Json;
+  if (missing.size > 0) throw new FileError(`not set in the environment: ${[...missing].join(", ")}`);
+  let file: { forms: Record<string, Json> };
+  try {
+    file = parseAt(await formsFileSchema(), resolved, "") as typeof file;
+  } catch (error) {
+    if (error instanceof ApiError) throw new FileError(error.message);
+    throw error;
+  }
+  return Object.entries(resolved.forms as Record<string, Json>).map(([slug, entry]) => {
+    const parsedEntry = file.forms[slug]!;
+    const given: Json = {};
+    const parsed: Json = {};
+    const collections = {} as DesiredForm["collections"];
+    for (const [key, value] of Object.entries(entry)) {
+      if (key in COLLECTIONS) continue;
+      given[key] = value;
+      parsed[key] = parsedEntry[key];
+    }
+    for (const name of Object.keys(COLLECTIONS) as CollectionName[]) {
+      const items = (entry[name] ?? []) as Json[];
+      collections[name] = items.map((item, i) => ({ given: item, parsed: (parsedEntry[name] as Json[])[i]! }));
+    }
+    return { slug, given, parsed, collections };
+  });
+}
+
+/** The settings a form's entry may hold, in the order of the API's schema (name first). */
+export async function settingNames(): Promise<string[]> {
+  const names = Object.keys((await formSettingsSchema()).shape);
+  return ["name", ...names.filter((name) => name !== "name")];
+}
+
+/** A placeholder secret that every secret's schema accepts, to ask a schema whether it takes a secret there. */
+const PLACEHOLDER = `whsec_${"A".repeat(32)}`;
+
+/**
+ * The file of the instance's forms: every setting that is not its default, each webhook, and for each secret a
+ * `${FORMSVC_…}` reference (never a value), so that applying it to an instance in the same state changes nothing.
+ */
+export async function pullFormsFile(api: FormsApi, baseUrl: string): Promise<Json> {
+  const names = await settingNames();
+  const settings = await formSettingsSchema();
+  const secrets = await secretPaths();
+  const forms = (await api.forms.list()).toSorted((a, b) => a.slug.localeCompare(b.slug));
+  const entries: Record<string, Json> = {};
+  for (const form of forms) {
+    const entry: Json = {};
+    const shown = form as unknown as Json;
+    for (const name of names) {
+      const value = shown[name];
+      if (name !== "name" && name in FORM_DEFAULTS && same(value, FORM_DEFAULTS[name], { mode: "exact" })) continue;
+      entry[name] = withReferences(value, name, secrets, (candidate) => settings.shape[name as keyof typeof settings.shape].safeParse(candidate).success, [
+        form.slug,
+      ]);
+    }
+    for (const [collection, { body, defaults }] of Object.entries(COLLECTIONS)) {
+      const schema = await body();
+      const items = (await api[collection as CollectionName].list(form.id)) as Json[];
+      if (items.length === 0) continue;
+      entry[collection] = items.map((item, i) => {
+        const kept: Json = {};
+        for (const key of Object.keys(schema.shape)) {
+          if (!(key in item) || same(item[key], (defaults as Json)[key], { mode: "exact" })) continue;
+          kept[key] = item[key];
+        }
+        return withReferences(kept, collection, secrets, (candidate) => schema.safeParse(candidate).success, [form.slug, collection, i + 1]);
+      });
+    }
+    entries[form.slug] = entry;
+  }
+  return { $schema: `${baseUrl.replace(/\/+$/, "")}${SCHEMA_PATH}`, forms: entries };
+}
+
+/** Adds a reference for each secret the schema takes in this object (`accepts` answers with a placeholder in it). */
+function withReferences(value: unknown, path: string, secrets: Set<string>, accepts: (candidate: unknown) => boolean, name: (string | number)[]): unknown {
+  if (!isObject(value)) return value;
+  let out: Json = value;
+  for (const secret of secrets) {
+    if (!secret.startsWith(`${path}.`)) continue;
+    const key = secret.slice(path.length + 1);
+    if (key.includes(".") || key in out) continue;
+    const candidate = { ...out, [key]: PLACEHOLDER };
+    if (accepts(candidate)) out = { ...out, [key]: `\${${referenceName(...(name.length > 1 ? name : [...name, path]), key)}}` };
+  }
+  return out;
+}

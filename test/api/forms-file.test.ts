@@ -1,0 +1,157 @@
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { pullFormsFile, readFormsFile, type FormsApi } from "../../src/forms-as-code/file.ts";
+import { applyPlan, planForms, planLines } from "../../src/forms-as-code/plan.ts";
+import { operator } from "../../src/services/principal.ts";
+import { type TestApp, testApp } from "../helpers/app.ts";
+
+// The forms file's comparison rules, in-process on the services (the local CLI's path): what counts as a change
+// of each kind of setting, and that every file applied once plans no change after.
+
+const SECRET = `whsec_${Buffer.from("twenty-four bytes or more!!").toString("base64")}`;
+const OTHER = `whsec_${Buffer.from("another secret, 24 bytes+").toString("base64")}`;
+
+let t: TestApp;
+let api: FormsApi;
+
+beforeEach(async () => {
+  t = await testApp();
+  const principal = operator((await t.services.accounts.create("file")).id, "live");
+  const { forms, webhooks } = t.services;
+  api = {
+    forms: {
+      list: () => forms.list(principal),
+      create: (body) => forms.create(principal, body),
+      update: (ref, body) => forms.update(principal, ref, body),
+      remove: (ref) => forms.remove(principal, ref),
+    },
+    webhooks: {
+      list: (ref) => webhooks.list(principal, ref),
+      add: (ref, body) => webhooks.create(principal, ref, body),
+      remove: (ref, id) => webhooks.remove(principal, ref, id),
+    },
+  };
+});
+afterEach(() => t.close());
+
+/** The plan's lines for a file, with this environment. */
+async function plan(file: object, env: Record<string, string> = {}) {
+  return planLines(await planForms(api, await readFormsFile(JSON.stringify(file), env)));
+}
+
+async function apply(file: object, env: Record<string, string> = {}) {
+  return applyPlan(api, await planForms(api, await readFormsFile(JSON.stringify(file), env)));
+}
+
+test("settings the form fills in (confirmation, spamFilter, captcha) match on what the file gives; a second plan is empty", async () => {
+  const file = {
+    forms: {
+      signup: {
+        name: "Signup",
+        confirmation: { enabled: true, subject: "Thanks", text: "We got it" },
+        spamFilter: { enabled: false },
+        captcha: { provider: "altcha" },
+        allowedDomains: ["Example.COM"],
+      },
+    },
+  };
+  expect(await apply(file)).toBe(1);
+  expect(await plan(file)).toEqual([]);
+  expect(await apply(file)).toBe(0);
+});
+
+test("spam rules are compared both ways: a rule taken out of the file is a change", async () => {
+  await apply({ forms: { contact: { name: "Contact", spamRules: { blockedWords: ["casino"], maxLinks: 2 } } } });
+  expect(await plan({ forms: { contact: { name: "Contact", spamRules: { blockedWords: ["casino"] } } } })).toEqual([
+    '~ contact.spamRules: {"blockedWords":["casino"],"maxLinks":2} → {"blockedWords":["casino"]}',
+  ]);
+});
+
+test("fields: one line for each added, removed or changed field, and one for a new order alone", async () => {
+  const fields = [
+    { name: "email", type: "email", required: true },
+    { name: "message", type: "textarea" },
+    { name: "phone", type: "tel" },
+  ];
+  await apply({ forms: { contact: { name: "Contact", fields } } });
+  expect(
+    await plan({
+      forms: { contact: { name: "Contact", fields: [{ name: "email", type: "email" }, fields[1], { name: "company", type: "text" }] } },
+    }),
+  ).toEqual([
+    '~ contact.fields.email: {"type":"email","required":true} → {"type":"email"}',
+    '+ contact.fields.company: {"type":"text"}',
+    '- contact.fields.phone: {"type":"tel"}',
+  ]);
+  expect(await plan({ forms: { contact: { name: "Contact", fields: [fields[1], fields[0], fields[2]] } } })).toEqual([
+    '~ contact.fields: ["email","message","phone"] → ["message","email","phone"]',
+  ]);
+});
+
+test("a captcha's secret is never shown and not compared; a new provider is a change, its secret (sensitive)", async () => {
+  const captcha = (provider: string) => ({ forms: { contact: { name: "Contact", captcha: { provider, secret: `\${CAPTCHA}` } } } });
+  await apply(captcha("turnstile"), { CAPTCHA: "first-secret" });
+  expect(await plan(captcha("turnstile"), { CAPTCHA: "another-secret" })).toEqual([]);
+  expect(await plan(captcha("hcaptcha"), { CAPTCHA: "first-secret" })).toEqual([
+    '~ contact.captcha: {"provider":"turnstile"} → {"provider":"hcaptcha","secret":(sensitive)}',
+  ]);
+});
+
+test("a webhook whose secret changed in the environment is replaced, with the new secret", async () => {
+  const file = { forms: { contact: { name: "Contact", webhooks: [{ url: "https://hooks.example.com/a", secret: `\${HOOK}` }] } } };
+  await apply(file, { HOOK: SECRET });
+  const [before] = await api.webhooks.list("contact");
+  expect(await plan(file, { HOOK: SECRET })).toEqual([]);
+  expect(await plan(file, { HOOK: OTHER })).toEqual([
+    '~ contact.webhooks[https://hooks.example.com/a]: {"description":null,"format":"standard","url":"https://hooks.example.com/a","secret":(sensitive)} → {"url":"https://hooks.example.com/a","secret":(sensitive)}',
+  ]);
+  await apply(file, { HOOK: OTHER });
+  const [after] = (await api.webhooks.list("contact")) as { id: string; secretPrefix: string }[];
+  expect(after!.id).not.toBe((before as { id: string }).id);
+  expect(after!.secretPrefix).toBe(`${OTHER.slice(0, 10)}…`);
+});
+
+test("a pulled file plans no change on the instance it came from, every setting not its default written", async () => {
+  await api.forms.create({
+    name: "Everything",
+    slug: "everything",
+    isActive: false,
+    notificationEmail: "owner@example.com",
+    redirectUrl: "https://example.com/thanks",
+    fileUploads: true,
+    retentionDays: 30,
+    spamRetentionDays: null,
+    captcha: { provider: "recaptcha", secret: "s" },
+    fields: [{ name: "email", type: "email", required: true, label: "Your email" }],
+    otherFields: "drop",
+    confirmation: { enabled: true, subject: "Thanks", text: "Hello", doubleOptIn: true },
+    spamRules: { blockDisposableEmails: true },
+    spamFilter: { threshold: 0.9 },
+  });
+  await api.forms.create({ name: "Plain", slug: "plain" });
+  const pulled = await pullFormsFile(api, "https://forms.example.com");
+  expect(pulled.forms).toMatchObject({
+    plain: { name: "Plain" },
+    everything: { captcha: { provider: "recaptcha", secret: `\${FORMSVC_EVERYTHING_CAPTCHA_SECRET}` } },
+  });
+  expect(Object.keys((pulled.forms as Record<string, object>).plain!)).toEqual(["name"]);
+  expect(await plan(pulled, { FORMSVC_EVERYTHING_CAPTCHA_SECRET: "s" })).toEqual([]);
+});
+
+test("POST .../webhooks takes a secret: whsec_ and base64, or the base64 alone (kept with its prefix); a short one is refused", async () => {
+  const admin = await (await t.account()).key();
+  const form = await t.request("POST", "/api/forms", { key: admin, body: { name: "Hooks" } });
+  const { id } = (await form.json()) as { id: string };
+  const hex = "9f".repeat(32);
+  const made = await t.request("POST", `/api/forms/${id}/webhooks`, { key: admin, body: { url: "https://hooks.example.com/x", secret: hex } });
+  expect(made.status).toBe(201);
+  expect(((await made.json()) as { secret: string }).secret).toBe(`whsec_${hex}`);
+  const short = await t.request("POST", `/api/forms/${id}/webhooks`, { key: admin, body: { url: "https://hooks.example.com/y", secret: "whsec_c2hvcnQ=" } });
+  expect(short.status).toBe(400);
+  expect(((await short.json()) as { error: { field: string } }).error.field).toBe("secret");
+});
+
+test("a webhook secret given without its prefix plans no change once applied", async () => {
+  const file = { forms: { contact: { name: "Contact", webhooks: [{ url: "https://hooks.example.com/a", secret: `\${HOOK}` }] } } };
+  await apply(file, { HOOK: "ab".repeat(32) });
+  expect(await plan(file, { HOOK: "ab".repeat(32) })).toEqual([]);
+});
