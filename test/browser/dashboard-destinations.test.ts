@@ -6,7 +6,8 @@ import { checkBothWidths, type Dashboard, setUp, setupLink, startDashboard, WAIT
 
 // The Destinations section in a real Chromium against a real server: an ntfy destination added from its own
 // form, its token never shown again, a test sent, a submission delivered, a failing one explained and sent again.
-setDefaultTimeout(90_000);
+// The test drives several pages and runs axe at two widths, on a machine shared with other work.
+setDefaultTimeout(150_000);
 
 let dashboard: Dashboard;
 let server: ServerProcess;

@@ -111,6 +111,7 @@ describe("a viewer", () => {
     expect(await page.locator("section h2").allTextContents()).toEqual([
       "General",
       "Fields",
+      "Page",
       "Captcha of a third party",
       "Spam",
       "Files",
