@@ -3,6 +3,7 @@ import { DEFAULT_FILTER_THRESHOLD } from "../domain/limits.ts";
 import { DEFAULT_SPAM_RETENTION_DAYS } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
 import { formName, lazySchema, slug } from "../lib/validate.ts";
+import { NO_PAGE } from "../services/form-page.ts";
 import { updateSchema } from "../services/forms.ts";
 import { createSchema as webhookCreate } from "../services/outbox/webhooks.ts";
 
@@ -34,6 +35,7 @@ export const FORM_DEFAULTS: Record<string, unknown> = {
   confirmation: null,
   spamRules: null,
   spamFilter: { enabled: true, threshold: DEFAULT_FILTER_THRESHOLD },
+  page: NO_PAGE,
 };
 
 /**

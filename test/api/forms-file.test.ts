@@ -92,7 +92,7 @@ test("a captcha's secret is never shown and not compared; a new provider is a ch
   await apply(captcha("turnstile"), { CAPTCHA: "first-secret" });
   expect(await plan(captcha("turnstile"), { CAPTCHA: "another-secret" })).toEqual([]);
   expect(await plan(captcha("hcaptcha"), { CAPTCHA: "first-secret" })).toEqual([
-    '~ contact.captcha: {"provider":"turnstile"} → {"provider":"hcaptcha","secret":(sensitive)}',
+    '~ contact.captcha: {"provider":"turnstile","siteKey":null} → {"provider":"hcaptcha","secret":(sensitive)}',
   ]);
 });
 

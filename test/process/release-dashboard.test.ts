@@ -2,7 +2,7 @@ import { afterEach, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { run, type TestReleases, testReleases } from "../release/support.ts";
+import { RELEASE_BUILD_MS, RELEASE_TEST_MS, run, type TestReleases, testReleases } from "../release/support.ts";
 
 // The dashboard's Account page of a release binary (1.0.0) against the test releases' server (latest 1.0.1):
 // it shows the version, and asks the release address only with --update-check and only when a user presses
@@ -17,7 +17,7 @@ beforeAll(async () => {
   binary = join(releases.folder("1.0.0"), "formsvc-linux-x64");
   // Every request the release server gets: when formsvc calls out, and when it does not.
   asked = releases.asked;
-}, 120_000);
+}, RELEASE_BUILD_MS);
 
 afterEach(async () => {
   server?.kill("SIGTERM");
@@ -62,22 +62,30 @@ async function accountPage(...serveArgs: string[]) {
   };
 }
 
-test("the Account page shows the running version; with --update-check a button asks the release address, and only then", async () => {
-  const page = await accountPage("--update-check");
-  asked.length = 0;
-  expect(await page()).toBe("Version formsvc 1.0.0 (linux-x64) Check for a newer version");
-  expect(asked).toEqual([]);
-  expect(await page("?check=update")).toBe(
-    "Version formsvc 1.0.0 (linux-x64) formsvc 1.0.1 is available (this server runs 1.0.0). On the server: sudo formsvc update --yes --restart Check for a newer version",
-  );
-  expect(asked.sort()).toEqual(["/formsvc/manifest.json", "/formsvc/manifest.json.sig"]);
-});
+test(
+  "the Account page shows the running version; with --update-check a button asks the release address, and only then",
+  async () => {
+    const page = await accountPage("--update-check");
+    asked.length = 0;
+    expect(await page()).toBe("Version formsvc 1.0.0 (linux-x64) Check for a newer version");
+    expect(asked).toEqual([]);
+    expect(await page("?check=update")).toBe(
+      "Version formsvc 1.0.0 (linux-x64) formsvc 1.0.1 is available (this server runs 1.0.0). On the server: sudo formsvc update --yes --restart Check for a newer version",
+    );
+    expect(asked.sort()).toEqual(["/formsvc/manifest.json", "/formsvc/manifest.json.sig"]);
+  },
+  RELEASE_TEST_MS,
+);
 
-test("without --update-check the page never asks, even when told to", async () => {
-  const page = await accountPage();
-  asked.length = 0;
-  expect(await page("?check=update")).toBe(
-    "Version formsvc 1.0.0 (linux-x64) Checking for a newer version is off on this server. This server does not ask for newer versions (serve --update-check turns on a button here). On the server: formsvc update --check",
-  );
-  expect(asked).toEqual([]);
-});
+test(
+  "without --update-check the page never asks, even when told to",
+  async () => {
+    const page = await accountPage();
+    asked.length = 0;
+    expect(await page("?check=update")).toBe(
+      "Version formsvc 1.0.0 (linux-x64) Checking for a newer version is off on this server. This server does not ask for newer versions (serve --update-check turns on a button here). On the server: formsvc update --check",
+    );
+    expect(asked).toEqual([]);
+  },
+  RELEASE_TEST_MS,
+);

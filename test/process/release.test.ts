@@ -8,7 +8,7 @@ import { migrations } from "../../src/db/migrations/index.ts";
 import { backupBeforeMigrating } from "../../src/db/migrate.ts";
 import { keyFingerprint, type Manifest } from "../../src/lib/release.ts";
 import { runCli } from "../helpers/cli.ts";
-import { fileSha256, folderBytes, run, type TestReleases, testReleases, throwawayKey } from "../release/support.ts";
+import { RELEASE_BUILD_MS, RELEASE_TEST_MS, fileSha256, folderBytes, run, type TestReleases, testReleases, throwawayKey } from "../release/support.ts";
 
 // Two releases (1.0.0 and 1.0.1, linux-x64 only) built by `npm run release` with a throwaway key, published on a
 // local HTTP server as a release is: BASE/ the latest, BASE/X.Y.Z/ each version; beside them, folders that
@@ -51,7 +51,7 @@ beforeAll(async () => {
   });
   // The binary's download stops halfway.
   tampered("short", () => releases.cutShort.add("/short/formsvc-linux-x64"));
-}, 120_000);
+}, RELEASE_BUILD_MS);
 
 /** A folder with the 1.0.0 binary installed as `formsvc`, as install.sh leaves it. */
 function installed(name: string, version = "1.0.0"): { dir: string; formsvc: string } {
@@ -61,123 +61,143 @@ function installed(name: string, version = "1.0.0"): { dir: string; formsvc: str
   return { dir, formsvc: join(dir, "formsvc") };
 }
 
-test("a release binary knows its version, platform, release address, key and schema", async () => {
-  const key = createPublicKey(createPrivateKey(readFileSync(keyA)));
-  const fingerprint = keyFingerprint(Buffer.from(key.export({ format: "jwk" }).x!, "base64url"));
-  const { formsvc } = installed("version");
-  const answer = await run(formsvc, ["version", "--json"]);
-  expect({ ...answer, stdout: JSON.parse(answer.stdout) }).toEqual({
-    code: 0,
-    stdout: { version: "1.0.0", os: "linux", arch: "x64", baseUrl: base, releaseKey: fingerprint, schema: migrations.length },
-    stderr: "",
-  });
-  expect((await run(formsvc, ["--version"])).stdout).toBe("1.0.0\n");
-  const manifest = JSON.parse(readFileSync(join(rel("1.0.0"), "manifest.json"), "utf8"));
-  expect(manifest).toEqual({
-    version: "1.0.0",
-    publishedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-    baseUrl: base,
-    releaseKey: fingerprint,
-    artifacts: [{ name: "formsvc-linux-x64", os: "linux", arch: "x64", size: readFileSync(formsvc).length, sha256: fileSha256(formsvc) }],
-  });
-  // SHA256SUMS as sha256sum writes it, for every other file of the folder.
-  const check = Bun.spawnSync(["sha256sum", "-c", "SHA256SUMS"], { cwd: rel("1.0.0"), stdout: "pipe" });
-  expect(check.stdout.toString().trim().split("\n").sort()).toEqual(
-    ["formsvc-1.0.0-linux-x64.oci.tar", "formsvc-linux-x64", "install.sh", "manifest.json", "manifest.json.sig"].map((name) => `${name}: OK`).sort(),
-  );
-});
+test(
+  "a release binary knows its version, platform, release address, key and schema",
+  async () => {
+    const key = createPublicKey(createPrivateKey(readFileSync(keyA)));
+    const fingerprint = keyFingerprint(Buffer.from(key.export({ format: "jwk" }).x!, "base64url"));
+    const { formsvc } = installed("version");
+    const answer = await run(formsvc, ["version", "--json"]);
+    expect({ ...answer, stdout: JSON.parse(answer.stdout) }).toEqual({
+      code: 0,
+      stdout: { version: "1.0.0", os: "linux", arch: "x64", baseUrl: base, releaseKey: fingerprint, schema: migrations.length },
+      stderr: "",
+    });
+    expect((await run(formsvc, ["--version"])).stdout).toBe("1.0.0\n");
+    const manifest = JSON.parse(readFileSync(join(rel("1.0.0"), "manifest.json"), "utf8"));
+    expect(manifest).toEqual({
+      version: "1.0.0",
+      publishedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      baseUrl: base,
+      releaseKey: fingerprint,
+      artifacts: [{ name: "formsvc-linux-x64", os: "linux", arch: "x64", size: readFileSync(formsvc).length, sha256: fileSha256(formsvc) }],
+    });
+    // SHA256SUMS as sha256sum writes it, for every other file of the folder.
+    const check = Bun.spawnSync(["sha256sum", "-c", "SHA256SUMS"], { cwd: rel("1.0.0"), stdout: "pipe" });
+    expect(check.stdout.toString().trim().split("\n").sort()).toEqual(
+      ["formsvc-1.0.0-linux-x64.oci.tar", "formsvc-linux-x64", "install.sh", "manifest.json", "manifest.json.sig"].map((name) => `${name}: OK`).sort(),
+    );
+  },
+  RELEASE_TEST_MS,
+);
 
 describe("formsvc update", () => {
-  test("a development build cannot update itself, and says so", async () => {
-    for (const args of [
-      ["update", "--check"],
-      ["update", "--yes"],
-      ["update", "--rollback", "--yes"],
-    ]) {
-      expect(await runCli(args)).toEqual({
-        code: 1,
+  test(
+    "a development build cannot update itself, and says so",
+    async () => {
+      for (const args of [
+        ["update", "--check"],
+        ["update", "--yes"],
+        ["update", "--rollback", "--yes"],
+      ]) {
+        expect(await runCli(args)).toEqual({
+          code: 1,
+          stdout: "",
+          stderr: "formsvc: this is a development build of formsvc: it knows no release to update from (install a release: docs/deploy.md)\n",
+        });
+      }
+    },
+    RELEASE_TEST_MS,
+  );
+
+  test(
+    "1.0.0 checks, updates to 1.0.1, rolls back, and goes to either version with --to",
+    async () => {
+      const { dir, formsvc } = installed("cycle");
+      const bytes = (version: string) => fileSha256(join(rel(version), "formsvc-linux-x64"));
+      const version = async () => JSON.parse((await run(formsvc, ["version", "--json"])).stdout).version;
+
+      expect(await run(formsvc, ["update", "--check"])).toEqual({ code: 10, stdout: "1.0.0 → 1.0.1\n", stderr: "" });
+      expect(await run(formsvc, ["update"])).toEqual({
+        code: 2,
         stdout: "",
-        stderr: "formsvc: this is a development build of formsvc: it knows no release to update from (install a release: docs/deploy.md)\n",
+        stderr: `formsvc: Replace formsvc 1.0.0 at ${formsvc} with 1.0.1: not without a terminal to ask on; pass --yes (formsvc update --yes)\n`,
       });
-    }
-  });
+      expect(Object.keys(folderBytes(dir))).toEqual(["formsvc"]);
 
-  test("1.0.0 checks, updates to 1.0.1, rolls back, and goes to either version with --to", async () => {
-    const { dir, formsvc } = installed("cycle");
-    const bytes = (version: string) => fileSha256(join(rel(version), "formsvc-linux-x64"));
-    const version = async () => JSON.parse((await run(formsvc, ["version", "--json"])).stdout).version;
+      const updated = await run(formsvc, ["update", "--yes"]);
+      expect(updated.code).toBe(0);
+      expect(updated.stderr).toContain(`formsvc 1.0.0 → 1.0.1 at ${formsvc}; 1.0.0 is kept as formsvc.previous`);
+      expect(updated.stderr).toContain("systemctl restart formsvc");
+      expect(folderBytes(dir)).toEqual({ formsvc: `755 ${bytes("1.0.1")}`, "formsvc.previous": `755 ${bytes("1.0.0")}` });
+      expect(await version()).toBe("1.0.1");
+      expect(await run(formsvc, ["update", "--check"])).toEqual({ code: 0, stdout: "1.0.1 → 1.0.1 (up to date)\n", stderr: "" });
 
-    expect(await run(formsvc, ["update", "--check"])).toEqual({ code: 10, stdout: "1.0.0 → 1.0.1\n", stderr: "" });
-    expect(await run(formsvc, ["update"])).toEqual({
-      code: 2,
-      stdout: "",
-      stderr: `formsvc: Replace formsvc 1.0.0 at ${formsvc} with 1.0.1: not without a terminal to ask on; pass --yes (formsvc update --yes)\n`,
-    });
-    expect(Object.keys(folderBytes(dir))).toEqual(["formsvc"]);
+      // No database at the path given: nothing to refuse over.
+      const rolledBack = await run(formsvc, ["update", "--rollback", "--yes", "--db", join(dir, "none.db")]);
+      expect(rolledBack.code).toBe(0);
+      expect(folderBytes(dir)).toEqual({ formsvc: `755 ${bytes("1.0.0")}`, "formsvc.previous": `755 ${bytes("1.0.1")}` });
+      expect(await version()).toBe("1.0.0");
 
-    const updated = await run(formsvc, ["update", "--yes"]);
-    expect(updated.code).toBe(0);
-    expect(updated.stderr).toContain(`formsvc 1.0.0 → 1.0.1 at ${formsvc}; 1.0.0 is kept as formsvc.previous`);
-    expect(updated.stderr).toContain("systemctl restart formsvc");
-    expect(folderBytes(dir)).toEqual({ formsvc: `755 ${bytes("1.0.1")}`, "formsvc.previous": `755 ${bytes("1.0.0")}` });
-    expect(await version()).toBe("1.0.1");
-    expect(await run(formsvc, ["update", "--check"])).toEqual({ code: 0, stdout: "1.0.1 → 1.0.1 (up to date)\n", stderr: "" });
-
-    // No database at the path given: nothing to refuse over.
-    const rolledBack = await run(formsvc, ["update", "--rollback", "--yes", "--db", join(dir, "none.db")]);
-    expect(rolledBack.code).toBe(0);
-    expect(folderBytes(dir)).toEqual({ formsvc: `755 ${bytes("1.0.0")}`, "formsvc.previous": `755 ${bytes("1.0.1")}` });
-    expect(await version()).toBe("1.0.0");
-
-    expect((await run(formsvc, ["update", "--to", "1.0.1", "--yes"])).code).toBe(0);
-    expect(await version()).toBe("1.0.1");
-    expect((await run(formsvc, ["update", "--to", "1.0.0", "--from", `${base}/`, "--yes"])).code).toBe(0);
-    expect(folderBytes(dir)).toEqual({ formsvc: `755 ${bytes("1.0.0")}`, "formsvc.previous": `755 ${bytes("1.0.1")}` });
-  });
+      expect((await run(formsvc, ["update", "--to", "1.0.1", "--yes"])).code).toBe(0);
+      expect(await version()).toBe("1.0.1");
+      expect((await run(formsvc, ["update", "--to", "1.0.0", "--from", `${base}/`, "--yes"])).code).toBe(0);
+      expect(folderBytes(dir)).toEqual({ formsvc: `755 ${bytes("1.0.0")}`, "formsvc.previous": `755 ${bytes("1.0.1")}` });
+    },
+    RELEASE_TEST_MS,
+  );
 
   test.each([
     ["changed", "formsvc: the signature of manifest.json does not match it: the manifest was changed after it was signed\n"],
     ["otherkey", /^formsvc: manifest\.json is signed by an unknown key \([0-9a-f]{16}…\), not this formsvc's release key \([0-9a-f]{16}…\)\n$/],
     ["badsum", /^formsvc: formsvc-linux-x64 from \S+\/badsum\/formsvc-linux-x64 has SHA-256 [0-9a-f]{64}, not the [0-9a-f]{64} its signed manifest says\n$/],
     ["short", /^formsvc: the download of \S+\/short\/formsvc-linux-x64 was cut short after \d+ of \d+ bytes[^\n]*\n$/],
-  ])("a release folder %s: exit 1, one line, the binary's folder byte for byte as it was", async (name, reason) => {
-    const { dir, formsvc } = installed(`refused-${name}`);
-    writeFileSync(join(dir, "formsvc.previous"), "an older formsvc\n", { mode: 0o755 });
-    const before = folderBytes(dir);
-    const answer = await run(formsvc, ["update", "--from", `http://127.0.0.1:${server.port}/${name}`, "--yes"]);
-    expect({ code: answer.code, stdout: answer.stdout }).toEqual({ code: 1, stdout: "" });
-    if (typeof reason === "string") expect(answer.stderr).toBe(reason);
-    else expect(answer.stderr).toMatch(reason);
-    expect(folderBytes(dir)).toEqual(before);
-  });
+  ])(
+    "a release folder %s: exit 1, one line, the binary's folder byte for byte as it was",
+    async (name, reason) => {
+      const { dir, formsvc } = installed(`refused-${name}`);
+      writeFileSync(join(dir, "formsvc.previous"), "an older formsvc\n", { mode: 0o755 });
+      const before = folderBytes(dir);
+      const answer = await run(formsvc, ["update", "--from", `http://127.0.0.1:${server.port}/${name}`, "--yes"]);
+      expect({ code: answer.code, stdout: answer.stdout }).toEqual({ code: 1, stdout: "" });
+      if (typeof reason === "string") expect(answer.stderr).toBe(reason);
+      else expect(answer.stderr).toMatch(reason);
+      expect(folderBytes(dir)).toEqual(before);
+    },
+    RELEASE_TEST_MS,
+  );
 
-  test("--rollback refuses over a database the newer binary migrated, naming serve's backup and the restore command", async () => {
-    const { dir, formsvc } = installed("schema", "1.0.1");
-    copyFileSync(join(rel("1.0.0"), "formsvc-linux-x64"), join(dir, "formsvc.previous"));
-    const db = join(work, "schema.db");
-    expect((await run(formsvc, ["accounts", "create", "Ada", "--db", db])).code).toBe(0);
-    // As serve does when it starts on a database an earlier formsvc made: a checked copy first, then the
-    // migration, here one that 1.0.0 does not know (it writes schema migrations.length).
-    const backup = backupBeforeMigrating(db, migrations.length);
-    const sqlite = new Database(db);
-    sqlite.run(`INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES ('a migration of 1.0.1', ?)`, [Date.now() * 10]);
-    sqlite.close();
-    const before = folderBytes(dir);
+  test(
+    "--rollback refuses over a database the newer binary migrated, naming serve's backup and the restore command",
+    async () => {
+      const { dir, formsvc } = installed("schema", "1.0.1");
+      copyFileSync(join(rel("1.0.0"), "formsvc-linux-x64"), join(dir, "formsvc.previous"));
+      const db = join(work, "schema.db");
+      expect((await run(formsvc, ["accounts", "create", "Ada", "--db", db])).code).toBe(0);
+      // As serve does when it starts on a database an earlier formsvc made: a checked copy first, then the
+      // migration, here one that 1.0.0 does not know (it writes schema migrations.length).
+      const backup = backupBeforeMigrating(db, migrations.length);
+      const sqlite = new Database(db);
+      sqlite.run(`INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES ('a migration of 1.0.1', ?)`, [Date.now() * 10]);
+      sqlite.close();
+      const before = folderBytes(dir);
 
-    expect(await run(formsvc, ["update", "--rollback", "--yes"], { FORMSVC_DB: db })).toEqual({
-      code: 1,
-      stdout: "",
-      stderr:
-        `formsvc: the database ${db} has schema version ${migrations.length + 1}, newer than formsvc 1.0.0 knows (${migrations.length}), so nothing was changed: ` +
-        `serve backed it up before migrating, to ${backup}; stop the server, run "formsvc restore ${backup} --db ${db} --yes" ` +
-        "(it keeps the database it replaces), then formsvc update --rollback again\n",
-    });
-    expect(folderBytes(dir)).toEqual(before);
+      expect(await run(formsvc, ["update", "--rollback", "--yes"], { FORMSVC_DB: db })).toEqual({
+        code: 1,
+        stdout: "",
+        stderr:
+          `formsvc: the database ${db} has schema version ${migrations.length + 1}, newer than formsvc 1.0.0 knows (${migrations.length}), so nothing was changed: ` +
+          `serve backed it up before migrating, to ${backup}; stop the server, run "formsvc restore ${backup} --db ${db} --yes" ` +
+          "(it keeps the database it replaces), then formsvc update --rollback again\n",
+      });
+      expect(folderBytes(dir)).toEqual(before);
 
-    // Doing as it says puts 1.0.0 back, on the database as 1.0.0 left it.
-    expect((await run(formsvc, ["restore", backup, "--db", db, "--yes"])).code).toBe(0);
-    expect((await run(formsvc, ["update", "--rollback", "--yes", "--db", db])).code).toBe(0);
-    expect(JSON.parse((await run(formsvc, ["version", "--json"])).stdout).version).toBe("1.0.0");
-    expect((await run(formsvc, ["accounts", "list", "--db", db])).stdout).toContain("Ada");
-  });
+      // Doing as it says puts 1.0.0 back, on the database as 1.0.0 left it.
+      expect((await run(formsvc, ["restore", backup, "--db", db, "--yes"])).code).toBe(0);
+      expect((await run(formsvc, ["update", "--rollback", "--yes", "--db", db])).code).toBe(0);
+      expect(JSON.parse((await run(formsvc, ["version", "--json"])).stdout).version).toBe("1.0.0");
+      expect((await run(formsvc, ["accounts", "list", "--db", db])).stdout).toContain("Ada");
+    },
+    RELEASE_TEST_MS,
+  );
 });

@@ -6,6 +6,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "../helpers/cli.ts";
 
+/**
+ * The time a release test may take: each downloads, hashes and runs 127 MB binaries several times, which on a
+ * loaded machine takes longer than npm test's 30 s.
+ */
+export const RELEASE_TEST_MS = 180_000;
+/** The time the two test releases may take to build, once for every file. */
+export const RELEASE_BUILD_MS = 300_000;
+
 /** A new Ed25519 key in PEM, written to `path`, as `openssl genpkey -algorithm ed25519` would. */
 export function throwawayKey(path: string): string {
   const { privateKey } = generateKeyPairSync("ed25519");
