@@ -1,5 +1,5 @@
 // Seeds a form with many submissions straight into the SQLite file: one prepared insert in one
-// transaction, then the form's counters (and its day counters) set to match, as the server itself would have kept them.
+// transaction, then the form's counters (and its day and minute counters) set to match, as the server itself would have kept them.
 import { Database } from "bun:sqlite";
 import { newId } from "../../src/lib/ids.ts";
 
@@ -41,6 +41,11 @@ export function seedForm(dbPath: string, formId: string, count: number, stepMs =
       `INSERT INTO submission_days (form_id, day, submission_count, spam_count, unread_count, starred_count)
        SELECT form_id, created_at / 86400000, sum(is_spam = 0), sum(is_spam = 1), sum(is_spam = 0 AND is_read = 0), sum(is_spam = 0 AND is_starred = 1)
        FROM submissions WHERE form_id = ? GROUP BY created_at / 86400000`,
+    ).run(formId);
+    db.prepare(
+      `INSERT INTO submission_minutes (form_id, minute, submission_count, spam_count, unread_count, starred_count)
+       SELECT form_id, created_at / 60000, sum(is_spam = 0), sum(is_spam = 1), sum(is_spam = 0 AND is_read = 0), sum(is_spam = 0 AND is_starred = 1)
+       FROM submissions WHERE form_id = ? GROUP BY created_at / 60000`,
     ).run(formId);
   }).immediate();
   db.exec("ANALYZE");

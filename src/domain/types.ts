@@ -3,6 +3,8 @@
 
 /** A day in milliseconds: day counters and exports count whole UTC days. */
 export const DAY_MS = 86_400_000;
+/** A minute in milliseconds: the grain of the finer counters a busy day is found into (docs/performance.md). */
+export const MINUTE_MS = 60_000;
 
 export type Mode = "live" | "test";
 export type Permission = "read" | "write" | "delete" | "admin";

@@ -1,4 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { BASE } from "../helpers/app.ts";
 import { publicFixture, type PublicFixture } from "./public-support.ts";
 
@@ -153,4 +154,25 @@ test("views: each visitor counted once a day on the page and the embed, in stats
   await f.post(slug, { body: "name=Ada&email=ada%40example.com", headers: urlencoded });
   const stats = (await (await f.t.request("GET", `/api/forms/${id}/stats/daily?since=0d`, { key: f.key })).json()) as { days: unknown[] };
   expect(stats.days).toEqual([{ date: new Date().toISOString().slice(0, 10), submissions: 1, spam: 0, views: 2 }]);
+});
+
+test("views: the key changes each UTC day and the day before's visitor hashes go with it; no address or User-Agent is stored", async () => {
+  f = await publicFixture();
+  const { id } = await pageForm();
+  const { pageViews, store } = f.t.services;
+  const day = (n: number) => Date.UTC(2026, 10, 20 + n, 12);
+  const viewer = { ip: "203.0.113.7", userAgent: "Firefox/140" };
+  expect([await pageViews.count(id, viewer, day(0)), await pageViews.count(id, viewer, day(0))]).toEqual([true, false]);
+  const keyOf = async () => ((await store.db.all(sql`SELECT value FROM settings WHERE key = 'view_key'`)) as { value: string }[])[0]!.value;
+  const first = await keyOf();
+  // The next day the same visitor counts again, under another key; the first day's hashes are gone.
+  expect(await pageViews.count(id, viewer, day(1))).toBe(true);
+  expect(await keyOf()).not.toBe(first);
+  const kept = (await store.db.all(sql`SELECT day, visitor FROM form_visitors`)) as { day: number; visitor: string }[];
+  expect(kept.map((row) => row.day)).toEqual([Math.floor(day(1) / 86_400_000)]);
+  const everything = JSON.stringify(await store.db.all(sql`SELECT * FROM form_visitors`)) + JSON.stringify(await store.db.all(sql`SELECT * FROM form_views`));
+  expect(everything).not.toContain("203.0.113.7");
+  expect(everything).not.toContain("Firefox");
+  const views = await pageViews.daily(id, Math.floor(day(0) / 86_400_000), Math.floor(day(1) / 86_400_000));
+  expect([...views.values()]).toEqual([1, 1]);
 });

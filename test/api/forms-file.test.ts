@@ -155,3 +155,13 @@ test("a webhook secret given without its prefix plans no change once applied", a
   await apply(file, { HOOK: "ab".repeat(32) });
   expect(await plan(file, { HOOK: "ab".repeat(32) })).toEqual([]);
 });
+
+test("the form's own page: given in part, it matches once applied; left out, it goes back to none", async () => {
+  const file = { forms: { contact: { name: "Contact", page: { enabled: true, title: "Write to us" } } } };
+  expect(await apply(file)).toBe(1);
+  expect(await plan(file)).toEqual([]);
+  const [line] = await plan({ forms: { contact: { name: "Contact" } } });
+  expect(line).toStartWith('- contact.page: {"enabled":true,"title":"Write to us"');
+  await apply({ forms: { contact: { name: "Contact" } } });
+  expect(await plan({ forms: { contact: { name: "Contact" } } })).toEqual([]);
+});

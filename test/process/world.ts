@@ -80,11 +80,16 @@ export function seedSubmissions(dbPath: string, formId: string, count: number): 
       fields,
       formId,
     );
-    // The day counters the server keeps beside the form's, as it would have kept them.
+    // The day and minute counters the server keeps beside the form's, as it would have kept them.
     db.prepare(
       `INSERT INTO submission_days (form_id, day, submission_count, unread_count) SELECT form_id, created_at / 86400000, count(*), count(*) FROM submissions
        WHERE form_id = ? AND created_at >= ? GROUP BY created_at / 86400000 ORDER BY 2
        ON CONFLICT (form_id, day) DO UPDATE SET submission_count = submission_count + excluded.submission_count, unread_count = unread_count + excluded.unread_count`,
+    ).run(formId, start);
+    db.prepare(
+      `INSERT INTO submission_minutes (form_id, minute, submission_count, unread_count) SELECT form_id, created_at / 60000, count(*), count(*) FROM submissions
+       WHERE form_id = ? AND created_at >= ? GROUP BY created_at / 60000 ORDER BY 2
+       ON CONFLICT (form_id, minute) DO UPDATE SET submission_count = submission_count + excluded.submission_count, unread_count = unread_count + excluded.unread_count`,
     ).run(formId, start);
   }).immediate();
   db.close();

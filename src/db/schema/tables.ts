@@ -160,6 +160,27 @@ export const submissionDays = sqliteTable(
   (t) => [primaryKey({ columns: [t.formId, t.day] })],
 );
 
+/**
+ * The same counters per minute of createdAt, kept with the day's: a day that took a flood (a million
+ * submissions) is found into by its minutes, so a deep offset or a `since` inside it walks one minute's rows,
+ * not the day's (docs/performance.md, "Minute counters").
+ */
+export const submissionMinutes = sqliteTable(
+  "submission_minutes",
+  {
+    formId: text("form_id")
+      .notNull()
+      .references(() => forms.id, { onDelete: "cascade" }),
+    /** floor(createdAt / 60,000): minutes since the epoch, UTC. */
+    minute: integer("minute").notNull(),
+    submissionCount: integer("submission_count").notNull().default(0),
+    spamCount: integer("spam_count").notNull().default(0),
+    unreadCount: integer("unread_count").notNull().default(0),
+    starredCount: integer("starred_count").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.formId, t.minute] })],
+);
+
 /** Views of a form's page and embed per UTC day: each visitor counted once a day (services/page-views.ts). */
 export const formViews = sqliteTable(
   "form_views",

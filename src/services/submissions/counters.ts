@@ -1,12 +1,12 @@
 // The one owner of the counters that lists read instead of counting rows: each form's (submissions, spam,
-// unread, starred) and the same per UTC day. Every path that adds, changes or deletes a submission (receive,
+// unread, starred) and the same per UTC day and per minute, moved together. Every path that adds, changes or deletes a submission (receive,
 // mark, delete, bulk actions, retention, erasure) goes through here.
 import { eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { preparedOn } from "../../db/prepared.ts";
-import { forms, submissionDays, type SubmissionRow } from "../../db/schema.ts";
+import { forms, submissionDays, submissionMinutes, type SubmissionRow } from "../../db/schema.ts";
 import { whenStored, type StatementMaker, type Step } from "../../db/statement.ts";
-import { DAY_MS } from "../../domain/types.ts";
+import { DAY_MS, MINUTE_MS } from "../../domain/types.ts";
 
 type Counter = "submissionCount" | "spamCount" | "unreadCount" | "starredCount";
 /** What one submission (or several) adds to each counter. */
@@ -17,6 +17,8 @@ export type Counted = Flags & Pick<SubmissionRow, "formId" | "createdAt">;
 
 /** The UTC day of a time: days since the epoch. */
 export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
+/** The minute of a time: minutes since the epoch. */
+export const minuteOf = (ms: number) => Math.floor(ms / MINUTE_MS);
 
 /**
  * Whether a submission is kept: neither spam nor waiting for its double opt-in link. A kept submission counts
@@ -35,26 +37,34 @@ export function counterShare(flags: Flags): CounterShare {
   };
 }
 
+const SHARE_VALUES = {
+  formId: sql.placeholder("formId"),
+  submissionCount: sql.placeholder("submissionCount"),
+  spamCount: sql.placeholder("spamCount"),
+  unreadCount: sql.placeholder("unreadCount"),
+  starredCount: sql.placeholder("starredCount"),
+};
+/** What an upsert into a table of counters (a day's or a minute's) adds to the bucket already there. */
+const addedTo = (table: typeof submissionDays | typeof submissionMinutes) => ({
+  submissionCount: sql`${table.submissionCount} + excluded.submission_count`,
+  spamCount: sql`${table.spamCount} + excluded.spam_count`,
+  unreadCount: sql`${table.unreadCount} + excluded.unread_count`,
+  starredCount: sql`${table.starredCount} + excluded.starred_count`,
+});
+
 const addToDay = preparedOn((db) =>
   db
     .insert(submissionDays)
-    .values({
-      formId: sql.placeholder("formId"),
-      day: sql.placeholder("day"),
-      submissionCount: sql.placeholder("submissionCount"),
-      spamCount: sql.placeholder("spamCount"),
-      unreadCount: sql.placeholder("unreadCount"),
-      starredCount: sql.placeholder("starredCount"),
-    })
-    .onConflictDoUpdate({
-      target: [submissionDays.formId, submissionDays.day],
-      set: {
-        submissionCount: sql`${submissionDays.submissionCount} + excluded.submission_count`,
-        spamCount: sql`${submissionDays.spamCount} + excluded.spam_count`,
-        unreadCount: sql`${submissionDays.unreadCount} + excluded.unread_count`,
-        starredCount: sql`${submissionDays.starredCount} + excluded.starred_count`,
-      },
-    })
+    .values({ ...SHARE_VALUES, day: sql.placeholder("day") })
+    .onConflictDoUpdate({ target: [submissionDays.formId, submissionDays.day], set: addedTo(submissionDays) })
+    .prepare(),
+);
+
+const addToMinute = preparedOn((db) =>
+  db
+    .insert(submissionMinutes)
+    .values({ ...SHARE_VALUES, minute: sql.placeholder("minute") })
+    .onConflictDoUpdate({ target: [submissionMinutes.formId, submissionMinutes.minute], set: addedTo(submissionMinutes) })
     .prepare(),
 );
 
@@ -78,10 +88,11 @@ const times = (sign: number, share: CounterShare): CounterShare => ({
   starredCount: sign * share.starredCount,
 });
 
-/** Adds `sign` times a submission's share to the form's counters and to those of its day, in the caller's transaction. */
+/** Adds `sign` times a submission's share to the form's counters and to those of its day and minute, in the caller's transaction. */
 export async function addShare(tx: Db, submission: Counted, sign: 1 | -1): Promise<void> {
   const share = times(sign, counterShare(submission));
   await addToDay(tx).run({ formId: submission.formId, day: dayOf(submission.createdAt), ...share });
+  await addToMinute(tx).run({ formId: submission.formId, minute: minuteOf(submission.createdAt), ...share });
   await addToForm(tx).run({ formId: submission.formId, ...share });
 }
 
@@ -92,12 +103,13 @@ export async function moveShare(tx: Db, before: Counted, after: Counted): Promis
 }
 
 /**
- * Takes deleted submissions off their forms' counters and their days', in the caller's transaction: one
- * update per form and per day, however many went. Returns how many went from each form.
+ * Takes deleted submissions off their forms' counters and their days' and minutes', in the caller's
+ * transaction: one update per form, per day and per minute, however many went. Returns how many went from each form.
  */
 export async function removeShares(tx: Db, gone: Counted[]): Promise<Record<string, number>> {
   const byForm = new Map<string, CounterShare & { n: number }>();
   const byDay = new Map<string, CounterShare & { formId: string; day: number }>();
+  const byMinute = new Map<string, CounterShare & { formId: string; minute: number }>();
   const add = (into: CounterShare, share: CounterShare) => {
     for (const key of Object.keys(share) as Counter[]) into[key] += share[key];
   };
@@ -112,8 +124,13 @@ export async function removeShares(tx: Db, gone: Counted[]): Promise<Record<stri
     const day = byDay.get(key) ?? { ...zero(), formId: row.formId, day: dayOf(row.createdAt) };
     add(day, share);
     byDay.set(key, day);
+    const minuteKey = `${row.formId} ${minuteOf(row.createdAt)}`;
+    const minute = byMinute.get(minuteKey) ?? { ...zero(), formId: row.formId, minute: minuteOf(row.createdAt) };
+    add(minute, share);
+    byMinute.set(minuteKey, minute);
   }
   for (const { formId, day, ...share } of byDay.values()) await addToDay(tx).run({ formId, day, ...times(-1, share) });
+  for (const { formId, minute, ...share } of byMinute.values()) await addToMinute(tx).run({ formId, minute, ...times(-1, share) });
   const counts: Record<string, number> = {};
   for (const [formId, { n, ...share }] of byForm) {
     await addToForm(tx).run({ formId, ...times(-1, share) });
@@ -123,7 +140,7 @@ export async function removeShares(tx: Db, gone: Counted[]): Promise<Record<stri
 }
 
 /**
- * New posts' share of the form's counters and its newest time, and of a day's counters; `guard` is a condition
+ * New posts' share of the form's counters and its newest time, of a day's and of a minute's; `guard` is a condition
  * the write must meet (a single post's write counts only when its submission was written).
  */
 const receivedMakers = (guard: (p: (name: string) => unknown) => SQL): StatementMaker[] => [
@@ -136,27 +153,41 @@ const receivedMakers = (guard: (p: (name: string) => unknown) => SQL): Statement
       WHERE ${guard(p)}
       ON CONFLICT (form_id, day) DO UPDATE SET submission_count = submission_count + excluded.submission_count,
         spam_count = spam_count + excluded.spam_count, unread_count = unread_count + excluded.unread_count`,
+  (p) => sql`INSERT INTO ${submissionMinutes} (form_id, minute, submission_count, spam_count, unread_count, starred_count)
+      SELECT ${p("formId")}, ${p("minute")}, ${p("kept")}, ${p("spam")}, ${p("kept")}, 0
+      WHERE ${guard(p)}
+      ON CONFLICT (form_id, minute) DO UPDATE SET submission_count = submission_count + excluded.submission_count,
+        spam_count = spam_count + excluded.spam_count, unread_count = unread_count + excluded.unread_count`,
 ];
 const RECEIVED = receivedMakers(whenStored);
-const [RECEIVED_BY_FORM, RECEIVED_BY_DAY] = receivedMakers(() => sql`1`) as [StatementMaker, StatementMaker];
+const [RECEIVED_BY_FORM, RECEIVED_BY_DAY, RECEIVED_BY_MINUTE] = receivedMakers(() => sql`1`) as [StatementMaker, StatementMaker, StatementMaker];
 
 /**
  * The counters of a new post, as statements of its write that count only when it was written (it may lose a race
- * to another process's): its share of the form's and the day's counters, and the form's newest time.
+ * to another process's): its share of the form's, the day's and the minute's counters, and the form's newest time.
  */
 export function receivedCounters(row: SubmissionRow): Step[] {
   const kept = isKept(row) ? 1 : 0;
-  const values = { submissionId: row.id, formId: row.formId, createdAt: row.createdAt, day: dayOf(row.createdAt), kept, spam: row.isSpam ? 1 : 0 };
+  const values = {
+    submissionId: row.id,
+    formId: row.formId,
+    createdAt: row.createdAt,
+    day: dayOf(row.createdAt),
+    minute: minuteOf(row.createdAt),
+    kept,
+    spam: row.isSpam ? 1 : 0,
+  };
   return RECEIVED.map((make) => ({ make, values }));
 }
 
 /**
  * The counters of new posts written in the caller's transaction, summed first: one statement per form (its
- * counters and newest time) and one per form and day, however many posts the write holds.
+ * counters and newest time), one per form and day and one per form and minute, however many posts the write holds.
  */
 export function receivedCountersOf(rows: SubmissionRow[]): Step[] {
   const byForm = new Map<string, { formId: string; kept: number; spam: number; createdAt: number }>();
   const byDay = new Map<string, { formId: string; day: number; kept: number; spam: number }>();
+  const byMinute = new Map<string, { formId: string; minute: number; kept: number; spam: number }>();
   for (const row of rows) {
     const kept = isKept(row) ? 1 : 0;
     const spam = row.isSpam ? 1 : 0;
@@ -170,9 +201,15 @@ export function receivedCountersOf(rows: SubmissionRow[]): Step[] {
     day.kept += kept;
     day.spam += spam;
     byDay.set(key, day);
+    const minuteKey = `${row.formId} ${minuteOf(row.createdAt)}`;
+    const minute = byMinute.get(minuteKey) ?? { formId: row.formId, minute: minuteOf(row.createdAt), kept: 0, spam: 0 };
+    minute.kept += kept;
+    minute.spam += spam;
+    byMinute.set(minuteKey, minute);
   }
   return [
     ...[...byForm.values()].map((values) => ({ make: RECEIVED_BY_FORM, values })),
     ...[...byDay.values()].map((values) => ({ make: RECEIVED_BY_DAY, values })),
+    ...[...byMinute.values()].map((values) => ({ make: RECEIVED_BY_MINUTE, values })),
   ];
 }

@@ -1,10 +1,10 @@
 import { and, asc, desc, eq, getTableColumns, gt, lt, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { preparedOn } from "../../db/prepared.ts";
-import { submissionDays, submissions, type FormRow, type SubmissionRow } from "../../db/schema.ts";
-import { DAY_MS } from "../../domain/types.ts";
+import { submissionDays, submissionMinutes, submissions, type FormRow, type SubmissionRow } from "../../db/schema.ts";
+import { DAY_MS, MINUTE_MS } from "../../domain/types.ts";
 import { ApiError } from "../../errors.ts";
-import { dayOf } from "./counters.ts";
+import { dayOf, minuteOf } from "./counters.ts";
 
 export const FILTERS = ["all", "unread", "starred", "spam", "unconfirmed"] as const;
 export type Filter = (typeof FILTERS)[number];
@@ -90,16 +90,47 @@ const daysAfter = perKey((counter) =>
   ),
 );
 
-/** One counter of one of a form's days. */
-const dayCount = perKey((counter) =>
+/** The sum of one counter over a form's minutes strictly between `after` and `before`. */
+const minutesBetween = perKey((counter) =>
   preparedOn((db) =>
     db
-      .select({ n: sql<number>`coalesce(sum(${submissionDays[counter as Counter]}), 0)` })
-      .from(submissionDays)
-      .where(and(eq(submissionDays.formId, sql.placeholder("formId")), eq(submissionDays.day, sql.placeholder("day"))))
+      .select({ n: sql<number>`coalesce(sum(${submissionMinutes[counter as Counter]}), 0)` })
+      .from(submissionMinutes)
+      .where(
+        and(
+          eq(submissionMinutes.formId, sql.placeholder("formId")),
+          gt(submissionMinutes.minute, sql.placeholder("after")),
+          lt(submissionMinutes.minute, sql.placeholder("before")),
+        ),
+      )
       .prepare(),
   ),
 );
+
+/**
+ * The first of a form's minutes strictly between `after` and `before`, in the list's order, by which the
+ * counter has passed `skip`, and how many it counted before that minute: SQLite adds up the day's minutes
+ * (at most 1,440) without handing them over.
+ */
+const minuteAt = perKey((key) => {
+  const [counter, order] = key.split(" ") as [Counter, Order];
+  const n = submissionMinutes[counter];
+  const by = order === "asc" ? sql`ASC` : sql`DESC`;
+  return preparedOn((db) =>
+    db
+      .select({ minute: sql<number>`minute`, before: sql<number>`upto - n` })
+      .from(
+        sql`(SELECT ${submissionMinutes.minute} AS minute, ${n} AS n, sum(${n}) OVER (ORDER BY ${submissionMinutes.minute} ${by} ROWS UNBOUNDED PRECEDING) AS upto
+          FROM ${submissionMinutes}
+          WHERE ${submissionMinutes.formId} = ${sql.placeholder("formId")} AND ${submissionMinutes.minute} > ${sql.placeholder("after")}
+            AND ${submissionMinutes.minute} < ${sql.placeholder("before")})`,
+      )
+      // The one minute whose running sum passes `skip`: no sort of the day's minutes to find the first.
+      .where(sql`upto - n <= ${sql.placeholder("skip")} AND upto > ${sql.placeholder("skip")}`)
+      .limit(1)
+      .prepare(),
+  );
+});
 
 /** Rows of one filter in a window of createdAt: the part of a day after `since`, counted through the filter's index. */
 const countWindow = perKey((filter) =>
@@ -169,29 +200,80 @@ export interface PageQuery {
 }
 
 const NO_BOUND = Number.MAX_SAFE_INTEGER;
+const MINUTES_PER_DAY = DAY_MS / MINUTE_MS;
 
-/**
- * The rows of a filter after `since` inside `since`'s own day, counted through the filter's index from the end
- * of the day nearer to `since`: a day that took a flood holds up to a million rows, and a `since` early in it
- * (the start of the day, most often) counts the few before it and takes them from the day's counter.
- */
-async function sinceDayPart(db: Db, formId: string, filter: CountedFilter, since: number): Promise<number> {
-  const day = dayOf(since);
-  const start = day * DAY_MS;
-  if (since - start >= DAY_MS / 2) {
-    const tail: { n: number } | undefined = await countWindow(filter)(db).get({ formId, after: since, before: start + DAY_MS });
-    return tail?.n ?? 0;
-  }
-  const whole: { n: number } | undefined = await dayCount(COUNTER_OF[filter])(db).get({ formId, day });
-  const head: { n: number } | undefined = await countWindow(filter)(db).get({ formId, after: start - 1, before: since + 1 });
-  return Math.max(0, (whole?.n ?? 0) - (head?.n ?? 0));
+/** The rows of a filter after `since` inside its own day: those in its own minute, and all of the day's. */
+interface SincePart {
+  inMinute: number;
+  inDay: number;
 }
 
 /**
- * One page of a form's submissions and the exact count of all that match. Nothing walks the form's rows:
- * without `since` the count is the form's counter; with it, the rows after `since` in its own day (through
- * the filter's index) plus the day counters of the later days. A deep offset finds the day it falls in from
- * the same counters and walks only inside that day.
+ * The rows of a filter after `since` inside `since`'s own day: the few after it in its own minute, walked
+ * through the filter's index, and the minute counters of the rest of the day. A day that took a flood holds
+ * up to a million rows; a minute of it, about 700.
+ */
+async function sinceDayPart(db: Db, formId: string, filter: CountedFilter, since: number): Promise<SincePart> {
+  const minute = minuteOf(since);
+  const walked: { n: number } | undefined = await countWindow(filter)(db).get({ formId, after: since, before: (minute + 1) * MINUTE_MS });
+  const later: { n: number } | undefined = await minutesBetween(COUNTER_OF[filter])(db).get({
+    formId,
+    after: minute,
+    before: (dayOf(since) + 1) * MINUTES_PER_DAY,
+  });
+  const inMinute = walked?.n ?? 0;
+  return { inMinute, inDay: inMinute + (later?.n ?? 0) };
+}
+
+/** Where a page's walk starts: `after` < createdAt < `before`, `skip` rows in. */
+interface Walk {
+  after: number;
+  before: number;
+  skip: number;
+}
+
+/**
+ * The walk to the `skip`th row (in the list's order) of a day that holds `count` rows of the filter (after
+ * `since`, on since's own day, whose rows after it in its minute are `part.inMinute`): the minute counters
+ * find the minute it falls in, so the walk crosses one minute's rows at most. Minute counters that disagree
+ * with the day's (never, when only formsvc writes) fall back to walking the day.
+ */
+async function walkIntoDay(db: Db, formId: string, query: PageQuery, day: { day: number; count: number }, skip: number, part: SincePart | null): Promise<Walk> {
+  const asc = query.order === "asc";
+  const since = query.since ?? -1;
+  const wholeDay: Walk = asc
+    ? { after: Math.max(since, day.day * DAY_MS - 1), before: NO_BOUND, skip }
+    : { after: since, before: (day.day + 1) * DAY_MS, skip };
+  const first = day.day * MINUTES_PER_DAY;
+  let after = first - 1;
+  let left = skip;
+  if (query.since !== null && part !== null && dayOf(query.since) === day.day) {
+    // since's own minute is counted by its rows, not its counter: it comes first (asc) or last (desc).
+    const minute = minuteOf(query.since);
+    after = minute;
+    if (asc && left < part.inMinute) return { after: since, before: NO_BOUND, skip: left };
+    if (asc) left -= part.inMinute;
+    else if (left >= day.count - part.inMinute) return { after: since, before: (minute + 1) * MINUTE_MS, skip: left - (day.count - part.inMinute) };
+  }
+  const at: { minute: number; before: number } | undefined = await minuteAt(`${COUNTER_OF[query.filter as CountedFilter]} ${query.order}`)(db).get({
+    formId,
+    after,
+    before: first + MINUTES_PER_DAY,
+    skip: left,
+  });
+  if (!at) return wholeDay;
+  const inMinute = left - at.before;
+  return asc
+    ? { after: Math.max(since, at.minute * MINUTE_MS - 1), before: NO_BOUND, skip: inMinute }
+    : { after: since, before: (at.minute + 1) * MINUTE_MS, skip: inMinute };
+}
+
+/**
+ * One page of a form's submissions and the exact count of all that match. Nothing walks more than a minute's
+ * rows: without `since` the count is the form's counter; with it, the rows after `since` in its own minute
+ * (through the filter's index) plus the minute counters of the rest of its day and the day counters of the
+ * later days. A deep offset finds its day from the day counters, its minute from that day's minute counters,
+ * and walks only inside that minute.
  */
 export async function readPage(db: Db, form: FormRow, query: PageQuery): Promise<{ rows: SubmissionRow[]; total: number }> {
   // Unconfirmed submissions have no counter: their lists are read by the search path.
@@ -210,15 +292,16 @@ export async function readPage(db: Db, form: FormRow, query: PageQuery): Promise
   };
 
   let total = form[counter];
+  let part: SincePart | null = null;
   if (query.since !== null) {
-    const part = { n: await sinceDayPart(db, form.id, filter, query.since) };
+    part = await sinceDayPart(db, form.id, filter, query.since);
     if (query.offset > 0 && query.after === null) {
-      days = await loadDays(part?.n ?? 0);
+      days = await loadDays(part.inDay);
       total = days.reduce((sum, d) => sum + d.count, 0);
     } else {
       // A first page (or a cursor page) needs only the sum, which SQLite adds up without handing over every day.
       const later: { n: number } | undefined = await daysAfter(counter)(db).get({ formId: form.id, day: dayOf(query.since) });
-      total = (part?.n ?? 0) + (later?.n ?? 0);
+      total = part.inDay + (later?.n ?? 0);
     }
   }
 
@@ -242,11 +325,7 @@ export async function readPage(db: Db, form: FormRow, query: PageQuery): Promise
       return false;
     });
     // Counters that disagree with the rows (never, when only formsvc writes) fall back to walking from the start.
-    if (found) {
-      params.skip = query.offset - before;
-      if (query.order === "asc") params.after = Math.max(since, found.day * DAY_MS - 1);
-      else params.before = (found.day + 1) * DAY_MS;
-    }
+    if (found) Object.assign(params, await walkIntoDay(db, form.id, query, found, query.offset - before, part));
   }
   const rows: SubmissionRow[] = await pageRows(`${query.filter} ${query.order} ${query.after !== null ? "cursor" : "plain"}`)(db).all(params);
   return { rows, total };
