@@ -20,6 +20,7 @@ import { usersCommand } from "./users.ts";
 import { versionCommand } from "./version.ts";
 import { webhooksCommand } from "./webhooks.ts";
 import { buildInfo } from "../src/lib/release.ts";
+import { destinationsCommand } from "./destinations.ts";
 
 const HELP_FOOTER = `
 Local mode works on the database file (--db, FORMSVC_DB, default ./formsvc.db); remote mode on a server
@@ -43,6 +44,7 @@ const COMMANDS: [names: string[], register: (program: Command, io: Io) => void][
   [["submissions"], submissionsCommand],
   [["notifications"], notificationsCommand],
   [["webhooks"], webhooksCommand],
+  [["destinations"], destinationsCommand],
   [["pull", "plan", "apply"], formsFileCommands],
   [["mcp"], mcpCommand],
   [["backup"], backupCommand],

@@ -7,7 +7,15 @@ import { withFlagName } from "./errors.ts";
 import type { Io } from "./io.ts";
 import { printList, type Column } from "./output.ts";
 
-const FLAGS = { url: "URL", description: "--description", format: "--format", limit: "--limit", offset: "--offset", webhook: "--webhook" };
+const FLAGS = {
+  url: "URL",
+  description: "--description",
+  format: "--format",
+  limit: "--limit",
+  offset: "--offset",
+  webhook: "--webhook",
+  destination: "--destination",
+};
 
 type Globals = ConnectionOptions & { json?: boolean };
 
@@ -25,7 +33,7 @@ const DELIVERY_COLUMNS = (io: Io): Column<WebhookDelivery>[] => {
   return [
     { header: "id", value: (d) => d.id },
     { header: "created", value: (d) => d.createdAt },
-    { header: "webhook", value: (d) => d.webhookId },
+    { header: "to", value: (d) => d.webhookId ?? d.destinationId ?? "" },
     { header: "status", value: (d) => d.status, style: (text, d) => colour[d.status](text) },
     { header: "attempts", value: (d) => d.attempts },
     { header: "code", value: (d) => d.responseStatus ?? "" },
@@ -65,6 +73,7 @@ export async function runWebhooksAdd(ref: string, url: string, flags: AddFlags, 
 
 export interface DeliveryFlags {
   webhook?: string;
+  destination?: string;
   limit?: string;
   offset?: string;
 }
@@ -73,12 +82,15 @@ export interface DeliveryFlags {
 export async function runWebhooksDeliveries(ref: string, flags: DeliveryFlags, globals: Globals, io: Io): Promise<void> {
   const page = await withBackend(globals, io.env, (backend) =>
     backend
-      .call<DeliveryPage>("listDeliveries", { params: { id: ref }, query: { webhook: flags.webhook, limit: flags.limit, offset: flags.offset } })
+      .call<DeliveryPage>("listDeliveries", {
+        params: { id: ref },
+        query: { webhook: flags.webhook, destination: flags.destination, limit: flags.limit, offset: flags.offset },
+      })
       .catch((error) => Promise.reject(withFlagName(error, FLAGS))),
   );
   printList(io, page.deliveries, DELIVERY_COLUMNS(io), {
     json: globals.json,
-    empty: "No deliveries yet: each submission that is not spam makes one per webhook.",
+    empty: "No deliveries yet: each kept submission makes one per webhook and destination whose conditions it meets.",
   });
   const { offset, hasMore } = page.pagination;
   if (!globals.json && io.isTTY && hasMore) io.err(`More with --offset ${offset + page.deliveries.length}.\n`);
@@ -151,8 +163,9 @@ export function webhooksCommand(program: Command, io: Io): void {
 
   webhooks
     .command("deliveries <form>")
-    .description("list a form's webhook deliveries, newest first: status, response code, time and the start of the answer")
+    .description("list a form's deliveries to its webhooks and destinations, newest first: status, response code, time and the answer")
     .option("--webhook <webhook>", "only this endpoint's deliveries")
+    .option("--destination <destination>", "only this destination's deliveries")
     .option("--limit <n>", `how many, ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max} (default ${PAGE_LIMIT.default})`)
     .option("--offset <n>", "how many to skip (default 0)")
     .addHelpText(
@@ -163,7 +176,7 @@ export function webhooksCommand(program: Command, io: Io): void {
 
   webhooks
     .command("redeliver <form> <delivery>")
-    .description("send a delivery again now, with the same webhook-id and body")
+    .description("send a delivery (a webhook's or a destination's) again now, with the same webhook-id and body")
     .addHelpText(
       "after",
       "\nExample:\n  formsvc webhooks redeliver contact dlv_01jd3k4m5n6p7q8r9s0t1v2w3x\n\nThe server sends it at once when asked remotely; after a local redeliver, within a few seconds.\n",

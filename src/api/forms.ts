@@ -32,6 +32,8 @@ const formFields: Record<string, string> = {
   captcha: `The captcha verified before a submission is stored: {provider: "recaptcha" | "hcaptcha" | "turnstile", secret} (the secret is write-only), or {provider: "altcha", complexity?} (formsvc serves the challenge at /f/{slug}/altcha and the widget at /altcha.js; complexity ${COMPLEXITY_RANGE.min} to ${COMPLEXITY_RANGE.max}, default ${DEFAULT_COMPLEXITY}). null removes it.`,
   spamRules:
     "blockedWords (at most 500 words or phrases of at most 100 characters, matched whole-word, ignoring case, literally), blockedEmails (at most 500 addresses or @domains, subdomains included), blockDisposableEmails, maxLinks (0 to 1000), duplicateWindowHours (1 to 720). null removes them.",
+  notificationRoutes:
+    "A list of {to, when}: the notification goes to the first route whose when (conditions, as on webhooks: docs/api.md, Conditions) the submission meets, else to notificationEmail. null or [] removes them.",
   spamFilter: `enabled (default true) and threshold (0 to 1, default ${DEFAULT_FILTER_THRESHOLD}). The filter acts once the account has marked ${FILTER_MIN_MARKS} submissions spam and ${FILTER_MIN_MARKS} not spam.`,
   confirmation: `The confirmation email to the person who submitted (docs/api.md, Confirmation email): {enabled, field (default ${CONFIRMATION.field}), subject, text, fromName?, replyTo?, doubleOptIn? (${CONFIRMATION.doubleOptIn}), optInDays? ${CONFIRMATION_RANGES.optInDays.min}-${CONFIRMATION_RANGES.optInDays.max} (${CONFIRMATION.optInDays}), perAddressHours? (${CONFIRMATION.perAddressHours}), perFormDaily? (${CONFIRMATION.perFormDaily})}. subject and text take {{field}}, {{form}}, {{date}} and, with doubleOptIn, {{link}}. Given whole on update; null removes it.`,
 };

@@ -1,4 +1,5 @@
 import { activityOperations } from "./activity.ts";
+import { destinationOperations } from "./destinations.ts";
 import { formPageOperations } from "./form-page.ts";
 import { formOperations } from "./forms.ts";
 import { keyOperations } from "./keys.ts";
@@ -19,6 +20,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...submissionOperations,
   ...notificationOperations,
   ...webhookOperations,
+  ...destinationOperations,
   ...keyOperations,
   ...publicOperations,
   altchaWidgetOperation,

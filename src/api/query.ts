@@ -77,6 +77,11 @@ export const queryParameters = lazySchema((z) => {
       invalid: (value: string) => `pending must be true or false, not "${value}".`,
     },
     webhook: { schema: z.string(), description: "Only the deliveries of this webhook endpoint (whk_…).", invalid: (value: string) => `webhook: "${value}"` },
+    destination: {
+      schema: z.string(),
+      description: "Only the deliveries of this destination (dst_…).",
+      invalid: (value: string) => `destination: "${value}"`,
+    },
   };
   return table satisfies Record<string, Parameter>;
 });
@@ -121,6 +126,7 @@ export const PATH_PARAMETERS: Record<string, string> = {
   submissionId: "The submission's id (sub_…).",
   fileId: "The file's id (fil_…), as in the submission's data.",
   webhookId: "The webhook endpoint's id (whk_…).",
+  destinationId: "The destination's id (dst_…).",
   deliveryId: "The delivery's id (dlv_…).",
   keyId: "The key's id (key_…), not the key itself.",
   slug: "The form's public slug.",

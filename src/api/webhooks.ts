@@ -1,7 +1,7 @@
 import { answerBaseUrl } from "../services/urls.ts";
 import { json, noContent } from "../http/respond.ts";
 import { MAX_WEBHOOKS_PER_FORM } from "../domain/types.ts";
-import { createSchema } from "../services/outbox/webhooks.ts";
+import { createSchema, updateSchema } from "../services/outbox/webhooks.ts";
 import { FORM, LOCATION, operation } from "./operation.ts";
 
 // Account keys only: a form-level key reaches only its form's submissions (docs/api.md, "Authentication and keys"), and a webhook's
@@ -30,6 +30,7 @@ export const webhookOperations = [
         url: `An absolute http(s) address of at most 2048 characters, of a public host (a private, loopback or metadata address is 400 invalid_parameter). A form has at most ${MAX_WEBHOOKS_PER_FORM} webhooks.`,
         description: "A note; at most 500 characters.",
         format: "standard (default): the signed Standard Webhooks event; slack or discord: a short message for that service's incoming webhook.",
+        when: "Conditions, all of which a submission must meet to be sent here: [{field, op: equals | contains | in | notEmpty, value?}]. Values compare as text, trimmed, ignoring case.",
       },
     },
     ok: { status: 201, description: "The endpoint, with its secret (shown here and on rotate only).", schema: "WebhookWithSecret", headers: LOCATION },
@@ -48,6 +49,19 @@ export const webhookOperations = [
     permission: "read",
     ok: { status: 200, description: "The form's endpoints, secrets hidden.", schema: "WebhookList" },
     handler: async (ctx) => json(200, { webhooks: await ctx.services.webhooks.list(ctx.principal, ctx.params.id!) }),
+  }),
+  operation({
+    method: "PATCH",
+    path: WEBHOOK,
+    operationId: "updateWebhook",
+    summary: "Change a webhook's conditions",
+    description: "when: the conditions a submission must meet to be sent here (docs/api.md, Conditions); null or [] sends every one.",
+    tag: "Webhooks",
+    scope: "account",
+    permission: "write",
+    body: { name: "WebhookUpdate", schema: updateSchema, example: { when: [{ field: "priority", op: "in", value: ["urgent", "high"] }] } },
+    ok: { status: 200, description: "The endpoint as changed, its secret hidden.", schema: "Webhook" },
+    handler: async (ctx) => json(200, await ctx.services.webhooks.update(ctx.principal, ctx.params.id!, ctx.params.webhookId!, ctx.body)),
   }),
   operation({
     method: "DELETE",
@@ -106,11 +120,12 @@ export const webhookOperations = [
     tag: "Webhooks",
     scope: "account",
     permission: "read",
-    query: ["webhook", ...PAGE],
-    ok: { status: 200, description: "Deliveries to every endpoint of the form, newest first.", schema: "DeliveryPage" },
+    description: "Webhook deliveries carry webhookId, a destination's carry destinationId.",
+    query: ["webhook", "destination", ...PAGE],
+    ok: { status: 200, description: "Deliveries to every endpoint and destination of the form, newest first.", schema: "DeliveryPage" },
     async handler(ctx) {
-      const { webhook, ...page } = ctx.query;
-      return json(200, await ctx.services.webhooks.deliveries(ctx.principal, ctx.params.id!, webhook || null, page));
+      const { webhook, destination, ...page } = ctx.query;
+      return json(200, await ctx.services.webhooks.deliveries(ctx.principal, ctx.params.id!, webhook || null, page, destination || null));
     },
   }),
   operation({
@@ -118,6 +133,7 @@ export const webhookOperations = [
     path: `${FORM}/deliveries/{deliveryId}/retry`,
     operationId: "retryDelivery",
     summary: "Send a delivery again now (by delivery id)",
+    description: "A webhook's or a destination's.",
     tag: "Webhooks",
     scope: "account",
     permission: "write",

@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { destinationPageRoutes } from "./destination-routes.tsx";
 import { ApiError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/context.ts";
 import { Router } from "../http/router.ts";
@@ -63,6 +64,7 @@ export function createDashboard() {
   fieldsPageRoutes(router);
   pagePageRoutes(router);
   settingsPageRoutes(router);
+  destinationPageRoutes(router);
   return {
     async handle(ctx: RequestContext): Promise<Response> {
       try {

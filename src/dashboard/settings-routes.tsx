@@ -16,6 +16,7 @@ import { sectionHref, SettingsPage, settingsInput, type SettingsInput } from "./
 import { postedSpamInput, spamErrorField, spamInput, spamUpdate, type SpamInput } from "./pages/spam-settings.tsx";
 import type { ShownSecret } from "./pages/webhooks.tsx";
 import { pageShownFor, type PageShown } from "./page-settings.ts";
+import { destinationsShownFor } from "./destinations-view.ts";
 
 /** A number of days from a form field: empty is null (for ever); anything else is left to the service to judge. */
 const days = (value: string | null) => ((value ?? "").trim() === "" ? null : Number((value ?? "").trim()));
@@ -101,6 +102,7 @@ export async function settingsResponse(
     secret,
     confirmation: { ...confirming, preview: previewConfirmation(form, fieldsOf(row), confirming.input) },
     page: await pageShownFor(ctx, principal, row, options.page),
+    destinations: await destinationsShownFor(ctx, principal, row, flash.value),
   });
   // A notice after a redirect belongs to the section the owner acted in (`at`); one shown by a post's answer, to the page.
   const notice = options.notice ?? noticeOf(ctx);

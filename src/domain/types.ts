@@ -59,6 +59,8 @@ export interface Form {
   spamRules: SpamRules | null;
   /** Whether the account's learning filter judges this form's posts, and the score over which one is spam. */
   spamFilter: { enabled: boolean; threshold: number };
+  /** Where the notification goes instead of notificationEmail: the first route whose conditions the submission meets. */
+  notificationRoutes: { to: string; when: { field: string; op: string; value?: string | string[] }[] }[];
   /** The page formsvc serves for the form at its address, and the embed (docs/api.md, "The form's page"). */
   page: FormPage;
 }
@@ -163,6 +165,8 @@ export interface Submission {
 
 /** Most webhook endpoints one form may have: each submission is sent to every one of them. */
 export const MAX_WEBHOOKS_PER_FORM = 20;
+/** At most this many destinations on one form. */
+export const MAX_DESTINATIONS_PER_FORM = 20;
 
 /** The formats an export is written in. */
 export const EXPORT_FORMATS = ["csv", "ndjson", "json"] as const;

@@ -36,6 +36,7 @@ export const FORM_DEFAULTS: Record<string, unknown> = {
   spamRules: null,
   spamFilter: { enabled: true, threshold: DEFAULT_FILTER_THRESHOLD },
   page: NO_PAGE,
+  notificationRoutes: [],
 };
 
 /**
@@ -59,7 +60,7 @@ export const COLLECTIONS = {
   webhooks: {
     body: webhookCreate,
     identity: (item) => String(item.url),
-    defaults: { description: null, format: "standard" },
+    defaults: { description: null, format: "standard", when: [] },
     operations: { list: "listWebhooks", add: "createWebhook", remove: "deleteWebhook", field: "webhooks", itemParam: "webhookId" },
   },
 } satisfies Record<string, Collection>;

@@ -93,10 +93,14 @@ export class Metrics {
       lines.push("# TYPE formsvc_notification_outbox gauge");
       for (const status of ["pending", "failed"]) lines.push(`formsvc_notification_outbox{status="${status}"} ${outbox[status] ?? 0}`);
       const webhooks = await this.source.webhookOutbox();
-      lines.push("# HELP formsvc_webhook_outbox Webhook deliveries in the outbox, by status (pending: waiting for an attempt or a retry).");
+      lines.push(
+        "# HELP formsvc_webhook_outbox Deliveries to webhooks and destinations in the outbox, by status (pending: waiting for an attempt or a retry).",
+      );
       lines.push("# TYPE formsvc_webhook_outbox gauge");
       for (const status of ["pending", "failed"]) lines.push(`formsvc_webhook_outbox{status="${status}"} ${webhooks[status] ?? 0}`);
-      lines.push("# HELP formsvc_webhook_circuits_open Webhook endpoints paused after failing too often in a row (tried again later, one delivery first).");
+      lines.push(
+        "# HELP formsvc_webhook_circuits_open Webhook endpoints and destinations paused after failing too often in a row (tried again later, one delivery first).",
+      );
       lines.push("# TYPE formsvc_webhook_circuits_open gauge");
       lines.push(`formsvc_webhook_circuits_open ${await this.source.openCircuits()}`);
       const backup = this.source.backup?.();

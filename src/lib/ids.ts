@@ -7,6 +7,7 @@ const PREFIXES = {
   user: "usr",
   file: "fil",
   webhook: "whk",
+  destination: "dst",
   delivery: "dlv",
   message: "msg",
   request: "req",

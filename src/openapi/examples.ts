@@ -33,6 +33,7 @@ const form = {
     thankYouMessage: "Thank you: we will write back soon.",
     language: null,
   },
+  notificationRoutes: [{ to: "sales@example.com", when: [{ field: "topic", op: "equals", value: "sales" }] }],
 };
 
 const submission = {
@@ -53,13 +54,26 @@ const webhook = {
   url: "https://hooks.example.com/formsvc",
   description: "CRM",
   format: "standard",
+  when: [],
   secretPrefix: "whsec_XMrc…",
+  createdAt: "2026-11-22T12:10:00.000Z",
+};
+
+const destination = {
+  id: "dst_01m84z1hmddmwfdberrjxb",
+  formId: form.id,
+  type: "airtable",
+  config: { baseId: "appQ3xJ0xTq5m3Yb1", table: "Leads" },
+  fields: { email: "Email", message: "Notes" },
+  when: [{ field: "topic", op: "equals", value: "sales" }],
+  enabled: true,
   createdAt: "2026-11-22T12:10:00.000Z",
 };
 
 const delivery = {
   id: "dlv_01m84z1p5bv8cx6wb9y1w1",
   webhookId: webhook.id,
+  destinationId: null,
   submissionId: submission.id,
   messageId: "msg_01m84z1p5bv8cx6wb9y1w0",
   eventType: "submission.created",
@@ -130,6 +144,9 @@ export const EXAMPLES: {
       createdAt: key.createdAt,
     },
     WebhookList: { webhooks: [webhook] },
+    Destination: destination,
+    DestinationList: { destinations: [destination] },
+    DestinationTest: { ok: false, responseStatus: 401, durationMs: 180, error: "Airtable refused the token (401)." },
     WebhookWithSecret: { ...webhook, secret: "whsec_XMrc1kNKNjEZNJPHYWi+tSM8b0o7Jf8M" },
     WebhookDelivery: { ...delivery, status: "pending", nextAttemptAt: "2026-11-22T12:40:00.000Z", deliveredAt: null },
     DeliveryPage: { deliveries: [delivery], pagination: { limit: 50, offset: 0, hasMore: false } },

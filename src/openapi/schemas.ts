@@ -2,6 +2,8 @@ import { z } from "zod";
 import { ERROR_STATUS } from "../errors.ts";
 import { fieldRules, otherFields } from "../services/submissions/fields.ts";
 import { WEBHOOK_FORMATS } from "../lib/webhook-message.ts";
+import { CONDITION_OPS } from "../services/outbox/conditions.ts";
+import { DESTINATION_TYPES } from "../services/outbox/destination-types.ts";
 import { CAPTCHA_PROVIDERS, SPAM_REASONS } from "../domain/types.ts";
 import { FILTERS } from "../services/submissions/submissions.ts";
 import { CONFIRMATION_RANGES, PAGE_LIMIT } from "../domain/limits.ts";
@@ -20,6 +22,9 @@ const offsetPage = () => z.object({ limit: pageLimit(), offset: z.int().min(0), 
 
 /** Makes every response schema, each with the name it has under components.schemas. */
 export function responseSchemas() {
+  const Condition = z
+    .object({ field: z.string(), op: z.enum(CONDITION_OPS), value: z.union([z.string(), z.array(z.string())]).optional() })
+    .describe("One condition: the field's value, as text ignoring case, equals, contains, is in the list, or is not empty.");
   const ErrorBody = z
     .object({
       error: z.object({
@@ -106,6 +111,9 @@ export function responseSchemas() {
             .describe("The page's language whatever the browser asks; null: the visitor's."),
         })
         .describe("The page formsvc serves at the form's address for a browser, and the embed (/embed.js); disabled by default."),
+      notificationRoutes: z
+        .array(z.object({ to: z.string(), when: z.array(Condition) }))
+        .describe("The notification goes to the first route whose conditions the submission meets, else to notificationEmail."),
     })
     .describe("A form, the same in every response.");
 
@@ -231,6 +239,7 @@ export function responseSchemas() {
     url: z.string(),
     description: z.string().nullable(),
     format: z.enum(WEBHOOK_FORMATS).describe("standard: signed Standard Webhooks JSON; slack and discord: a chat message."),
+    when: z.array(Condition).describe("Sent only for submissions that meet every condition; empty: every kept submission."),
     secretPrefix: z.string().describe("The start of the secret, to tell secrets apart."),
     createdAt: time(),
   };
@@ -247,7 +256,8 @@ export function responseSchemas() {
     .describe("A webhook endpoint with its signing secret.");
   const WebhookDelivery = z.object({
     id: id("dlv"),
-    webhookId: id("whk"),
+    webhookId: id("whk").nullable().describe("The webhook endpoint it goes to; null for a destination's delivery."),
+    destinationId: id("dst").nullable().describe("The destination it goes to; null for a webhook's delivery."),
     submissionId: id("sub"),
     messageId: id("msg").describe("The webhook-id header, the same on every attempt of one event."),
     eventType: z.string(),
@@ -263,6 +273,25 @@ export function responseSchemas() {
     deliveredAt: nullableTime(),
   });
   const DeliveryPage = z.object({ deliveries: z.array(WebhookDelivery), pagination: offsetPage() });
+  const Destination = z
+    .object({
+      id: id("dst"),
+      formId: id("frm"),
+      type: z.enum(DESTINATION_TYPES),
+      config: z.record(z.string(), z.unknown()).describe("The type's settings as given, secrets left out."),
+      fields: z.record(z.string(), z.string()).nullable().describe("Form field → the destination's name; null: every field under its own name."),
+      when: z.array(Condition),
+      enabled: z.boolean(),
+      createdAt: time(),
+    })
+    .describe("A destination: where each kept submission is sent besides the webhooks.");
+  const DestinationList = z.object({ destinations: z.array(Destination) });
+  const DestinationTest = z.object({
+    ok: z.boolean(),
+    responseStatus: z.int().nullable(),
+    durationMs: z.int().min(0),
+    error: z.string().nullable().describe("Why it failed, in the owner's words; null on success."),
+  });
 
   const Erasure = z.object({
     erased: z.int().min(0).describe("Submissions erased (or, with dryRun, that would be)."),
@@ -315,6 +344,9 @@ export function responseSchemas() {
     WebhookWithSecret,
     WebhookDelivery,
     DeliveryPage,
+    Destination,
+    DestinationList,
+    DestinationTest,
     Erasure,
     SubmitSuccess,
     AltchaChallenge,

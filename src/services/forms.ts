@@ -1,4 +1,5 @@
 import { and, desc, eq, or, sql } from "drizzle-orm";
+import { MAX_ROUTES, shownRoutes, storedRoutes, whenSchema } from "./outbox/conditions.ts";
 import type { Db, Store } from "../db/client.ts";
 import { memoized, preparedOn } from "../db/prepared.ts";
 import { forms, type FormRow } from "../db/schema.ts";
@@ -103,6 +104,10 @@ export const createSchema = lazySchema((z) =>
     spamRules: spamRulesSchema(z).nullish(),
     spamFilter: spamFilter(z).optional(),
     page: pageSchema(z).nullish(),
+    notificationRoutes: z
+      .array(z.strictObject({ to: email(z), when: whenSchema(z, "notificationRoutes.when") }), { error: "notificationRoutes must be a list of {to, when}." })
+      .max(MAX_ROUTES, `notificationRoutes holds at most ${MAX_ROUTES} routes.`)
+      .nullish(),
   }),
 );
 
@@ -207,6 +212,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     spamRules: row.spamRules ? (JSON.parse(row.spamRules) as SpamRules) : null,
     spamFilter: { enabled: row.spamFilterEnabled, threshold: row.spamFilterThreshold ?? DEFAULT_FILTER_THRESHOLD },
     page: pageOf(row),
+    notificationRoutes: shownRoutes(row.notificationRoutes),
   });
 
   // Shared, read-only rows: callers never change a FormRow they are given.
@@ -304,6 +310,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           spamFilterEnabled: input.spamFilter?.enabled ?? true,
           spamFilterThreshold: input.spamFilter?.threshold ?? null,
           page: storedPage(input.page) ?? null,
+          notificationRoutes: storedRoutes(input.notificationRoutes),
           createdAt: now,
           updatedAt: now,
         };
@@ -337,6 +344,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           spamFilterEnabled: input.spamFilter?.enabled,
           spamFilterThreshold: input.spamFilter?.threshold,
           page: storedPage(input.page),
+          notificationRoutes: input.notificationRoutes === undefined ? undefined : storedRoutes(input.notificationRoutes),
         };
         // Only what really changes is written; a patch that changes nothing leaves updatedAt alone.
         const changes = Object.fromEntries(

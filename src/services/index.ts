@@ -18,6 +18,7 @@ import { teamService } from "./people/team.ts";
 import { usersService } from "./people/users.ts";
 import type { PublicUrls } from "./urls.ts";
 import { defaultWebhookOptions, webhooksService, type WebhookOptions } from "./outbox/webhooks.ts";
+import { destinationsService } from "./outbox/destinations.ts";
 
 /** The domain, used alike by the HTTP routes and the local CLI. */
 export function createServices(store: Store, urls: PublicUrls, options: { webhooks?: WebhookOptions } = {}) {
@@ -25,6 +26,7 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
   const notifications = notificationsService(store, forms, () => ((urls.known?.() ?? true) ? urls.baseUrl() : null));
   const files = filesService(store, forms);
   const webhooks = webhooksService(store, forms, urls, options.webhooks ?? defaultWebhookOptions);
+  const destinations = destinationsService(store, forms, options.webhooks ?? defaultWebhookOptions);
   const spam = spamService(store);
   const optIn = optInService(store, urls, { notifications, webhooks });
   const submissions = submissionsService(store, forms, notifications, files, webhooks, spam.filter, optIn);
@@ -44,6 +46,7 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
     files,
     notifications,
     webhooks,
+    destinations,
     settings: settingsService(store),
     users: usersService(store),
     team: teamService(store),

@@ -1,15 +1,15 @@
-import { BlockedAddress, checkedAddresses, hostBlockedReason, type Resolver } from "../lib/address.ts";
+import type { Resolver } from "../lib/address.ts";
 import { settingFromEnv } from "../config.ts";
 import { signWebhook } from "../lib/webhook-message.ts";
 import { startOutboxLoop, withinGrace, workerName } from "./outbox.ts";
+import { requestOnce } from "../lib/http-request.ts";
+import { newTokenCache, sendToDestination } from "../services/outbox/senders/index.ts";
 import { HELD_PER_SLOT, WEBHOOK_LIMITS } from "../services/outbox/shares.ts";
 import type { AttemptResult, OutgoingDelivery } from "../services/outbox/deliveries.ts";
 import type { WebhooksService } from "../services/outbox/webhooks.ts";
 
 /** How many deliveries one process sends at once (each endpoint and account also has its own limit, see outbox-shares). */
 const CONCURRENCY = 16;
-/** How much of an answer the delivery log keeps. */
-const SNIPPET = 500;
 
 export interface WebhookSenderOptions {
   /** Multiplies every delay of the schedule (tests run with 0.001). */
@@ -52,89 +52,15 @@ function headersFor(delivery: OutgoingDelivery, userAgent: string): Record<strin
   return headers;
 }
 
-/** A line of text fit for the log and the delivery list: no control characters, bounded. */
-const oneLine = (text: string) =>
-  text
-    .replace(/[\u0000-\u001f\u007f]+/g, " ")
-    .trim()
-    .slice(0, SNIPPET);
-
-/**
- * POSTs the body once, to the very addresses that were checked: the connection's own look-up is replaced by
- * one that resolves, refuses any special address and hands over what it checked, so that a name cannot
- * resolve to a public address for the check and a private one for the connection. Redirects are not followed.
- */
-export function postOnce(
+/** POSTs a webhook's body once, to the very addresses that were checked (see requestOnce); redirects are not followed. */
+export async function postOnce(
   url: URL,
   body: string,
   headers: Record<string, string>,
   options: { allowPrivate: boolean; resolve: Resolver; timeoutMs: number; signal: AbortSignal },
 ): Promise<AttemptResult> {
-  const started = performance.now();
-  const result = (partial: Partial<AttemptResult>): AttemptResult => ({
-    ok: false,
-    responseStatus: null,
-    responseSnippet: null,
-    error: null,
-    durationMs: performance.now() - started,
-    ...partial,
-  });
-  return new Promise<AttemptResult>((done) => {
-    const lookup = (host: string, lookupOptions: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-      const found = options.allowPrivate ? options.resolve(host) : checkedAddresses(host, options.resolve);
-      found.then(
-        (addresses) => (lookupOptions?.all ? callback(null, addresses) : callback(null, addresses[0]!.address, addresses[0]!.family)),
-        (error: unknown) => callback(error),
-      );
-    };
-    // An address written in the URL, or a name such as localhost, is refused before any connection is tried.
-    const blocked = options.allowPrivate ? null : hostBlockedReason(url.hostname);
-    // Node's HTTP client is loaded by the first delivery, not by every start of the server.
-    const precheck: Promise<typeof import("node:http")> = blocked
-      ? Promise.reject(new BlockedAddress(blocked))
-      : url.protocol === "https:"
-        ? (import("node:https") as unknown as Promise<typeof import("node:http")>)
-        : import("node:http");
-    precheck.then(
-      (client) => {
-        const request = client.request(
-          url,
-          { method: "POST", headers, lookup: lookup as never, signal: options.signal, timeout: options.timeoutMs },
-          (response) => {
-            const chunks: Buffer[] = [];
-            let size = 0;
-            response.on("data", (chunk: Buffer) => {
-              if (size < SNIPPET * 4) chunks.push(chunk);
-              size += chunk.length;
-              if (size >= SNIPPET * 4) response.destroy();
-            });
-            const finish = () => {
-              const status = response.statusCode ?? 0;
-              done(
-                result({
-                  ok: status >= 200 && status < 300,
-                  responseStatus: status,
-                  responseSnippet: oneLine(Buffer.concat(chunks).toString("utf8")) || null,
-                  error: status >= 200 && status < 300 ? null : `answered ${status}`,
-                }),
-              );
-            };
-            response.on("end", finish);
-            response.on("close", finish);
-            response.on("error", finish);
-          },
-        );
-        const timer = setTimeout(() => request.destroy(new Error(`no answer within ${options.timeoutMs / 1000} s`)), options.timeoutMs);
-        request.on("close", () => clearTimeout(timer));
-        request.on("timeout", () => request.destroy(new Error(`no answer within ${options.timeoutMs / 1000} s`)));
-        request.on("error", (error: Error) =>
-          done(result({ error: oneLine(error instanceof BlockedAddress ? `refused: ${error.message}` : error.message || String(error)) })),
-        );
-        request.end(body);
-      },
-      (error: Error) => done(result({ error: oneLine(`refused: ${error.message}`) })),
-    );
-  });
+  const answer = await requestOnce(url, { method: "POST", headers, body }, options);
+  return { ok: answer.ok, responseStatus: answer.status, durationMs: answer.durationMs, responseSnippet: answer.snippet, error: answer.error };
 }
 
 /**
@@ -153,33 +79,37 @@ export function startWebhookSender(webhooksService: WebhooksService, options: We
   // Endpoints whose circuit this process saw open, until when: what it holds for them waits, unsent.
   const openUntil = new Map<string, number>();
 
+  const tokens = newTokenCache();
+
   async function deliver(delivery: OutgoingDelivery): Promise<void> {
-    if ((openUntil.get(delivery.webhookId) ?? 0) > Date.now()) {
+    if ((openUntil.get(delivery.endpointId) ?? 0) > Date.now()) {
       await webhooksService.letGo(delivery.id, worker);
       return;
     }
-    const outcome = await postOnce(new URL(delivery.url), delivery.payload, headersFor(delivery, options.userAgent), {
-      allowPrivate: options.allowPrivate,
-      resolve: options.resolve,
-      timeoutMs,
-      signal: abort.signal,
-    });
+    const request = { allowPrivate: options.allowPrivate, resolve: options.resolve, timeoutMs, signal: abort.signal };
+    const outcome = delivery.destination
+      ? await sendToDestination(delivery.destination, delivery.payload, { ...request, userAgent: options.userAgent, tokens })
+      : await postOnce(new URL(delivery.url), delivery.payload, headersFor(delivery, options.userAgent), request);
     // Cut short by stop() before an answer came: not an attempt; released below, it goes out after the restart.
     // One that was answered is recorded, even during the stop, so that a restart does not send it again.
     if (abort.signal.aborted && outcome.responseStatus === null) return;
     const { status, circuitOpenUntil } = await webhooksService.recordAttempt(delivery, worker, outcome, Date.now(), options.retryScale);
-    if (circuitOpenUntil === null) openUntil.delete(delivery.webhookId);
-    else openUntil.set(delivery.webhookId, circuitOpenUntil);
-    const what = `webhook delivery ${delivery.id} (${delivery.messageId}) attempt ${delivery.attempts + 1}`;
+    if (circuitOpenUntil === null) openUntil.delete(delivery.endpointId);
+    else openUntil.set(delivery.endpointId, circuitOpenUntil);
+    const kind = delivery.destination ? `${delivery.destination.type} delivery` : "webhook delivery";
+    const what = `${kind} ${delivery.id} (${delivery.messageId}) attempt ${delivery.attempts + 1}`;
     if (outcome.ok) options.log.line(`${what}: ${outcome.responseStatus} in ${Math.round(outcome.durationMs)}ms`);
     else options.log.line(`${what} failed, ${status === "failed" ? "gave up" : "will retry"}: ${outcome.error}`);
-    if (circuitOpenUntil !== null) options.log.line(`webhook ${delivery.webhookId}: failing, paused until ${new Date(circuitOpenUntil).toISOString()}`);
+    if (circuitOpenUntil !== null)
+      options.log.line(
+        `${delivery.destination ? "destination" : "webhook"} ${delivery.endpointId}: failing, paused until ${new Date(circuitOpenUntil).toISOString()}`,
+      );
   }
 
   const loop = startOutboxLoop({
     claim: (now, limit) => webhooksService.claimDue(worker, now, leaseMs, limit),
     concurrency: options.concurrency ?? CONCURRENCY,
-    keysOf: (delivery) => [delivery.webhookId, delivery.accountId],
+    keysOf: (delivery) => [delivery.endpointId, delivery.accountId],
     limits: [WEBHOOK_LIMITS.perEndpoint, WEBHOOK_LIMITS.perAccount],
     maxHeld: (options.concurrency ?? CONCURRENCY) * HELD_PER_SLOT,
     leaseMs,

@@ -102,7 +102,7 @@ test("a webhook whose secret changed in the environment is replaced, with the ne
   const [before] = await api.webhooks.list("contact");
   expect(await plan(file, { HOOK: SECRET })).toEqual([]);
   expect(await plan(file, { HOOK: OTHER })).toEqual([
-    '~ contact.webhooks[https://hooks.example.com/a]: {"description":null,"format":"standard","url":"https://hooks.example.com/a","secret":(sensitive)} → {"url":"https://hooks.example.com/a","secret":(sensitive)}',
+    '~ contact.webhooks[https://hooks.example.com/a]: {"description":null,"format":"standard","when":[],"url":"https://hooks.example.com/a","secret":(sensitive)} → {"url":"https://hooks.example.com/a","secret":(sensitive)}',
   ]);
   await apply(file, { HOOK: OTHER });
   const [after] = (await api.webhooks.list("contact")) as { id: string; secretPrefix: string }[];

@@ -47,6 +47,8 @@ interface Guarded extends World {
   withFile: Record<Target, { submission: string; file: string }>;
   /** A webhook on each target's form, and a delivery of it. */
   webhooks: Record<Target, { id: string; deliveryId: string }>;
+  /** A destination on each target's form. */
+  destinations: Record<Target, string>;
 }
 
 /** Stores a submission carrying one file on `formId` and returns its id and the file's. */
@@ -85,7 +87,14 @@ async function guardedWorld(t: TestApp): Promise<Guarded> {
     otherAccount: await webhookOn(t, otherAccountId, "live", w.other.form.id),
     otherMode: await webhookOn(t, w.account.id, "test", w.testForm.id),
   };
-  return { ...w, spareKeyId: spare.id, otherAccountKeyId: otherAccountKey.id, testModeKeyId: testModeKey.id, withFile, webhooks };
+  const destinationOn = async (accountId: string, mode: "live" | "test", formId: string) =>
+    (await t.services.destinations.create(operator(accountId, mode), formId, { type: "ntfy", config: { topic: "security" } })).id;
+  const destinations = {
+    own: await destinationOn(w.account.id, "live", w.form.id),
+    otherAccount: await destinationOn(otherAccountId, "live", w.other.form.id),
+    otherMode: await destinationOn(w.account.id, "test", w.testForm.id),
+  };
+  return { ...w, spareKeyId: spare.id, otherAccountKeyId: otherAccountKey.id, testModeKeyId: testModeKey.id, withFile, webhooks, destinations };
 }
 
 type Target = "own" | "otherAccount" | "otherMode";
@@ -102,6 +111,7 @@ const PATH_VALUES: Record<string, (w: Guarded, target: Target, path: string) => 
   keyId: (w, target) => ({ own: w.spareKeyId, otherAccount: w.otherAccountKeyId, otherMode: w.testModeKeyId })[target],
   webhookId: (w, target) => w.webhooks[target].id,
   deliveryId: (w, target) => w.webhooks[target].deliveryId,
+  destinationId: (w, target) => w.destinations[target],
 };
 
 /** The route's address in the world, pointing at our own resources or at another account's or mode's. */

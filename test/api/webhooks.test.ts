@@ -33,6 +33,7 @@ runScenarios<World>("POST /api/forms/{id}/webhooks", makeWorld, [
       url: "https://hooks.example.com/formsvc",
       description: "CRM",
       format: "standard",
+      when: [],
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
       secretPrefix: expect.stringMatching(/^whsec_.{4}…$/),
       createdAt: isoTime(),
@@ -187,6 +188,7 @@ describe("webhooks: list, rotate, remove", () => {
             url: "https://hooks.example.com/formsvc",
             description: null,
             format: "standard",
+            when: [],
             secretPrefix: made.secretPrefix,
             createdAt: isoTime(),
           },
@@ -232,6 +234,7 @@ describe("webhook deliveries", () => {
         expect(delivery).toEqual({
           id: expect.stringMatching(/^dlv_/),
           webhookId: expect.stringMatching(/^whk_/),
+          destinationId: null,
           submissionId: id,
           messageId: expect.stringMatching(/^msg_/),
           eventType: "submission.created",

@@ -86,6 +86,7 @@ export function formObject(overrides: Record<string, unknown> = {}) {
     spamRules: null,
     spamFilter: { enabled: true, threshold: 0.6 },
     page: { enabled: false, title: null, description: null, logoUrl: null, accentColor: null, submitLabel: null, thankYouMessage: null, language: null },
+    notificationRoutes: [],
     ...overrides,
   };
 }

@@ -117,6 +117,7 @@ describe("a viewer", () => {
       "Spam",
       "Files",
       "Webhooks and channels",
+      "Destinations",
       "Notifications",
       "Confirmation email",
       "Retention",

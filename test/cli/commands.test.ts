@@ -266,6 +266,7 @@ describe("help and version", () => {
       "submissions",
       "notifications",
       "webhooks",
+      "destinations",
       "pull",
       "plan",
       "apply",

@@ -60,6 +60,7 @@ test("webhooks add prints the secret alone, list shows the same in both modes, a
       url: `${receiver.url}/crm`,
       description: "CRM",
       format: "standard",
+      when: [],
       secretPrefix: `${secret.slice(0, 10)}…`,
       createdAt: expect.any(String),
     },

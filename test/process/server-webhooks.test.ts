@@ -96,6 +96,7 @@ test("a submission reaches the receiver as a submission.created event that the s
       url: `${hook.url}/hooks/formsvc`,
       description: "CRM",
       format: "standard",
+      when: [],
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
       secretPrefix: expect.stringMatching(/^whsec_.{4}…$/),
       createdAt: expect.any(String),

@@ -3,6 +3,7 @@ import type { RenderedConfirmation } from "../../lib/confirmation-text.ts";
 import type { Session } from "../../services/people/users.ts";
 import type { Webhook } from "../../services/outbox/webhooks.ts";
 import type { ConfirmationInput } from "./confirmation.tsx";
+import type { DestinationsShown } from "./destinations.tsx";
 import type { FieldsInput } from "./fields-section.tsx";
 import type { PageSectionProps } from "./page-section.tsx";
 import type { SettingsInput } from "./settings.tsx";
@@ -30,4 +31,6 @@ export interface SectionContext {
   confirmation: { input: ConfirmationInput; errors?: Record<string, string>; notice?: string; preview: RenderedConfirmation };
   /** The form's own page: its inputs and its views and conversion. */
   page: PageSectionProps;
+  /** Where submissions are sent beside the webhooks: the destinations, their circuits and recent deliveries. */
+  destinations: DestinationsShown;
 }

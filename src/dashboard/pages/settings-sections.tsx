@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import { confirmationSection } from "./confirmation.tsx";
+import { destinationsSection } from "./destinations.tsx";
 import { fieldsSection } from "./fields-section.tsx";
 import { PageShare, pageSection } from "./page-section.tsx";
 import { captchaSection, filesSection, notificationsSection, retentionSection } from "./form-sections.tsx";
@@ -22,6 +23,7 @@ export const SETTINGS_SECTIONS: ((context: SectionContext) => SettingsSection)[]
   (c) => spamSection({ ...c, input: c.spam }),
   (c) => filesSection(c),
   (c) => webhooksSection(c),
+  (c) => destinationsSection({ session: c.session, form: c.form, errors: c.errors, ...c.destinations }),
   (c) => notificationsSection(c),
   (c) => confirmationSection({ session: c.session, form: c.form, ...c.confirmation }),
   (c) => retentionSection(c),

@@ -158,6 +158,8 @@ export function webhookDeliveriesSection({
   webhooks: Webhook[];
 }): DeliverySection {
   const address = (id: string) => webhooks.find((w) => w.id === id)?.url ?? id;
+  // A delivery goes to a webhook's address or to one of the form's destinations.
+  const target = (d: WebhookDelivery) => (d.webhookId ? address(d.webhookId) : `destination ${d.destinationId}`);
   const editable = can(session.user.role, "edit");
   return {
     id: "webhooks",
@@ -184,7 +186,7 @@ export function webhookDeliveriesSection({
                 </a>
               ),
             },
-            { title: "Address", clip: (d) => address(d.webhookId), cell: (d) => address(d.webhookId) },
+            { title: "Address", clip: (d) => target(d), cell: (d) => target(d) },
             {
               title: "State",
               cell: (d) => (

@@ -92,6 +92,8 @@ export const forms = sqliteTable(
     page: text("page"),
     /** A third-party captcha's public site key, which the page and the embed render its widget with. */
     captchaSiteKey: text("captcha_site_key"),
+    /** JSON [{to, when}]: a submission is mailed to the first route it matches, else to notificationEmail; null: none. */
+    notificationRoutes: text("notification_routes"),
     createdAt: millis("created_at"),
     updatedAt: millis("updated_at"),
   },
@@ -329,8 +331,34 @@ export const webhooks = sqliteTable(
     failureStreak: integer("failure_streak").notNull().default(0),
     /** While in the future, the endpoint's circuit is open: none of its deliveries is tried until then. */
     circuitOpenUntil: integer("circuit_open_until"),
+    /** JSON of the conditions a submission must meet to be sent here (docs/api.md, "Conditions"); null: every one. */
+    when: text("when"),
   },
   (t) => [index("webhooks_form").on(t.formId, t.createdAt)],
+);
+
+/** A form's destinations: a kept submission is sent to each (a row in a sheet, a record, a message), through the webhooks' outbox. */
+export const destinations = sqliteTable(
+  "destinations",
+  {
+    id: text("id").primaryKey(),
+    formId: text("form_id")
+      .notNull()
+      .references(() => forms.id, { onDelete: "cascade" }),
+    /** google_sheets | airtable | notion | mailchimp | telegram | teams | ntfy */
+    type: text("type").notNull(),
+    /** JSON of the type's settings, secrets included: the server sends with them, so they are kept; never listed, never logged. */
+    config: text("config").notNull(),
+    /** JSON {formField: destinationName}; null: every field under its own name. */
+    fields: text("fields"),
+    /** JSON of the conditions, as on webhooks. */
+    when: text("when"),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    createdAt: millis("created_at"),
+    failureStreak: integer("failure_streak").notNull().default(0),
+    circuitOpenUntil: integer("circuit_open_until"),
+  },
+  (t) => [index("destinations_form").on(t.formId, t.createdAt)],
 );
 
 /** The webhook outbox: one row per event and endpoint, written with the submission, kept as the delivery log. */
@@ -338,9 +366,9 @@ export const webhookDeliveries = sqliteTable(
   "webhook_deliveries",
   {
     id: text("id").primaryKey(),
-    webhookId: text("webhook_id")
-      .notNull()
-      .references(() => webhooks.id, { onDelete: "cascade" }),
+    /** The webhook endpoint, or (webhookId null) the destination, it goes to. */
+    webhookId: text("webhook_id").references(() => webhooks.id, { onDelete: "cascade" }),
+    destinationId: text("destination_id").references(() => destinations.id, { onDelete: "cascade" }),
     formId: text("form_id")
       .notNull()
       .references(() => forms.id, { onDelete: "cascade" }),
@@ -370,6 +398,8 @@ export const webhookDeliveries = sqliteTable(
   },
   (t) => [
     index("webhook_deliveries_webhook").on(t.webhookId, t.createdAt, t.id),
+    index("webhook_deliveries_destination").on(t.destinationId, t.createdAt, t.id),
+    index("webhook_deliveries_form").on(t.formId, t.createdAt, t.id),
     index("webhook_deliveries_submission").on(t.submissionId),
     index("webhook_deliveries_due").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
   ],
@@ -413,4 +443,5 @@ export type SubmissionDayRow = typeof submissionDays.$inferSelect;
 export type NotificationRow = typeof notifications.$inferSelect;
 export type FileRow = typeof files.$inferSelect;
 export type WebhookRow = typeof webhooks.$inferSelect;
+export type DestinationRow = typeof destinations.$inferSelect;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;

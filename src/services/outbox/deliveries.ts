@@ -3,20 +3,25 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import type { Store } from "../../db/client.ts";
 import { whenStored, type StatementMaker, type Step } from "../../db/statement.ts";
-import { forms, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow } from "../../db/schema.ts";
-import { MAX_WEBHOOKS_PER_FORM, type Submission } from "../../domain/types.ts";
+import { destinations, forms, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow } from "../../db/schema.ts";
+import { MAX_DESTINATIONS_PER_FORM, MAX_WEBHOOKS_PER_FORM, type Submission } from "../../domain/types.ts";
 import { newId } from "../../lib/ids.ts";
 import { iso } from "../../lib/time.ts";
 import { discordMessage, slackMessage, type WebhookFormat } from "../../lib/webhook-message.ts";
 import { outboxLeases } from "./leases.ts";
 import { circuitAfter, circuitsOf, openCircuits, webhookShare } from "./shares.ts";
+import { factsOf, whenHolds } from "./conditions.ts";
+import type { DestinationTarget } from "./destination-types.ts";
 
 export type DeliveryStatus = "pending" | "succeeded" | "failed";
 
-/** One event to one endpoint, with what its last attempt got. */
+/** One event to one endpoint or destination, with what its last attempt got. */
 export interface WebhookDelivery {
   id: string;
-  webhookId: string;
+  /** The webhook endpoint it goes to, or null for a destination's. */
+  webhookId: string | null;
+  /** The destination it goes to, or null for a webhook's. */
+  destinationId: string | null;
   submissionId: string;
   /** The webhook-id header: the same on every attempt. */
   messageId: string;
@@ -41,7 +46,11 @@ export interface DeliveryPage {
 /** A claimed delivery with what sending it needs. */
 export interface OutgoingDelivery {
   id: string;
-  webhookId: string;
+  /** The webhook's or the destination's id: its circuit and its share of the sender. */
+  endpointId: string;
+  webhookId: string | null;
+  /** What a destination's delivery is sent with; null for a webhook's. */
+  destination: DestinationTarget | null;
   accountId: string;
   messageId: string;
   payload: string;
@@ -60,6 +69,8 @@ export interface AttemptResult {
   durationMs: number;
   responseSnippet: string | null;
   error: string | null;
+  /** Nothing a retry could change (a destination's submission without an email address): failed at once. */
+  final?: boolean;
 }
 
 /** Delays before the 2nd … 8th attempt (docs/api.md, "Webhooks"); after the 8th failure the delivery is failed. */
@@ -70,6 +81,7 @@ const at = (ms: number | null) => (ms === null ? null : iso(ms));
 export const toDelivery = (row: WebhookDeliveryRow): WebhookDelivery => ({
   id: row.id,
   webhookId: row.webhookId,
+  destinationId: row.destinationId,
   submissionId: row.submissionId,
   messageId: row.messageId,
   eventType: row.eventType,
@@ -104,18 +116,33 @@ function payloadFor(
   return format === "slack" ? slackMessage(summary) : discordMessage(summary);
 }
 
-/** A `submission.created` delivery per endpoint of the form (see queueDeliveries). */
-const QUEUE: StatementMaker = (p) => sql`
-  INSERT INTO ${webhookDeliveries} (id, webhook_id, form_id, submission_id, message_id, event_type, payload, status, attempts, next_attempt_at, created_at)
-  SELECT json_extract(${p("ids")}, '$[' || (row_number() OVER (ORDER BY w.created_at, w.id) - 1) || ']'), w.id, ${p("formId")}, ${p("submissionId")},
-    ${p("messageId")}, 'submission.created',
-    CASE w.format WHEN 'slack' THEN ${p("slack")} WHEN 'discord' THEN ${p("discord")} ELSE ${p("standard")} END,
-    'pending', 0, ${p("createdAt")}, ${p("createdAt")}
-  FROM ${webhooks} w
-  WHERE w.form_id = ${p("formId")} AND ${whenStored(p)}
+/**
+ * A `submission.created` delivery per endpoint and per enabled destination of the form whose conditions (`when`)
+ * the submission meets, decided in SQL by its folded values (see outbox/conditions.ts), so that the write reads
+ * nothing first. A destination's delivery carries the standard event, which its sender maps.
+ */
+const QUEUE: StatementMaker = (p) => {
+  const facts = sql`(SELECT j FROM facts)`;
+  return sql`
+  WITH facts(j) AS (SELECT ${p("facts")}),
+  targets AS (
+    SELECT w.id AS webhook_id, NULL AS destination_id, w.created_at AS at, w.id AS tid,
+      CASE w.format WHEN 'slack' THEN ${p("slack")} WHEN 'discord' THEN ${p("discord")} ELSE ${p("standard")} END AS payload
+    FROM ${webhooks} w WHERE w.form_id = ${p("formId")} AND ${whenHolds(sql`w."when"`, facts)}
+    UNION ALL
+    SELECT NULL, d.id, d.created_at, d.id, ${p("standard")}
+    FROM ${destinations} d WHERE d.form_id = ${p("formId")} AND d.enabled = 1 AND ${whenHolds(sql`d."when"`, facts)})
+  INSERT INTO ${webhookDeliveries} (id, webhook_id, destination_id, form_id, submission_id, message_id, event_type, payload, status, attempts,
+    next_attempt_at, created_at)
+  SELECT json_extract(${p("ids")}, '$[' || (row_number() OVER (ORDER BY t.at, t.tid) - 1) || ']'), t.webhook_id, t.destination_id, ${p("formId")},
+    ${p("submissionId")}, ${p("messageId")}, 'submission.created', t.payload, 'pending', 0, ${p("createdAt")}, ${p("createdAt")}
+  FROM targets t
+  WHERE ${whenStored(p)}
   RETURNING id`;
+};
 
-const HAS_ENDPOINT: StatementMaker = (p) => sql`SELECT 1 FROM ${webhooks} WHERE form_id = ${p("formId")} LIMIT 1`;
+const HAS_ENDPOINT: StatementMaker = (p) =>
+  sql`SELECT 1 FROM ${webhooks} WHERE form_id = ${p("formId")} UNION ALL SELECT 1 FROM ${destinations} WHERE form_id = ${p("formId")} LIMIT 1`;
 
 /** The outbox of webhook deliveries: writing them with a submission, and the senders' claims and attempts. */
 export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rotationOverlapMs: number) {
@@ -140,7 +167,8 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rot
 
   return {
     /**
-     * The statement that writes a `submission.created` delivery for each endpoint of the form, for the write that
+     * The statement that writes a `submission.created` delivery for each endpoint and destination of the form whose
+     * conditions the submission meets (see QUEUE), for the write that
      * keeps the submission (services/submissions/keep.ts; no read first): it writes nothing unless the submission
      * was written before it. Each endpoint's body is chosen by its format in SQL; its rows' ids come from a list
      * made here. It returns the ids it wrote.
@@ -148,7 +176,8 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rot
     queueDeliveries(form: Pick<FormRow, "id" | "slug" | "name" | "mode">, submission: Submission, createdAt: number): Step[] {
       const body = (format: WebhookFormat) => payloadFor(urls, format, form, submission, submission.createdAt);
       const values = {
-        ids: JSON.stringify(Array.from({ length: MAX_WEBHOOKS_PER_FORM }, () => newId("delivery", createdAt))),
+        ids: JSON.stringify(Array.from({ length: MAX_WEBHOOKS_PER_FORM + MAX_DESTINATIONS_PER_FORM }, () => newId("delivery", createdAt))),
+        facts: factsOf(submission.data),
         formId: form.id,
         submissionId: submission.id,
         messageId: newId("message", createdAt),
@@ -160,7 +189,7 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rot
       return [{ make: QUEUE, values }];
     },
 
-    /** A statement that returns a row when the form has an endpoint: a write that can look first makes no bodies for none. */
+    /** A statement that returns a row when the form has an endpoint or a destination: a write that can look first makes no bodies for none. */
     deliversTo: (formId: string): Step => ({ make: HAS_ENDPOINT, values: { formId } }),
 
     /** Tells this process's sender that a committed write queued deliveries. */
@@ -183,6 +212,7 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rot
         .select({
           id: webhookDeliveries.id,
           webhookId: webhookDeliveries.webhookId,
+          destinationId: webhookDeliveries.destinationId,
           messageId: webhookDeliveries.messageId,
           payload: webhookDeliveries.payload,
           attempts: webhookDeliveries.attempts,
@@ -194,22 +224,28 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rot
       const rowById = new Map(rows.map((row) => [row.id, row]));
       const claimed = ids.flatMap((id) => rowById.get(id) ?? []);
       if (claimed.length === 0) return [];
-      const endpoints = await store.db
-        .select()
-        .from(webhooks)
-        .where(inArray(webhooks.id, [...new Set(claimed.map((c) => c.webhookId))]));
+      const webhookIds = [...new Set(claimed.flatMap((c) => c.webhookId ?? []))];
+      const destinationIds = [...new Set(claimed.flatMap((c) => c.destinationId ?? []))];
+      const endpoints = webhookIds.length ? await store.db.select().from(webhooks).where(inArray(webhooks.id, webhookIds)) : [];
+      const targets = destinationIds.length ? await store.db.select().from(destinations).where(inArray(destinations.id, destinationIds)) : [];
       const byId = new Map(endpoints.map((e) => [e.id, e]));
-      return claimed.flatMap((c) => {
-        const endpoint = byId.get(c.webhookId);
+      const destinationById = new Map(targets.map((d) => [d.id, d]));
+      return claimed.flatMap((c): OutgoingDelivery[] => {
+        const common = { id: c.id, accountId: c.accountId, messageId: c.messageId, payload: c.payload, attempts: c.attempts };
+        if (c.destinationId !== null) {
+          const target = destinationById.get(c.destinationId);
+          if (!target) return [];
+          const destination = { id: target.id, type: target.type, config: JSON.parse(target.config), fields: target.fields ? JSON.parse(target.fields) : null };
+          return [{ ...common, endpointId: target.id, webhookId: null, destination, url: "", secret: "", previousSecret: null, format: "standard" }];
+        }
+        const endpoint = byId.get(c.webhookId!);
         return endpoint
           ? [
               {
-                id: c.id,
-                webhookId: c.webhookId,
-                accountId: c.accountId,
-                messageId: c.messageId,
-                payload: c.payload,
-                attempts: c.attempts,
+                ...common,
+                endpointId: endpoint.id,
+                webhookId: endpoint.id,
+                destination: null,
                 url: endpoint.url,
                 secret: endpoint.secret,
                 previousSecret: endpoint.previousSecret !== null && (endpoint.secretRotatedAt ?? 0) + rotationOverlapMs > now ? endpoint.previousSecret : null,
@@ -233,7 +269,7 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rot
     ): Promise<{ status: DeliveryStatus; circuitOpenUntil: number | null }> {
       const attempts = delivery.attempts + 1;
       const delay = WEBHOOK_SCHEDULE_MS[attempts - 1];
-      const status: DeliveryStatus = result.ok ? "succeeded" : delay === undefined ? "failed" : "pending";
+      const status: DeliveryStatus = result.ok ? "succeeded" : delay === undefined || result.final ? "failed" : "pending";
       const [, circuit] = (await store.batch((db) => [
         db
           .update(webhookDeliveries)
@@ -251,7 +287,7 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rot
             claimedUntil: null,
           })
           .where(leases.heldBy(delivery.id, worker)),
-        circuitAfter(db, delivery.webhookId, result.ok, now, retryScale),
+        circuitAfter(db, delivery.destination ? "destination" : "webhook", delivery.endpointId, result.ok, now, retryScale),
       ])) as [unknown, { openUntil: number | null }[]];
       return { status, circuitOpenUntil: circuit[0]?.openUntil ?? null };
     },

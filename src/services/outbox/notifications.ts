@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { notificationTo } from "./conditions.ts";
 import type { Store } from "../../db/client.ts";
 import { forms, notifications, submissions, type FormRow, type NotificationRow } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
@@ -83,20 +84,26 @@ export interface NotificationRequest {
   cc?: string[];
 }
 
-type NotifiedForm = Pick<FormRow, "id" | "name" | "mode" | "notificationEmail">;
+type NotifiedForm = Pick<FormRow, "id" | "name" | "mode" | "notificationEmail"> & Partial<Pick<FormRow, "notificationRoutes">>;
 
 /**
  * The notification row of a submission just stored, or null when the form has no notificationEmail; a test
  * form's is `recorded`, never sent. Pure: the caller writes it in the submission's own transaction.
  */
-export function notificationRowFor(form: NotifiedForm, submission: { id: string; createdAt: number }, request: NotificationRequest): NotificationRow | null {
-  if (!form.notificationEmail) return null;
+export function notificationRowFor(
+  form: NotifiedForm,
+  submission: { id: string; createdAt: number; data: string },
+  request: NotificationRequest,
+): NotificationRow | null {
+  // The first of the form's routes the submission matches, else notificationEmail (docs/api.md, "Conditions").
+  const to = form.notificationRoutes ? notificationTo(form.notificationRoutes, form.notificationEmail, JSON.parse(submission.data)) : form.notificationEmail;
+  if (!to) return null;
   const live = form.mode === "live";
   return {
     id: newId("notification", submission.createdAt),
     formId: form.id,
     submissionId: submission.id,
-    to: form.notificationEmail,
+    to,
     subject: notificationSubject(request.subject, form.name),
     replyTo: notificationReplyTo(request.replyTo),
     cc: request.cc?.length ? request.cc.join(", ") : null,

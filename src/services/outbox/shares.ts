@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
-import { forms, webhookDeliveries, webhooks } from "../../db/schema.ts";
+import { destinations, forms, webhookDeliveries, webhooks } from "../../db/schema.ts";
 import type { FairShare } from "./leases.ts";
 
 /**
@@ -18,14 +18,16 @@ export const CIRCUIT_AFTER = 5;
 const CIRCUIT_BASE_MS = 30_000;
 const CIRCUIT_MAX_MS = 3_600_000;
 
-/** The webhook outbox's share: per endpoint and per account, and no endpoint whose circuit is open. */
+/** The webhook outbox's share: per endpoint (or destination) and per account, and none whose circuit is open. */
 export const webhookShare: FairShare = {
   keys: [
-    { key: sql`${webhookDeliveries.webhookId}`, limit: WEBHOOK_LIMITS.perEndpoint * HELD_PER_SLOT },
+    { key: sql`coalesce(${webhookDeliveries.webhookId}, ${webhookDeliveries.destinationId})`, limit: WEBHOOK_LIMITS.perEndpoint * HELD_PER_SLOT },
     { key: sql`${forms.accountId}`, limit: WEBHOOK_LIMITS.perAccount * HELD_PER_SLOT },
   ],
-  join: sql`INNER JOIN ${webhooks} ON ${webhooks.id} = ${webhookDeliveries.webhookId}`,
-  open: (now) => sql`(${webhooks.circuitOpenUntil} IS NULL OR ${webhooks.circuitOpenUntil} <= ${now})`,
+  join: sql`LEFT JOIN ${webhooks} ON ${webhooks.id} = ${webhookDeliveries.webhookId} LEFT JOIN ${destinations} ON ${destinations.id} = ${webhookDeliveries.destinationId}`,
+  open: (now) =>
+    sql`(${webhooks.circuitOpenUntil} IS NULL OR ${webhooks.circuitOpenUntil} <= ${now})
+      AND (${destinations.circuitOpenUntil} IS NULL OR ${destinations.circuitOpenUntil} <= ${now})`,
 };
 
 /**
@@ -38,24 +40,22 @@ export const mailShare: FairShare = { keys: [{ key: sql`${forms.accountId}`, lim
  * The statement that records an attempt on an endpoint's circuit: a success closes it; a failure lengthens the
  * streak, and from the CIRCUIT_AFTER-th in a row opens it (again) for a time that doubles with each failed probe.
  */
-export function circuitAfter(db: Db, webhookId: string, ok: boolean, now: number, scale: number) {
+export function circuitAfter(db: Db, kind: "webhook" | "destination", id: string, ok: boolean, now: number, scale: number) {
+  // Both tables have the same circuit columns; the type of one stands for both.
+  const table = (kind === "webhook" ? webhooks : destinations) as typeof webhooks;
   if (ok) {
-    return db
-      .update(webhooks)
-      .set({ failureStreak: 0, circuitOpenUntil: null })
-      .where(sql`${webhooks.id} = ${webhookId}`)
-      .returning({ openUntil: webhooks.circuitOpenUntil });
+    return db.update(table).set({ failureStreak: 0, circuitOpenUntil: null }).where(sql`${table.id} = ${id}`).returning({ openUntil: table.circuitOpenUntil });
   }
-  const streak = sql`${webhooks.failureStreak} + 1`;
+  const streak = sql`${table.failureStreak} + 1`;
   const openFor = sql`min(${CIRCUIT_MAX_MS}, ${CIRCUIT_BASE_MS} * (1 << min(${streak} - ${CIRCUIT_AFTER}, 10)))`;
   return db
-    .update(webhooks)
+    .update(table)
     .set({
       failureStreak: streak,
-      circuitOpenUntil: sql`CASE WHEN ${streak} >= ${CIRCUIT_AFTER} THEN ${now} + CAST(${openFor} * ${scale} AS INTEGER) ELSE ${webhooks.circuitOpenUntil} END`,
+      circuitOpenUntil: sql`CASE WHEN ${streak} >= ${CIRCUIT_AFTER} THEN ${now} + CAST(${openFor} * ${scale} AS INTEGER) ELSE ${table.circuitOpenUntil} END`,
     })
-    .where(sql`${webhooks.id} = ${webhookId}`)
-    .returning({ openUntil: webhooks.circuitOpenUntil });
+    .where(sql`${table.id} = ${id}`)
+    .returning({ openUntil: table.circuitOpenUntil });
 }
 
 /** An endpoint's circuit as the dashboard shows it. */
@@ -77,8 +77,23 @@ export async function circuitsOf(db: Db, formId: string, now: number): Promise<E
   return rows.map((row) => ({ ...row, openUntil: row.openUntil !== null && row.openUntil > now ? row.openUntil : null }));
 }
 
-/** How many endpoints have their circuit open at `now`, for /metrics. */
+/** The circuits of a form's destinations, oldest first (`url` is the destination's type). */
+export async function destinationCircuitsOf(db: Db, formId: string, now: number): Promise<EndpointCircuit[]> {
+  const rows = await db
+    .select({ id: destinations.id, url: destinations.type, failureStreak: destinations.failureStreak, openUntil: destinations.circuitOpenUntil })
+    .from(destinations)
+    .where(sql`${destinations.formId} = ${formId}`)
+    .orderBy(destinations.createdAt, destinations.id);
+  return rows.map((row) => ({ ...row, openUntil: row.openUntil !== null && row.openUntil > now ? row.openUntil : null }));
+}
+
+/** How many endpoints and destinations have their circuit open at `now`, for /metrics. */
 export async function openCircuits(db: Db, now: number): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`count(*)` }).from(webhooks).where(sql`${webhooks.circuitOpenUntil} > ${now}`);
+  const [row] = await db
+    .select({
+      n: sql<number>`(SELECT count(*) FROM ${webhooks} WHERE ${webhooks.circuitOpenUntil} > ${now})
+      + (SELECT count(*) FROM ${destinations} WHERE ${destinations.circuitOpenUntil} > ${now})`,
+    })
+    .from(sql`(SELECT 1)`);
   return Number(row?.n ?? 0);
 }

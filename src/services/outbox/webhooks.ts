@@ -9,6 +9,7 @@ import { iso } from "../../lib/time.ts";
 import { isHttpUrl, lazySchema, parseBody } from "../../lib/validate.ts";
 import { newWebhookSecret, secretPrefix, WEBHOOK_FORMATS, type WebhookFormat } from "../../lib/webhook-message.ts";
 import type { FormsService } from "../forms.ts";
+import { type Condition, shownWhen, storedWhen, whenSchema } from "./conditions.ts";
 import { hostOf, recordActivity } from "../people/activity.ts";
 import { type DeliveryPage, toDelivery, type WebhookDelivery, webhookOutbox } from "./deliveries.ts";
 
@@ -19,6 +20,8 @@ export interface Webhook {
   url: string;
   description: string | null;
   format: WebhookFormat;
+  /** The conditions a submission must meet to be sent here; empty: every one. */
+  when: Condition[];
   secretPrefix: string;
   createdAt: string;
 }
@@ -49,6 +52,7 @@ export const createSchema = lazySchema((z) =>
     url: z.string({ error: "url must be the receiver's absolute http(s) address." }),
     description: z.string({ error: "description must be a string." }).trim().max(500, "description must be at most 500 characters.").nullish(),
     format: z.enum(WEBHOOK_FORMATS, { error: `format must be one of ${WEBHOOK_FORMATS.join(", ")}.` }).optional(),
+    when: whenSchema(z).nullish(),
     // Given, so that a form's file (formsvc apply) can keep its endpoints' secrets in the environment; else one is made.
     secret: z
       .string({ error: WEBHOOK_SECRET_RULE })
@@ -61,12 +65,16 @@ export const createSchema = lazySchema((z) =>
   }),
 );
 
+/** The body of PATCH /api/forms/{id}/webhooks/{webhookId}: its conditions (an empty list or null: every submission). */
+export const updateSchema = lazySchema((z) => z.strictObject({ when: whenSchema(z).nullable() }));
+
 const toWebhook = (row: WebhookRow): Webhook => ({
   id: row.id,
   formId: row.formId,
   url: row.url,
   description: row.description,
   format: row.format as WebhookFormat,
+  when: shownWhen(row.when),
   secretPrefix: secretPrefix(row.secret),
   createdAt: iso(row.createdAt),
 });
@@ -74,30 +82,33 @@ const toWebhook = (row: WebhookRow): Webhook => ({
 /** How long a refused address takes to be found at creation before the check is left to send time. */
 const CREATE_LOOKUP_MS = 3_000;
 
+/**
+ * Refuses an address that is, or resolves to, a loopback, private, link-local or other special address, as
+ * `400 invalid_parameter` naming `field` (unless --webhooks-allow-private). It is checked again at every send.
+ */
+export async function checkPublicAddress(options: WebhookOptions, value: string, field = "url"): Promise<void> {
+  if (options.allowPrivate) return;
+  const host = new URL(value).hostname;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const slow = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), CREATE_LOOKUP_MS)));
+    await Promise.race([checkedAddresses(host, options.resolve), slow]);
+  } catch (error) {
+    if (error instanceof BlockedAddress) {
+      throw new ApiError(
+        "invalid_parameter",
+        `${field} must be a public address: ${error.message}. A receiver on this machine or a private network needs the server started with --webhooks-allow-private (or FORMSVC_WEBHOOKS_ALLOW_PRIVATE=true).`,
+        { field },
+      );
+    }
+    // A name that does not resolve yet is accepted: it is checked again, resolved, before every send.
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Webhooks: endpoints per form, the outbox written with each submission, and the claims of the senders. */
 export function webhooksService(store: Store, formsService: FormsService, urls: { baseUrl: () => string }, options: WebhookOptions) {
-  /** Refuses an address that is, or resolves to, a loopback, private, link-local or other special address. */
-  async function checkAddress(value: string): Promise<void> {
-    if (options.allowPrivate) return;
-    const host = new URL(value).hostname;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      const slow = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), CREATE_LOOKUP_MS)));
-      await Promise.race([checkedAddresses(host, options.resolve), slow]);
-    } catch (error) {
-      if (error instanceof BlockedAddress) {
-        throw new ApiError(
-          "invalid_parameter",
-          `url must be a public address: ${error.message}. A receiver on this machine or a private network needs the server started with --webhooks-allow-private (or FORMSVC_WEBHOOKS_ALLOW_PRIVATE=true).`,
-          { field: "url" },
-        );
-      }
-      // A name that does not resolve yet is accepted: it is checked again, resolved, before every send.
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
   async function findWebhook(db: Db, formId: string, webhookId: string): Promise<WebhookRow> {
     const [row] = await db
       .select()
@@ -124,7 +135,7 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
           { field: "url" },
         );
       }
-      await checkAddress(input.url);
+      await checkPublicAddress(options, input.url);
       const [{ n } = { n: 0 }] = await store.db.select({ n: count() }).from(webhooks).where(eq(webhooks.formId, form.id));
       if (n >= MAX_WEBHOOKS_PER_FORM) {
         throw new ApiError("invalid_body", `A form may have at most ${MAX_WEBHOOKS_PER_FORM} webhooks; remove one first.`);
@@ -141,12 +152,30 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
         createdAt: Date.now(),
         failureStreak: 0,
         circuitOpenUntil: null,
+        when: storedWhen(input.when),
       };
       await store.write(async (tx) => {
         await tx.insert(webhooks).values(row);
         await recordActivity(tx, principal, "webhook.create", row.id, `Added a ${row.format} webhook to ${hostOf(row.url)} on "${form.name}".`);
       });
       return { ...toWebhook(row), secret: row.secret };
+    },
+
+    /** Changes an endpoint's conditions. */
+    async update(principal: Principal, formRef: string, webhookId: string, body: unknown): Promise<Webhook> {
+      const input = parseBody(await updateSchema(), body);
+      const form = await formsService.findRow(principal, formRef);
+      return store.write(async (tx) => {
+        await findWebhook(tx, form.id, webhookId);
+        const [row] = await tx
+          .update(webhooks)
+          .set({ when: storedWhen(input.when) })
+          .where(eq(webhooks.id, webhookId))
+          .returning();
+        const summary = input.when?.length ? `${input.when.length} condition${input.when.length === 1 ? "" : "s"}` : "every submission";
+        await recordActivity(tx, principal, "webhook.update", webhookId, `The webhook to ${hostOf(row!.url)} on "${form.name}" now sends ${summary}.`);
+        return toWebhook(row!);
+      });
     },
 
     /** A form's endpoints, oldest first, secrets hidden. */
@@ -184,14 +213,29 @@ export function webhooksService(store: Store, formsService: FormsService, urls: 
       });
     },
 
-    /** One page of a form's deliveries (of one endpoint when `webhookId` is given), newest first. */
-    async deliveries(principal: Principal, formRef: string, webhookId: string | null, page: { limit: number; offset: number }): Promise<DeliveryPage> {
+    /**
+     * One page of a form's deliveries, to its webhooks and its destinations (of one endpoint when `webhookId` is
+     * given, of one destination when `destinationId` is), newest first.
+     */
+    async deliveries(
+      principal: Principal,
+      formRef: string,
+      webhookId: string | null,
+      page: { limit: number; offset: number },
+      destinationId: string | null = null,
+    ): Promise<DeliveryPage> {
       const form = await formsService.findRow(principal, formRef);
       if (webhookId !== null) await findWebhook(store.db, form.id, webhookId);
       const rows = await store.db
         .select()
         .from(webhookDeliveries)
-        .where(webhookId === null ? eq(webhookDeliveries.formId, form.id) : eq(webhookDeliveries.webhookId, webhookId))
+        .where(
+          and(
+            eq(webhookDeliveries.formId, form.id),
+            webhookId === null ? undefined : eq(webhookDeliveries.webhookId, webhookId),
+            destinationId === null ? undefined : eq(webhookDeliveries.destinationId, destinationId),
+          ),
+        )
         .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
         .limit(page.limit + 1)
         .offset(page.offset);

@@ -1,8 +1,8 @@
 // The one way a submission becomes kept (neither spam nor waiting for its double opt-in link; see isKept): a new
 // post, one the owner moves out of spam, one whose opt-in link is opened. Each goes through here, in the write that
 // changes it, and here alone is written what that sends: the owner's notification, the confirmation email to the
-// person who submitted, a delivery per webhook endpoint (docs/api.md, "Notifications", "Confirmation email and
-// double opt-in", "Webhooks"), and the counters. What a kept submission sends is sent once: a stored submission
+// person who submitted, a delivery per webhook endpoint and destination (docs/api.md, "Notifications", "Confirmation
+// email and double opt-in", "Webhooks", "Destinations"), and the counters. What a kept submission sends is sent once: a stored submission
 // sends it only while its `held` column says it was held back.
 import type { Db } from "../../db/client.ts";
 import { notifications, type FormRow, type NotificationRow, type SubmissionRow } from "../../db/schema.ts";
@@ -14,7 +14,7 @@ import { isKept, moveShare, receivedCounters, receivedCountersOf } from "./count
 import { toSubmission } from "./shown.ts";
 
 /** What keeping needs of a form. */
-export type KeepingForm = Pick<FormRow, "id" | "name" | "slug" | "mode" | "notificationEmail" | "confirmation">;
+export type KeepingForm = Pick<FormRow, "id" | "name" | "slug" | "mode" | "notificationEmail" | "confirmation"> & Partial<Pick<FormRow, "notificationRoutes">>;
 
 /** One submission's change, in the write that makes it. */
 export interface Change {
@@ -33,7 +33,7 @@ export interface Change {
 export interface Outbox {
   /** A statement that returns a row when the form has somewhere to deliver to: a write that can look first makes no bodies for none. */
   deliversTo(formId: string): Step;
-  /** The statements that queue a kept submission's deliveries (a webhook's per endpoint; any later kind beside it), each returning a row per delivery. */
+  /** The statements that queue a kept submission's deliveries (one per webhook endpoint and destination whose conditions it meets), each returning a row per delivery. */
   queueDeliveries(form: KeepingForm, submission: Submission, at: number): Step[];
   /** Wakes this process's senders, after the commit. */
   announce(): void;
@@ -76,7 +76,7 @@ function planOf(change: Change, deps: KeepDeps) {
     : null;
   // The notification and the deliveries go when it becomes kept, if what it sends was never sent.
   const sends = isKept(after) && held && (before === null || !isKept(before));
-  const notification = sends ? notificationRowFor(form, { id: after.id, createdAt: at }, request) : null;
+  const notification = sends ? notificationRowFor(form, { id: after.id, createdAt: at, data: after.data }, request) : null;
   const deliveries = sends && deps.outbox ? deps.outbox : null;
   return {
     confirmation: confirmation ? { make: confirmationInsert, values: { ...confirmation } } : null,

@@ -1,0 +1,97 @@
+/** @jsxImportSource hono/jsx */
+// The Destinations section's posts (docs/dashboard.md): add one from its type's form, test, delete, send a delivery again.
+import { ApiError } from "../errors.ts";
+import type { Handler } from "../http/context.ts";
+import type { Router } from "../http/router.ts";
+import { DESTINATION_TYPES, type DestinationType } from "../services/outbox/destination-types.ts";
+import { TEST_FLASH } from "./destinations-view.ts";
+import { action, fieldErrors } from "./guard.tsx";
+import { flashCookie, ownForm, redirect } from "./http.ts";
+import { TYPE_INPUTS } from "./pages/destinations.tsx";
+import { settingsResponse } from "./settings-routes.tsx";
+
+/** An optional JSON input of the add form: absent when empty; a value that is not JSON is refused, naming it. */
+function jsonInput(body: URLSearchParams, name: string, field: string): unknown {
+  const text = (body.get(name) ?? "").trim();
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError("invalid_body", `${field} must be JSON, such as the example beside it.`, { field });
+  }
+}
+
+/** The body of the API's create, from the posted form of one type (its inputs are named `type.key`). */
+function createBody(body: URLSearchParams, type: DestinationType): Record<string, unknown> {
+  const config: Record<string, unknown> = {};
+  for (const input of TYPE_INPUTS[type].inputs) {
+    const value = (body.get(`${type}.${input.key}`) ?? "").trim();
+    if (value) config[input.key] = value;
+  }
+  const fields = jsonInput(body, `${type}.fields`, "fields");
+  const when = jsonInput(body, `${type}.when`, "when");
+  return { type, config, ...(fields === undefined ? {} : { fields }), ...(when === undefined ? {} : { when }) };
+}
+
+/** Registers the Destinations section's actions. */
+export function destinationPageRoutes(router: Router<Handler>): void {
+  const back = (formId: string, notice = "saved") => redirect(`/dashboard/forms/${formId}/settings?notice=${notice}#destinations`);
+
+  router.on(
+    "POST",
+    "/dashboard/forms/:id/destinations",
+    action(async (ctx, session, body) => {
+      const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
+      const type = body.get("type") as DestinationType;
+      if (!DESTINATION_TYPES.includes(type))
+        return settingsResponse(ctx, session, row, { status: 400, errors: { destination: "Choose a type of destination." } });
+      try {
+        await ctx.services.destinations.create(principal, row.id, createBody(body, type));
+        return back(row.id);
+      } catch (error) {
+        const [message] = Object.values(fieldErrors(error));
+        const path = (error instanceof ApiError ? (error.field ?? "") : "").split(".");
+        // A message naming an input of the type's form goes beside it, and that form is opened again.
+        const beside =
+          path[0] === "config" && TYPE_INPUTS[type].inputs.some((input) => input.key === path[1])
+            ? `config.${path[1]}`
+            : path[0] === "fields" || path[0] === "when"
+              ? path[0]
+              : "destination";
+        const shown: Record<string, string> = { [beside]: message!, destinationType: type };
+        return settingsResponse(ctx, session, row, { status: 400, errors: shown });
+      }
+    }),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/forms/:id/destinations/:destinationId/test",
+    action(async (ctx, session) => {
+      const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
+      const result = await ctx.services.destinations.test(principal, row.id, ctx.params.destinationId!);
+      const shown = JSON.stringify({ ...result, destinationId: ctx.params.destinationId });
+      return redirect(`/dashboard/forms/${row.id}/settings#destinations`, [flashCookie(ctx, `${TEST_FLASH}${shown}`)]);
+    }),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/forms/:id/destinations/:destinationId/delete",
+    action(async (ctx, session) => {
+      const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
+      await ctx.services.destinations.remove(principal, row.id, ctx.params.destinationId!);
+      return back(row.id, "done");
+    }),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/forms/:id/destinations/deliveries/:deliveryId/retry",
+    action(async (ctx, session) => {
+      const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
+      await ctx.services.webhooks.retry(principal, row.id, ctx.params.deliveryId!);
+      return back(row.id, "redelivered");
+    }),
+  );
+}

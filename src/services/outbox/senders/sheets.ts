@@ -1,0 +1,113 @@
+// Google Sheets: a service account's signed JWT exchanged for an access token at the key's own token_uri
+// (RFC 7523, as Google's "Using OAuth 2.0 for server to server applications" says), kept until it expires,
+// then a row appended with values:append and valueInputOption=RAW (a value starting with = stays text).
+// node:crypto signs the JWT: one RS256 signature did not warrant google-auth-library or jose in the binary.
+import { sign } from "node:crypto";
+import type { AttemptResult } from "../deliveries.ts";
+import { VENDOR_BASES, type ServiceAccountKey } from "../destination-types.ts";
+import { mappedEntries, outcome, type SendContext, valueText, vendorMessage, vendorUrl } from "./common.ts";
+
+/** What the token lets formsvc do: edit spreadsheets the service account was given, nothing else. */
+export const SHEETS_SCOPE = "https://www.googleapis.com/auth/spreadsheets";
+/** How long a signed assertion is valid: Google takes at most an hour. */
+const ASSERTION_SECONDS = 3600;
+/** A token is used until this long before it expires, so that none expires on the way. */
+const TOKEN_MARGIN_MS = 60_000;
+
+const base64url = (input: string | Buffer) => Buffer.from(input).toString("base64url");
+
+/** The signed JWT a service account presents for a token (RS256, its key id in the header). */
+export function serviceAccountAssertion(key: ServiceAccountKey, nowSeconds: number): string {
+  const header = base64url(JSON.stringify({ alg: "RS256", typ: "JWT", ...(key.private_key_id ? { kid: key.private_key_id } : {}) }));
+  const claims = base64url(
+    JSON.stringify({ iss: key.client_email, scope: SHEETS_SCOPE, aud: key.token_uri, iat: nowSeconds, exp: nowSeconds + ASSERTION_SECONDS }),
+  );
+  const signature = sign("RSA-SHA256", Buffer.from(`${header}.${claims}`), key.private_key);
+  return `${header}.${claims}.${base64url(signature)}`;
+}
+
+/** An access token for the key: the cached one while it lasts, else a new one from its token_uri. */
+async function accessToken(context: SendContext, key: ServiceAccountKey): Promise<{ token: string } | { failed: AttemptResult }> {
+  const cacheKey = `${key.token_uri}\n${key.client_email}\n${key.private_key_id ?? ""}`;
+  const cached = context.tokens.get(cacheKey);
+  if (cached && cached.until > Date.now()) return { token: cached.token };
+  let assertion: string;
+  try {
+    assertion = serviceAccountAssertion(key, Math.floor(Date.now() / 1000));
+  } catch {
+    return {
+      failed: {
+        ok: false,
+        responseStatus: null,
+        durationMs: 0,
+        responseSnippet: null,
+        error: "Sheets: the service account's private_key cannot sign (is it the key file's own?).",
+        final: true,
+      },
+    };
+  }
+  const body = new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion }).toString();
+  const answer = await context.call(key.token_uri, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json", "user-agent": context.userAgent },
+    body,
+  });
+  if (answer.ok) {
+    try {
+      const granted = JSON.parse(answer.text) as { access_token?: unknown; expires_in?: unknown };
+      if (typeof granted.access_token === "string") {
+        const seconds = typeof granted.expires_in === "number" ? granted.expires_in : 3600;
+        context.tokens.set(cacheKey, { token: granted.access_token, until: Date.now() + seconds * 1000 - TOKEN_MARGIN_MS });
+        return { token: granted.access_token };
+      }
+    } catch {}
+    return { failed: { ...outcome(answer, () => null), ok: false, error: "Sheets: the token address answered without an access_token." } };
+  }
+  return {
+    failed: outcome(answer, (status) => {
+      const reason = vendorMessage(answer) ?? `${status}`;
+      return status === 400 || status === 401
+        ? `Sheets: Google refused the service account's key (${status}: ${reason}); make a new key for ${key.client_email}.`
+        : `Sheets: the token address answered ${status}.`;
+    }),
+  };
+}
+
+/**
+ * The sheet's name as an A1 range: as it is when plain (`Sheet1`), else quoted with its quotes doubled
+ * (`'Leads 2026'`), and quoted too when it would read as a cell (`'A1'`).
+ */
+function sheetRange(sheet: string): string {
+  return /^[A-Za-z0-9_]+$/.test(sheet) && !/^[A-Za-z]{1,3}\d+$/.test(sheet) ? sheet : `'${sheet.replace(/'/g, "''")}'`;
+}
+
+/** Appends the submission as a row: its time, then its fields (in the order of `fields` when given). */
+export async function sendToSheets(context: SendContext): Promise<AttemptResult> {
+  const config = context.target.config as { serviceAccountKey: ServiceAccountKey; spreadsheetId: string; sheet: string };
+  const key = config.serviceAccountKey;
+  const got = await accessToken(context, key);
+  if ("failed" in got) return got.failed;
+  const { submission } = context.event.data;
+  const row = [submission.createdAt, ...mappedEntries(submission.data, context.target.fields).map(([, value]) => valueText(value))];
+  const range = encodeURIComponent(sheetRange(config.sheet));
+  const path = `/v4/spreadsheets/${encodeURIComponent(config.spreadsheetId)}/values/${range}:append?valueInputOption=RAW&insertDataOption=INSERT_ROWS`;
+  const answer = await context.call(vendorUrl(VENDOR_BASES.google_sheets, config, path), {
+    method: "POST",
+    headers: { authorization: `Bearer ${got.token}`, "content-type": "application/json", "user-agent": context.userAgent },
+    body: JSON.stringify({ majorDimension: "ROWS", values: [row] }),
+  });
+  if (answer.status === 401) context.tokens.clear();
+  return outcome(answer, (status) => {
+    const message = vendorMessage(answer) ?? "";
+    if (status === 401) return "Sheets: Google refused the access token (401); the next attempt asks for a new one.";
+    if (status === 403 && /has not been used|disabled/i.test(message)) {
+      return "Sheets: the Google Sheets API is off in the service account's project: enable it in the Google Cloud console.";
+    }
+    if (status === 403) return `Sheets: the service account cannot edit this spreadsheet: share it with ${key.client_email} as an editor.`;
+    if (status === 404) return `Sheets: no spreadsheet ${config.spreadsheetId} (404).`;
+    if (status === 400 && /parse range/i.test(message)) return `Sheets: the spreadsheet has no sheet named "${config.sheet}" (400).`;
+    return status === 429
+      ? "Sheets: Google's rate limit (429); tried again later."
+      : `Sheets: Google refused the row (${status}${message ? `: ${message}` : ""}).`;
+  });
+}

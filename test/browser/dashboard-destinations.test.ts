@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import type { Page } from "playwright-core";
+import type { ServerProcess } from "../helpers/server.ts";
+import { startVendors, VENDOR, type Vendors } from "../helpers/vendors.ts";
+import { checkBothWidths, type Dashboard, setUp, setupLink, startDashboard, WAIT } from "./dashboard-support.ts";
+
+// The Destinations section in a real Chromium against a real server: an ntfy destination added from its own
+// form, its token never shown again, a test sent, a submission delivered, a failing one explained and sent again.
+// The test drives several pages and runs axe at two widths, on a machine shared with other work.
+setDefaultTimeout(150_000);
+
+let dashboard: Dashboard;
+let server: ServerProcess;
+let page: Page;
+let vendors: Vendors;
+
+beforeAll(async () => {
+  vendors = startVendors();
+  dashboard = await startDashboard({ args: ["--rate-limit", "0", "--webhooks-allow-private", "--webhook-retry-scale", "0.001"] });
+  ({ server, page } = dashboard);
+});
+
+afterAll(async () => {
+  vendors?.stop();
+  await dashboard?.stop();
+});
+
+const section = () => page.locator("section#destinations");
+
+test("add from the type's form, test, a post delivered; a refused token explained, fixed by a new one and sent again", async () => {
+  await setUp(page, await setupLink(server));
+  await page.getByLabel("Name", { exact: true }).fill("Leads");
+  await Promise.all([page.waitForURL(/\/settings\?notice=created$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
+  const settings = page.url().replace(/\?.*$/, "");
+  const submitUrl = (await page.locator("#submit-url").textContent())!;
+
+  await section().getByText("ntfy", { exact: true }).click();
+  await section().getByLabel("Topic", { exact: true }).fill(VENDOR.ntfy.topic);
+  await section().getByLabel("Access token (optional)").fill("tk_wrong");
+  await section().getByLabel("Server (optional, default https://ntfy.sh)").fill(vendors.url);
+  await Promise.all([page.waitForURL(/notice=saved#destinations$/, WAIT), section().getByRole("button", { name: "Add ntfy" }).click()]);
+  expect(await page.content()).not.toContain("tk_wrong");
+  expect(await section().locator("table").first().textContent()).toContain(`topic: ${VENDOR.ntfy.topic}`);
+
+  await Promise.all([page.waitForURL(/#destinations$/, WAIT), section().getByRole("button", { name: "Send a test to the ntfy destination" }).click()]);
+  expect(await section().locator(".notice.error").textContent()).toBe(`The test was refused: ntfy refused the token on topic ${VENDOR.ntfy.topic} (403).`);
+
+  const posted = await fetch(submitUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify({ name: "Ann" }),
+  });
+  expect(posted.status).toBe(200);
+  // The sender works beside the page: it is loaded again until the delivery's first attempt shows.
+  const deliveries = section().getByRole("region", { name: "Deliveries to destinations" });
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    // A reload: going to the same address with only a new #fragment would not ask the server again.
+    await page.reload();
+    if ((await deliveries.count()) > 0 && (await deliveries.textContent())!.includes("ntfy refused the token")) break;
+    if (Date.now() > deadline) throw new Error(`no failed delivery shown: ${await section().textContent()}`);
+    await Bun.sleep(100);
+  }
+  await checkBothWidths(page, "settings-destinations");
+
+  // The token is changed through the API (the dashboard adds and removes); the delivery is sent again from here.
+  const key = (await Bun.$`${process.execPath} cli/formsvc.ts keys create --db ${server.db}`.quiet()).stdout.toString().trim();
+  const [destination] = (
+    (await (await fetch(`${server.url}/api/forms/${settings.split("/")[5]}/destinations`, { headers: { authorization: `Bearer ${key}` } })).json()) as any
+  ).destinations;
+  const patched = await fetch(`${server.url}/api/forms/${settings.split("/")[5]}/destinations/${destination.id}`, {
+    method: "PATCH",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ config: { topic: VENDOR.ntfy.topic, baseUrl: vendors.url, token: VENDOR.ntfy.token } }),
+  });
+  expect(patched.status).toBe(200);
+  await Promise.all([
+    page.waitForURL(/notice=redelivered#destinations$/, WAIT),
+    section()
+      .getByRole("button", { name: /^Send again the delivery of / })
+      .first()
+      .click(),
+  ]);
+  await vendors.waitFor("ntfy", 1);
+  expect(vendors.accepted.ntfy.map((n) => n.message)).toEqual(["name: Ann"]);
+});
