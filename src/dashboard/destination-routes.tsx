@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 // The Destinations section's posts (docs/dashboard.md): add one from its type's form, test, delete, send a delivery again.
+import { sectionHref } from "./pages/settings.tsx";
 import { ApiError } from "../errors.ts";
 import type { Handler } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
@@ -35,7 +36,7 @@ function createBody(body: URLSearchParams, type: DestinationType): Record<string
 
 /** Registers the Destinations section's actions. */
 export function destinationPageRoutes(router: Router<Handler>): void {
-  const back = (formId: string, notice = "saved") => redirect(`/dashboard/forms/${formId}/settings?notice=${notice}#destinations`);
+  const back = (formId: string, notice = "saved") => redirect(sectionHref(formId, "destinations", notice));
 
   router.on(
     "POST",

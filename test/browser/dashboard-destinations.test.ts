@@ -30,7 +30,7 @@ const section = () => page.locator("section#destinations");
 test("add from the type's form, test, a post delivered; a refused token explained, fixed by a new one and sent again", async () => {
   await setUp(page, await setupLink(server));
   await page.getByLabel("Name", { exact: true }).fill("Leads");
-  await Promise.all([page.waitForURL(/\/settings\?notice=created$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
+  await Promise.all([page.waitForURL(/\/settings\?notice=created&at=snippet#snippet$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
   const settings = page.url().replace(/\?.*$/, "");
   const submitUrl = (await page.locator("#submit-url").textContent())!;
 
@@ -38,7 +38,7 @@ test("add from the type's form, test, a post delivered; a refused token explaine
   await section().getByLabel("Topic", { exact: true }).fill(VENDOR.ntfy.topic);
   await section().getByLabel("Access token (optional)").fill("tk_wrong");
   await section().getByLabel("Server (optional, default https://ntfy.sh)").fill(vendors.url);
-  await Promise.all([page.waitForURL(/notice=saved#destinations$/, WAIT), section().getByRole("button", { name: "Add ntfy" }).click()]);
+  await Promise.all([page.waitForURL(/notice=saved&at=destinations#destinations$/, WAIT), section().getByRole("button", { name: "Add ntfy" }).click()]);
   expect(await page.content()).not.toContain("tk_wrong");
   expect(await section().locator("table").first().textContent()).toContain(`topic: ${VENDOR.ntfy.topic}`);
 
@@ -75,7 +75,7 @@ test("add from the type's form, test, a post delivered; a refused token explaine
   });
   expect(patched.status).toBe(200);
   await Promise.all([
-    page.waitForURL(/notice=redelivered#destinations$/, WAIT),
+    page.waitForURL(/notice=redelivered&at=destinations#destinations$/, WAIT),
     section()
       .getByRole("button", { name: /^Send again the delivery of / })
       .first()

@@ -265,6 +265,7 @@ describe("every page at 1280 and 390 px, with an account's worth of data", () =>
       "Spam",
       "Files",
       "Webhooks and channels",
+      "Destinations",
       "Notifications",
       "Confirmation email",
       "Retention",
