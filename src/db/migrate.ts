@@ -144,10 +144,19 @@ export function copyInto(source: SqliteDatabase, target: string): void {
   // VACUUM INTO fills an empty file: made first, so that the copy is as private as the database.
   closeSync(openSync(target, "wx", 0o600));
   try {
-    source.prepare("VACUUM INTO ?").run(target);
+    // Each statement is finalized at once: bun:sqlite's close() leaves a connection with a live statement open
+    // until the garbage collector takes it, and an open connection keeps the file in use (restore refuses it).
+    const vacuum = source.prepare("VACUUM INTO ?");
+    try {
+      vacuum.run(target);
+    } finally {
+      vacuum.finalize();
+    }
     const copy = new SqliteDatabase(target, { readonly: true });
     try {
-      const rows = copy.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[];
+      const check = copy.prepare("PRAGMA integrity_check");
+      const rows = check.all() as { integrity_check: string }[];
+      check.finalize();
       if (rows.length !== 1 || rows[0]?.integrity_check !== "ok") {
         throw new Error(`the copy at ${target} failed its integrity check: ${rows.map((r) => r.integrity_check).join("; ")}`);
       }
