@@ -3,15 +3,41 @@ import { isFileRef } from "./files.ts";
 
 // A spreadsheet runs a cell that starts with one of these as a formula: a submitted "=HYPERLINK(...)" must stay
 // text. The full-width forms are there because some spreadsheets fold them to the ASCII ones.
-const FORMULA_START = new Set([0x3d, 0x2b, 0x2d, 0x40, 0x09, 0x0d, 0xff1d, 0xff0b, 0xff0d, 0xff20]);
+// (A switch, not a Set: this runs for every cell of an export.)
+function startsFormula(code: number): boolean {
+  switch (code) {
+    case 0x3d:
+    case 0x2b:
+    case 0x2d:
+    case 0x40:
+    case 0x09:
+    case 0x0d:
+    case 0xff1d:
+    case 0xff0b:
+    case 0xff0d:
+    case 0xff20:
+      return true;
+    default:
+      return false;
+  }
+}
 
 /** Text as a CSV cell: one that a spreadsheet would run as a formula is escaped with a quote. */
-export const textCell = (text: string) => (FORMULA_START.has(text.charCodeAt(0)) ? `'${text}` : text);
+export const textCell = (text: string) => (startsFormula(text.charCodeAt(0)) ? `'${text}` : text);
 const NEEDS_QUOTES = /[",\r\n]/;
 const QUOTES = /"/g;
 
 /** A cell as RFC 4180 writes it: one with a comma, quote or line break is quoted, its quotes doubled. */
 export const quotedCell = (cell: string) => (NEEDS_QUOTES.test(cell) ? `"${cell.replace(QUOTES, '""')}"` : cell);
+
+/**
+ * The written cell of a JSON string's raw contents that hold no backslash: such text has no quote and no line
+ * break (JSON escapes them), so only a comma asks for quotes. The same text as quotedCell(textCell(raw)).
+ */
+export const plainJsonCell = (raw: string) => {
+  const text = textCell(raw);
+  return text.includes(",") ? `"${text}"` : text;
+};
 
 /** One CSV record (RFC 4180). */
 export function csvRecord(cells: string[]): string {
