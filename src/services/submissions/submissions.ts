@@ -57,8 +57,17 @@ export const patchSchema = lazySchema((z) =>
 );
 
 const EXPORT_BATCH = 500;
-// What the export's statement reads: every column but the form's id, a string each row would carry for nothing.
-const { formId: _formId, ...EXPORTED } = COLUMNS;
+// What the export's statement reads: the columns an exported row shows (a StoredRow), nothing more. Each column
+// read is a value made per row; the filter's tokens of a post alone can be longer than its data.
+const EXPORTED = {
+  id: COLUMNS.id,
+  data: COLUMNS.data,
+  createdAt: COLUMNS.createdAt,
+  isRead: COLUMNS.isRead,
+  isStarred: COLUMNS.isStarred,
+  isSpam: COLUMNS.isSpam,
+  spamReason: COLUMNS.spamReason,
+} satisfies Record<string, SQL>;
 
 // The form as the write needs it, when a caller names it by id (the dashboard's test post).
 const formForWrite = preparedOn((db) =>
