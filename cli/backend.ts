@@ -196,8 +196,7 @@ export async function remoteBackend(client: ApiClient, operations?: readonly Ope
     },
     async download(operationId, request = {}) {
       const { method, path, query } = declared(operationId, request);
-      const response = await client.send(method, path, { query, body: request.body });
-      return response.body as AsyncIterable<Uint8Array>;
+      return client.download(method, path, { query });
     },
     close: () => client.close(),
   };
