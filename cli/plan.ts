@@ -28,6 +28,9 @@ async function formsApiOf(backend: Backend): Promise<FormsApi> {
         list: async (ref: string) => (await backend.call<Record<string, object[]>>(op.list, { params: { id: ref } }))[op.field] ?? [],
         add: (ref: string, body: Record<string, unknown>) => backend.call(op.add, { params: { id: ref }, body }),
         remove: (ref: string, id: string) => backend.call<void>(op.remove, { params: { id: ref, [op.itemParam]: id } }),
+        ...("update" in op && {
+          update: (ref: string, id: string, body: Record<string, unknown>) => backend.call(op.update, { params: { id: ref, [op.itemParam]: id }, body }),
+        }),
       },
     ]),
   );

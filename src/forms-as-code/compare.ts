@@ -48,11 +48,12 @@ export function masked(value: unknown, secrets: Set<string>, path: string): unkn
 /** A value as one line of a plan: JSON, with `(sensitive)` unquoted. */
 export const shown = (value: unknown): string => (value === undefined ? "(none)" : JSON.stringify(value).replaceAll('"(sensitive)"', "(sensitive)"));
 
-/** An environment variable's name for a secret of the file: `FORMSVC_CONTACT_CAPTCHA_SECRET`. */
+/** An environment variable's name for a secret of the file: `FORMSVC_CONTACT_CAPTCHA_SECRET`, `…_BOT_TOKEN` for `botToken`. */
 export const referenceName = (...parts: (string | number)[]) =>
   ["FORMSVC", ...parts]
     .map((part) =>
       String(part)
+        .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
         .toUpperCase()
         .replace(/[^A-Z0-9]+/g, "_"),
     )

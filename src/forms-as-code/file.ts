@@ -1,7 +1,9 @@
+import type { z } from "zod";
 import type { Form } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
 import { isObject, referenceName, same } from "./compare.ts";
 import {
+  bodyKeys,
   COLLECTIONS,
   type CollectionName,
   FORM_DEFAULTS,
@@ -15,7 +17,7 @@ import {
 
 type Json = Record<string, unknown>;
 
-/** One item of a collection of the API (a webhook): the fields its list shows. */
+/** One item of a collection of the API (a webhook, a destination): the fields its list shows. */
 export type CollectionItem = Json & { id: string };
 
 /** The forms of an instance, as plan, apply and pull use them. */
@@ -34,11 +36,12 @@ interface FormsOnly {
  */
 export type FormsApi = FormsOnly & Record<CollectionName, CollectionApi>;
 
-/** A collection's list, add and remove, as the backend names them. */
+/** A collection's list, add and remove (and update, for a collection that has it), as the backend names them. */
 export interface CollectionApi {
   list(ref: string): Promise<object[]>;
   add(ref: string, body: Json): Promise<unknown>;
   remove(ref: string, id: string): Promise<void>;
+  update?(ref: string, id: string, body: Json): Promise<unknown>;
 }
 
 /** A form as the file wants it: its settings as given (references read) and as the API's schemas read them. */
@@ -122,12 +125,13 @@ export async function settingNames(): Promise<string[]> {
   return ["name", ...names.filter((name) => name !== "name")];
 }
 
-/** A placeholder secret that every secret's schema accepts, to ask a schema whether it takes a secret there. */
+/** A value put where a secret goes, to ask the schema whether it takes a secret there. */
 const PLACEHOLDER = `whsec_${"A".repeat(32)}`;
 
 /**
- * The file of the instance's forms: every setting that is not its default, each webhook, and for each secret a
- * `${FORMSVC_…}` reference (never a value), so that applying it to an instance in the same state changes nothing.
+ * The file of the instance's forms: every setting that is not its default, each webhook and destination, and for
+ * each secret a `${FORMSVC_…}` reference (never a value), so that applying it to an instance in the same state
+ * changes nothing.
  */
 export async function pullFormsFile(api: FormsApi, baseUrl: string): Promise<Json> {
   const names = await settingNames();
@@ -141,21 +145,20 @@ export async function pullFormsFile(api: FormsApi, baseUrl: string): Promise<Jso
     for (const name of names) {
       const value = shown[name];
       if (name !== "name" && name in FORM_DEFAULTS && same(value, FORM_DEFAULTS[name], { mode: "exact" })) continue;
-      entry[name] = withReferences(value, name, secrets, (candidate) => settings.shape[name as keyof typeof settings.shape].safeParse(candidate).success, [
-        form.slug,
-      ]);
+      entry[name] = withReferences(value, name, secrets, settings.shape[name as keyof typeof settings.shape], [form.slug, name]);
     }
     for (const [collection, { body, defaults }] of Object.entries(COLLECTIONS)) {
       const schema = await body();
+      const keys = bodyKeys(schema);
       const items = (await api[collection as CollectionName].list(form.id)) as Json[];
       if (items.length === 0) continue;
       entry[collection] = items.map((item, i) => {
         const kept: Json = {};
-        for (const key of Object.keys(schema.shape)) {
+        for (const key of keys) {
           if (!(key in item) || same(item[key], (defaults as Json)[key], { mode: "exact" })) continue;
           kept[key] = item[key];
         }
-        return withReferences(kept, collection, secrets, (candidate) => schema.safeParse(candidate).success, [form.slug, collection, i + 1]);
+        return withReferences(kept, collection, secrets, schema, [form.slug, collection, i + 1]);
       });
     }
     entries[form.slug] = entry;
@@ -163,16 +166,33 @@ export async function pullFormsFile(api: FormsApi, baseUrl: string): Promise<Jso
   return { $schema: `${baseUrl.replace(/\/+$/, "")}${SCHEMA_PATH}`, forms: entries };
 }
 
-/** Adds a reference for each secret the schema takes in this object (`accepts` answers with a placeholder in it). */
-function withReferences(value: unknown, path: string, secrets: Set<string>, accepts: (candidate: unknown) => boolean, name: (string | number)[]): unknown {
+/** The value at `keys` of an object, or undefined. */
+const at = (value: unknown, keys: string[]): unknown => keys.reduce<unknown>((inner, key) => (isObject(inner) ? inner[key] : undefined), value);
+
+/** A copy of the object with `value` at `keys` (whose parents are objects). */
+const withAt = (object: Json, [key, ...rest]: string[], value: unknown): Json => ({
+  ...object,
+  [key!]: rest.length === 0 ? value : withAt(object[key!] as Json, rest, value),
+});
+
+/**
+ * Adds a reference for each secret the schema takes in this object (a secret of its path, such as `captcha.secret`
+ * or `destinations.config.botToken`, that the API never shows). The schema takes it unless, with a value there, it
+ * reports the key as unknown: a Telegram destination has no `token`, ALTCHA no `secret`. The reference is named by
+ * the form, the item's place and the secret's key: `FORMSVC_CONTACT_DESTINATIONS_1_BOT_TOKEN`.
+ */
+function withReferences(value: unknown, path: string, secrets: Set<string>, schema: z.ZodType, name: (string | number)[]): unknown {
   if (!isObject(value)) return value;
   let out: Json = value;
   for (const secret of secrets) {
     if (!secret.startsWith(`${path}.`)) continue;
-    const key = secret.slice(path.length + 1);
-    if (key.includes(".") || key in out) continue;
-    const candidate = { ...out, [key]: PLACEHOLDER };
-    if (accepts(candidate)) out = { ...out, [key]: `\${${referenceName(...(name.length > 1 ? name : [...name, path]), key)}}` };
+    const keys = secret.slice(path.length + 1).split(".");
+    if (at(out, keys) !== undefined || !isObject(at(out, keys.slice(0, -1)))) continue;
+    const key = keys.at(-1)!;
+    const parent = keys.slice(0, -1).join(".");
+    const issues = schema.safeParse(withAt(out, keys, PLACEHOLDER)).error?.issues ?? [];
+    const unknown = issues.some((issue) => issue.code === "unrecognized_keys" && issue.path.join(".") === parent && issue.keys.includes(key));
+    if (!unknown) out = withAt(out, keys, `\${${referenceName(...name, key)}}`);
   }
   return out;
 }

@@ -3,7 +3,7 @@ import { ApiError } from "../errors.ts";
 import { secretPrefix } from "../lib/webhook-message.ts";
 import { isObject, masked, same, shown } from "./compare.ts";
 import { type CollectionItem, type DesiredForm, type FormsApi, settingNames } from "./file.ts";
-import { COLLECTIONS, type CollectionName, FORM_DEFAULTS, SHOWN_AS_GIVEN, secretPaths } from "./schema.ts";
+import { type Collection, COLLECTIONS, type CollectionName, FORM_DEFAULTS, SHOWN_AS_GIVEN, secretPaths } from "./schema.ts";
 
 type Json = Record<string, unknown>;
 
@@ -16,7 +16,7 @@ export interface Change {
   after?: unknown;
 }
 
-/** What apply does to one form, in this order: create or update it, remove and add collection items, or delete it. */
+/** What apply does to one form, in this order: create or update it, remove, change and add collection items, or delete it. */
 export interface FormStep {
   slug: string;
   form: Form | null;
@@ -24,6 +24,7 @@ export interface FormStep {
   update: Json;
   add: { collection: CollectionName; body: Json }[];
   drop: { collection: CollectionName; id: string }[];
+  change: { collection: CollectionName; id: string; key: string; body: Json }[];
   remove: boolean;
 }
 
@@ -98,35 +99,58 @@ async function settingChanges(desired: DesiredForm, form: Form | null, secrets: 
 const sameSecret = (value: unknown, item: Json, key: string) =>
   typeof value !== "string" || item[`${key}Prefix`] === undefined || item[`${key}Prefix`] === secretPrefix(value);
 
-/** The items of a collection to add and remove: an item is known by its identity (a webhook by its url); a changed one is replaced. */
-function collectionChanges(desired: DesiredForm, name: CollectionName, items: CollectionItem[], secrets: Set<string>, step: FormStep): Change[] {
-  const { identity, defaults } = COLLECTIONS[name];
+/** Each item's identity, the second and later of one numbered (`teams#2`), so that items alike are matched in order. */
+function identities<T>(items: T[], identity: (item: T) => string): string[] {
+  const seen = new Map<string, number>();
+  return items.map((item) => {
+    const key = identity(item);
+    const n = (seen.get(key) ?? 0) + 1;
+    seen.set(key, n);
+    return n === 1 ? key : `${key}#${n}`;
+  });
+}
+
+/**
+ * The items of a collection to add, change and remove: an item is known by its identity (a webhook by its url, a
+ * destination by its type and target); a changed one is updated where the collection can be, else replaced.
+ */
+async function collectionChanges(desired: DesiredForm, name: CollectionName, items: CollectionItem[], secrets: Set<string>, step: FormStep): Promise<Change[]> {
+  const collection: Collection = COLLECTIONS[name];
+  const { defaults } = collection;
+  const updatable = collection.operations.update && collection.updateBody ? Object.keys((await collection.updateBody()).shape) : null;
   const changes: Change[] = [];
-  const wanted = new Set<string>();
-  for (const { given, parsed } of desired.collections[name]) {
-    const key = identity(parsed);
-    wanted.add(key);
+  const wanted = desired.collections[name];
+  const wantedKeys = identities(wanted, ({ parsed }) => collection.identity(parsed));
+  const haveKeys = identities(items, (item) => collection.identity(item));
+  for (const [i, { given, parsed }] of wanted.entries()) {
+    const key = wantedKeys[i]!;
     const path = `${desired.slug}.${name}[${key}]`;
     const after = masked(given, secrets, name);
-    const old = items.find((item) => identity(item) === key);
+    const old = items[haveKeys.indexOf(key)];
     if (!old) {
       changes.push({ sign: "+", path, after });
       step.add.push({ collection: name, body: given });
       continue;
     }
     const filled: Json = { ...defaults, ...parsed };
+    // A secret inside an item (a destination's token) is not compared: the API never shows it (docs/cli.md).
     const differs = Object.entries(filled).some(([field, value]) =>
-      secrets.has(`${name}.${field}`) ? !sameSecret(value, old, field) : !same(value, old[field], { mode: "exact" }),
+      secrets.has(`${name}.${field}`) ? !sameSecret(value, old, field) : !same(value, old[field], { mode: "exact", secrets, path: `${name}.${field}` }),
     );
     if (!differs) continue;
     const before = Object.fromEntries(Object.keys(filled).map((field) => [field, secrets.has(`${name}.${field}`) ? "(sensitive)" : old[field]]));
     changes.push({ sign: "~", path, before, after });
-    step.drop.push({ collection: name, id: old.id });
-    step.add.push({ collection: name, body: given });
+    if (updatable) {
+      const body = Object.fromEntries(Object.entries({ ...defaults, ...given }).filter(([field]) => updatable.includes(field)));
+      step.change.push({ collection: name, id: old.id, key, body });
+    } else {
+      step.drop.push({ collection: name, id: old.id });
+      step.add.push({ collection: name, body: given });
+    }
   }
-  for (const old of items) {
-    if (wanted.has(identity(old))) continue;
-    changes.push({ sign: "-", path: `${desired.slug}.${name}[${identity(old)}]` });
+  for (const [i, old] of items.entries()) {
+    if (wantedKeys.includes(haveKeys[i]!)) continue;
+    changes.push({ sign: "-", path: `${desired.slug}.${name}[${haveKeys[i]}]` });
     step.drop.push({ collection: name, id: old.id });
   }
   return changes;
@@ -140,7 +164,7 @@ export async function planForms(api: FormsApi, desired: DesiredForm[], { prune =
   const plan: Plan = { changes: [], steps: [] };
   for (const wanted of desired) {
     const form = bySlug.get(wanted.slug) ?? null;
-    const step: FormStep = { slug: wanted.slug, form, create: null, update: {}, add: [], drop: [], remove: false };
+    const step: FormStep = { slug: wanted.slug, form, create: null, update: {}, add: [], drop: [], change: [], remove: false };
     if (!form) plan.changes.push({ sign: "+", path: wanted.slug });
     const { changes, body } = await settingChanges(wanted, form, secrets);
     plan.changes.push(...changes);
@@ -148,7 +172,7 @@ export async function planForms(api: FormsApi, desired: DesiredForm[], { prune =
     else step.create = { ...body, slug: wanted.slug };
     for (const name of Object.keys(COLLECTIONS) as CollectionName[]) {
       const items = form ? ((await api[name].list(form.id)) as CollectionItem[]) : [];
-      plan.changes.push(...collectionChanges(wanted, name, items, secrets, step));
+      plan.changes.push(...(await collectionChanges(wanted, name, items, secrets, step)));
     }
     plan.steps.push(step);
   }
@@ -157,7 +181,7 @@ export async function planForms(api: FormsApi, desired: DesiredForm[], { prune =
     for (const form of forms.toSorted((a, b) => a.slug.localeCompare(b.slug))) {
       if (named.has(form.slug)) continue;
       plan.changes.push({ sign: "-", path: form.slug, before: form.name });
-      plan.steps.push({ slug: form.slug, form, create: null, update: {}, add: [], drop: [], remove: true });
+      plan.steps.push({ slug: form.slug, form, create: null, update: {}, add: [], drop: [], change: [], remove: true });
     }
   }
   return plan;
@@ -191,6 +215,10 @@ export async function applyPlan(api: FormsApi, plan: Plan): Promise<number> {
     const id = formId;
     for (const { collection, id: itemId } of step.drop) {
       await write(`${step.slug}.${collection}`, () => api[collection].remove(id, itemId));
+      writes++;
+    }
+    for (const { collection, id: itemId, key, body } of step.change) {
+      await write(`${step.slug}.${collection}[${key}]`, () => api[collection].update!(id, itemId, body));
       writes++;
     }
     for (const { collection, body } of step.add) {

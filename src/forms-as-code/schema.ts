@@ -5,11 +5,14 @@ import { ApiError } from "../errors.ts";
 import { formName, lazySchema, slug } from "../lib/validate.ts";
 import { NO_PAGE } from "../services/form-page.ts";
 import { updateSchema } from "../services/forms.ts";
+import { destinationIdentity } from "../services/outbox/destination-types.ts";
+import { typedCreateSchema as destinationCreate, updateSchema as destinationUpdate } from "../services/outbox/destinations.ts";
 import { createSchema as webhookCreate } from "../services/outbox/webhooks.ts";
 
 // The forms file (docs/cli.md, "Forms as code"): `{"$schema", "forms": {"<slug>": {...}}}`. A form's entry is the
 // body of PATCH /api/forms/{id} (less the slug, which is the entry's key) with `name` required, and its webhooks
-// as the bodies of POST .../webhooks: a setting the API gains is a setting of the file, with no edit here.
+// and destinations as the bodies of POST .../webhooks and .../destinations: a setting the API gains is a setting of
+// the file, with no edit here.
 
 /** The path the file's JSON Schema is served at (no key), which `pull` writes into `$schema`. */
 export const SCHEMA_PATH = "/api/formsvc.schema.json";
@@ -46,13 +49,19 @@ export const FORM_DEFAULTS: Record<string, unknown> = {
 export const SHOWN_AS_GIVEN = new Set(["spamRules"]);
 
 /** One collection of a form beside its settings: the body that makes an item, what an item is known by, its fields' defaults. */
-interface Collection {
-  body: typeof webhookCreate;
-  /** The same item in the file and in the API's list has the same identity; a changed one is replaced. */
+export interface Collection {
+  /** An item as the file holds it: an object, or a union of objects told apart by one key (a destination's type). */
+  body: () => Promise<z.ZodType>;
+  /** The same item in the file and in the API's list has the same identity; a changed one is replaced, or updated. */
   identity(item: Record<string, unknown>): string;
   defaults: Record<string, unknown>;
-  /** The API's operations (by operationId) that list, add and remove an item, and the list's field and item parameter. */
-  operations: { list: string; add: string; remove: string; field: string; itemParam: string };
+  /**
+   * The API's operations (by operationId) that list, add and remove an item, and the list's field and item
+   * parameter; with `update`, a changed item is updated in place (its id and delivery log kept) with the keys of
+   * `updateBody` instead of being replaced.
+   */
+  operations: { list: string; add: string; remove: string; update?: string; field: string; itemParam: string };
+  updateBody?: () => Promise<z.ZodObject>;
 }
 
 /** The collections of a form, by the name the file and the CLI's backend give them. */
@@ -63,8 +72,28 @@ export const COLLECTIONS = {
     defaults: { description: null, format: "standard", when: [] },
     operations: { list: "listWebhooks", add: "createWebhook", remove: "deleteWebhook", field: "webhooks", itemParam: "webhookId" },
   },
+  destinations: {
+    body: destinationCreate,
+    identity: (item) => destinationIdentity(item.type, item.config),
+    defaults: { fields: null, when: [], enabled: true },
+    operations: {
+      list: "listDestinations",
+      add: "createDestination",
+      remove: "deleteDestination",
+      update: "updateDestination",
+      field: "destinations",
+      itemParam: "destinationId",
+    },
+    updateBody: destinationUpdate,
+  },
 } satisfies Record<string, Collection>;
 export type CollectionName = keyof typeof COLLECTIONS;
+
+/** The keys an item of a collection may have: its object's, or those of every object of its union. */
+export function bodyKeys(schema: z.ZodType): string[] {
+  const options = "options" in schema && Array.isArray(schema.options) ? (schema.options as z.ZodType[]) : [schema];
+  return [...new Set(options.flatMap((option) => Object.keys((option as Partial<z.ZodObject>).shape ?? {})))];
+}
 
 /** A form's settings in the file: the update body without its slug, its name required. */
 export const formSettingsSchema = lazySchema(async (z) => (await updateSchema()).omit({ slug: true }).extend({ name: formName(z) }));
@@ -124,7 +153,7 @@ export async function formsFileJsonSchema(baseUrl: string): Promise<Json> {
   };
 }
 
-/** The paths of the secrets of a form's entry (`captcha.secret`, `webhooks.secret`): shown as (sensitive), never written. */
+/** The paths of the secrets of a form's entry (`captcha.secret`, `webhooks.secret`, `destinations.config.token`): shown as (sensitive), never written. */
 export async function secretPaths(): Promise<Set<string>> {
   const { z } = await import("zod");
   const paths = new Set<string>();

@@ -16,7 +16,7 @@ let api: FormsApi;
 beforeEach(async () => {
   t = await testApp();
   const principal = operator((await t.services.accounts.create("file")).id, "live");
-  const { forms, webhooks } = t.services;
+  const { forms, webhooks, destinations } = t.services;
   api = {
     forms: {
       list: () => forms.list(principal),
@@ -28,6 +28,12 @@ beforeEach(async () => {
       list: (ref) => webhooks.list(principal, ref),
       add: (ref, body) => webhooks.create(principal, ref, body),
       remove: (ref, id) => webhooks.remove(principal, ref, id),
+    },
+    destinations: {
+      list: (ref) => destinations.list(principal, ref),
+      add: (ref, body) => destinations.create(principal, ref, body),
+      remove: (ref, id) => destinations.remove(principal, ref, id),
+      update: (ref, id, body) => destinations.update(principal, ref, id, body),
     },
   };
 });
@@ -164,4 +170,66 @@ test("the form's own page: given in part, it matches once applied; left out, it 
   expect(line).toStartWith('- contact.page: {"enabled":true,"title":"Write to us"');
   await apply({ forms: { contact: { name: "Contact" } } });
   expect(await plan({ forms: { contact: { name: "Contact" } } })).toEqual([]);
+});
+
+const TELEGRAM = { botToken: "123456:first-bot-token", chatId: "-100123" };
+
+test("a destination applied once plans no change; its secret is not compared; a changed setting updates it in place", async () => {
+  const telegram = (extra: object = {}) => ({
+    forms: { contact: { name: "Contact", destinations: [{ type: "telegram", config: { botToken: `\${BOT}`, chatId: -100123 }, ...extra }] } },
+  });
+  expect(await apply(telegram(), { BOT: TELEGRAM.botToken })).toBe(2);
+  const [made] = (await api.destinations.list("contact")) as { id: string }[];
+  expect(made).toMatchObject({ type: "telegram", config: { chatId: "-100123" }, enabled: true });
+  expect(await plan(telegram(), { BOT: TELEGRAM.botToken })).toEqual([]);
+  // The API never shows the token: another one in the environment is not a change (docs/cli.md).
+  expect(await plan(telegram(), { BOT: "654321:another-bot-token" })).toEqual([]);
+  expect(await plan(telegram({ enabled: false }), { BOT: TELEGRAM.botToken })).toEqual([
+    '~ contact.destinations[telegram:-100123]: {"fields":null,"when":[],"enabled":true,"type":"telegram","config":{"chatId":"-100123"}} → {"type":"telegram","config":{"botToken":(sensitive),"chatId":-100123},"enabled":false}',
+  ]);
+  expect(await apply(telegram({ enabled: false }), { BOT: TELEGRAM.botToken })).toBe(1);
+  expect(await api.destinations.list("contact")).toEqual([expect.objectContaining({ id: made!.id, enabled: false })]);
+  expect(await plan(telegram({ enabled: false }), { BOT: TELEGRAM.botToken })).toEqual([]);
+});
+
+test("a destination is known by its type and target: another chat is a new one; Teams ones (their address a secret) by their order", async () => {
+  const teams = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      type: "teams",
+      config: { url: `\${TEAMS_${i}}` },
+      when: i ? [{ field: "topic", op: "equals", value: "sales" }] : [],
+    }));
+  const env = { TEAMS_0: "https://hooks.example.com/teams/a", TEAMS_1: "https://hooks.example.com/teams/b" };
+  const file = (chatId: string, n: number) => ({
+    forms: { contact: { name: "Contact", destinations: [{ type: "telegram", config: { botToken: `\${BOT}`, chatId } }, ...teams(n)] } },
+  });
+  await apply(file("-100123", 2), { ...env, BOT: TELEGRAM.botToken });
+  expect(await plan(file("-100123", 2), { ...env, BOT: TELEGRAM.botToken })).toEqual([]);
+  expect(await plan(file("-100999", 1), { ...env, BOT: TELEGRAM.botToken })).toEqual([
+    '+ contact.destinations[telegram:-100999]: {"type":"telegram","config":{"botToken":(sensitive),"chatId":"-100999"}}',
+    "- contact.destinations[telegram:-100123]",
+    "- contact.destinations[teams#2]",
+  ]);
+});
+
+test("pull writes a destination with a reference for each secret its type takes, which plans no change; a written-out secret is refused", async () => {
+  await api.forms.create({ name: "Contact", slug: "contact" });
+  await api.destinations.add("contact", { type: "telegram", config: TELEGRAM, fields: { email: "Email" } });
+  await api.destinations.add("contact", { type: "mailchimp", config: { apiKey: "0123abcd-us21", audienceId: "a1b2c3" } });
+  await api.destinations.add("contact", { type: "ntfy", config: { topic: "forms-7c1e" }, enabled: false });
+  const pulled = await pullFormsFile(api, "https://forms.example.com");
+  expect((pulled.forms as Record<string, Record<string, unknown>>).contact!.destinations).toEqual([
+    { type: "telegram", config: { chatId: "-100123", botToken: `\${FORMSVC_CONTACT_DESTINATIONS_1_BOT_TOKEN}` }, fields: { email: "Email" } },
+    { type: "mailchimp", config: { audienceId: "a1b2c3", status: "pending", emailField: "email", apiKey: `\${FORMSVC_CONTACT_DESTINATIONS_2_API_KEY}` } },
+    { type: "ntfy", config: { topic: "forms-7c1e", token: `\${FORMSVC_CONTACT_DESTINATIONS_3_TOKEN}` }, enabled: false },
+  ]);
+  const env = {
+    FORMSVC_CONTACT_DESTINATIONS_1_BOT_TOKEN: TELEGRAM.botToken,
+    FORMSVC_CONTACT_DESTINATIONS_2_API_KEY: "0123abcd-us21",
+    FORMSVC_CONTACT_DESTINATIONS_3_TOKEN: "tk_ntfy",
+  };
+  expect(await plan(pulled, env)).toEqual([]);
+  const literal = structuredClone(pulled) as { forms: { contact: { destinations: { config: Record<string, unknown> }[] } } };
+  literal.forms.contact.destinations[0]!.config.botToken = TELEGRAM.botToken;
+  await expect(plan(literal, env)).rejects.toThrow("forms.contact.destinations.0.config.botToken is a secret");
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { OPERATIONS } from "../../src/api/index.ts";
-import { COLLECTIONS, FORM_DEFAULTS, formsFileJsonSchema, REFERENCE } from "../../src/forms-as-code/schema.ts";
+import { bodyKeys, type Collection, COLLECTIONS, FORM_DEFAULTS, formsFileJsonSchema, REFERENCE } from "../../src/forms-as-code/schema.ts";
+import { configSchemas, DESTINATION_TARGETS, DESTINATION_TYPES, SECRET_KEYS } from "../../src/services/outbox/destination-types.ts";
 import { declaredTools } from "../../src/mcp/tools.ts";
 import { buildDocument, DOCUMENT_SERVER } from "../../src/openapi/document.ts";
 import { operator } from "../../src/services/principal.ts";
@@ -8,9 +9,20 @@ import { type TestApp, testApp } from "../helpers/app.ts";
 
 // The MCP tools and the forms file are derived from the API's declarations and schemas. These tests fail the
 // day they differ: a tool that is not an operation (or the other way round), a tool's input that is not its
-// operation's, a form setting the file does not take, or a setting without the default the file resets it to.
+// operation's, a form setting the file does not take, or a setting without the default the file resets it to, a
+// collection of the file whose operations are not the API's, or a destination's secret its schema does not mark.
 
-type Schema = { properties?: Record<string, Schema>; required?: string[]; items?: Schema; additionalProperties?: Schema; pattern?: string };
+type Schema = {
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  additionalProperties?: Schema;
+  oneOf?: Schema[];
+  pattern?: string;
+  writeOnly?: boolean;
+  const?: unknown;
+  $ref?: string;
+};
 
 let document: Record<string, any>;
 let app: TestApp;
@@ -52,6 +64,58 @@ test("a form's entry in the file takes every setting of PATCH /api/forms/{id} bu
   expect(Object.keys(entry.properties!.webhooks!.items!.properties!)).toEqual(Object.keys(webhook.properties!));
   // A secret is a reference in the file, never a value.
   expect(entry.properties!.webhooks!.items!.properties!.secret!.pattern).toBe(REFERENCE.source);
+  // A destination is one of its types, each with its own config.
+  const destination = document.components.schemas.DestinationCreate as Schema;
+  const types = entry.properties!.destinations!.items!.oneOf!;
+  expect(types.map((type) => type.properties!.type!.const)).toEqual([...DESTINATION_TYPES]);
+  for (const type of types) expect(Object.keys(type.properties!)).toEqual(Object.keys(destination.properties!));
+});
+
+test("each collection of the file is the API's: its operations exist, on its path, with its list's field, item parameter and bodies", async () => {
+  for (const [name, collection] of Object.entries(COLLECTIONS) as [string, Collection][]) {
+    const op = collection.operations;
+    const find = (operationId: string) => OPERATIONS.find((declared) => declared.operationId === operationId);
+    const [list, add, remove, update] = [find(op.list), find(op.add), find(op.remove), op.update ? find(op.update) : undefined];
+    expect({ name, list: list?.method, add: add?.method, remove: remove?.method, update: update?.method }).toEqual({
+      name,
+      list: "GET",
+      add: "POST",
+      remove: "DELETE",
+      update: op.update ? "PATCH" : undefined,
+    });
+    expect(add!.path).toBe(list!.path);
+    for (const item of [remove!, ...(update ? [update] : [])]) expect(item.path).toBe(`${list!.path}/{${op.itemParam}}`);
+    const answer = document.components.schemas[list!.ok.schema as string] as Schema;
+    expect(Object.keys(answer.properties!)).toEqual([op.field]);
+    const created = document.components.schemas[add!.body!.name] as Schema;
+    expect(bodyKeys(await collection.body())).toEqual(Object.keys(created.properties!));
+    if (update)
+      expect(Object.keys((await collection.updateBody!()).shape)).toEqual(Object.keys((document.components.schemas[update.body!.name] as Schema).properties!));
+  }
+});
+
+test("a destination's secrets are writeOnly in its type's schema, and references in the served file's schema; its target is no secret", async () => {
+  const { z } = await import("zod");
+  const schemas = configSchemas(z);
+  const file = (await formsFileJsonSchema("http://localhost:8080")) as Schema;
+  const types = file.properties!.forms!.additionalProperties!.properties!.destinations!.items!.oneOf!;
+  const secretsSeen = new Set<string>();
+  for (const type of DESTINATION_TYPES) {
+    const config = z.toJSONSchema(schemas[type], { io: "input", unrepresentable: "any" }) as Schema;
+    const keys = Object.keys(config.properties!);
+    const writeOnly = keys.filter((key) => config.properties![key]!.writeOnly === true);
+    const secrets = keys.filter((key) => (SECRET_KEYS as readonly string[]).includes(key));
+    expect({ type, writeOnly }).toEqual({ type, writeOnly: secrets });
+    for (const key of secrets) secretsSeen.add(key);
+    const inFile = types.find((candidate) => candidate.properties!.type!.const === type)!.properties!.config!.properties!;
+    expect({ type, references: secrets.map((key) => [inFile[key]!.pattern, inFile[key]!.writeOnly]) }).toEqual({
+      type,
+      references: secrets.map(() => [REFERENCE.source, true]),
+    });
+    for (const key of DESTINATION_TARGETS[type])
+      expect({ type, key, known: keys.includes(key), secret: secrets.includes(key) }).toEqual({ type, key, known: true, secret: false });
+  }
+  expect([...secretsSeen].toSorted()).toEqual([...SECRET_KEYS].toSorted());
 });
 
 test("every setting but the name has the default a form made with only a name shows, which apply resets a left-out setting to", async () => {

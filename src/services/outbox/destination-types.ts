@@ -5,8 +5,33 @@ import type { Zod } from "../../lib/validate.ts";
 export const DESTINATION_TYPES = ["google_sheets", "airtable", "notion", "mailchimp", "telegram", "teams", "ntfy"] as const;
 export type DestinationType = (typeof DESTINATION_TYPES)[number];
 
-/** The settings that are secrets: written, never shown (in no answer, CLI output, export or log). */
+/**
+ * The settings that are secrets: written, never shown (in no answer, CLI output, export or log). Each type's schema
+ * below marks its own as writeOnly, which the forms file's JSON Schema reads (test/unit/agents-declarations.test.ts
+ * fails when the two differ).
+ */
 export const SECRET_KEYS = ["serviceAccountKey", "token", "apiKey", "botToken", "url"] as const;
+
+/**
+ * The settings that name where a destination's submissions go: with the type, what the forms file knows a
+ * destination by (docs/cli.md, "Forms as code"). A Teams destination has none: its address is a secret.
+ */
+export const DESTINATION_TARGETS = {
+  google_sheets: ["spreadsheetId", "sheet"],
+  airtable: ["baseId", "table"],
+  notion: ["databaseId"],
+  mailchimp: ["audienceId"],
+  telegram: ["chatId"],
+  teams: [],
+  ntfy: ["topic"],
+} as const satisfies Record<DestinationType, readonly string[]>;
+
+/** What identifies a destination in a forms file: `telegram:-100123`, `airtable:app1/Leads`, `teams`. */
+export function destinationIdentity(type: unknown, config: unknown): string {
+  const keys: readonly string[] = DESTINATION_TARGETS[type as DestinationType] ?? [];
+  const values = keys.map((key) => String((config as Record<string, unknown> | null)?.[key] ?? ""));
+  return values.length === 0 ? String(type) : `${String(type)}:${values.join("/")}`;
+}
 
 /** What the sender of a destination's delivery works with. */
 export interface DestinationTarget {
@@ -47,11 +72,13 @@ const text = (z: Zod, key: string, max = 500) =>
 const address = (z: Zod, key: string) =>
   text(z, key, 2048).refine((value) => /^https?:\/\/[^/?#\s]+/i.test(value) && URL.canParse(value), `${key} must be an absolute http(s) address.`);
 
-/** The schema of each type's config; `partial` for a PATCH, where a secret not given is kept. */
+/** The schema of each type's config; a secret is marked writeOnly here, the one place each type's keys are declared. */
 export function configSchemas(z: Zod) {
+  const secret = { writeOnly: true };
   const baseUrl = address(z, "config.baseUrl").optional();
   const serviceAccountKey = z
     .union([z.string(), z.record(z.string(), z.unknown())], { error: "config.serviceAccountKey must be the key file's JSON, as an object or as its text." })
+    .meta(secret)
     .transform((value, ctx) => {
       let key: unknown = value;
       if (typeof value === "string") {
@@ -77,24 +104,24 @@ export function configSchemas(z: Zod) {
     });
   return {
     google_sheets: z.strictObject({ serviceAccountKey, spreadsheetId: text(z, "config.spreadsheetId"), sheet: text(z, "config.sheet", 100), baseUrl }),
-    airtable: z.strictObject({ token: text(z, "config.token"), baseId: text(z, "config.baseId"), table: text(z, "config.table"), baseUrl }),
-    notion: z.strictObject({ token: text(z, "config.token"), databaseId: text(z, "config.databaseId"), baseUrl }),
+    airtable: z.strictObject({ token: text(z, "config.token").meta(secret), baseId: text(z, "config.baseId"), table: text(z, "config.table"), baseUrl }),
+    notion: z.strictObject({ token: text(z, "config.token").meta(secret), databaseId: text(z, "config.databaseId"), baseUrl }),
     mailchimp: z.strictObject({
-      apiKey: text(z, "config.apiKey").regex(MAILCHIMP_KEY, "config.apiKey must end with its data centre, such as -us21."),
+      apiKey: text(z, "config.apiKey").regex(MAILCHIMP_KEY, "config.apiKey must end with its data centre, such as -us21.").meta(secret),
       audienceId: text(z, "config.audienceId"),
       status: z.enum(["subscribed", "pending"], { error: "config.status must be subscribed or pending." }).default("pending"),
       emailField: text(z, "config.emailField", 200).default("email"),
       baseUrl,
     }),
     telegram: z.strictObject({
-      botToken: text(z, "config.botToken"),
+      botToken: text(z, "config.botToken").meta(secret),
       chatId: z.union([text(z, "config.chatId", 100), z.number().int()]).transform(String),
       baseUrl,
     }),
-    teams: z.strictObject({ url: address(z, "config.url") }),
+    teams: z.strictObject({ url: address(z, "config.url").meta(secret) }),
     ntfy: z.strictObject({
       topic: text(z, "config.topic", 64).regex(/^[-_A-Za-z0-9]+$/, "config.topic must be letters, digits, - and _ only."),
-      token: text(z, "config.token").optional(),
+      token: text(z, "config.token").meta(secret).optional(),
       priority: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5)], { error: "config.priority must be 1 to 5." }).optional(),
       tags: z
         .array(text(z, "config.tags", 50))

@@ -71,6 +71,17 @@ export const updateSchema = lazySchema((z) =>
 
 const typeSchemas = lazySchema((z) => configSchemas(z));
 
+/**
+ * The body of POST …/destinations with each type's config spelled out, its secrets writeOnly: what a destination
+ * is in the forms file (docs/cli.md, "Forms as code"). The API itself reads `createSchema` and checks config by
+ * type after, so that its errors name the type.
+ */
+export const typedCreateSchema = lazySchema(async (z) => {
+  const [body, schemas] = await Promise.all([createSchema(), typeSchemas()]);
+  const [first, ...rest] = DESTINATION_TYPES.map((type) => body.extend({ type: z.literal(type), config: schemas[type] }));
+  return z.discriminatedUnion("type", [first!, ...rest], { error: `type must be one of ${DESTINATION_TYPES.join(", ")}.` });
+});
+
 const toDestination = (row: DestinationRow): Destination => ({
   id: row.id,
   formId: row.formId,
