@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-// The Destinations section's posts (docs/dashboard.md): add one from its type's form, test, delete, send a delivery again.
+// The Destinations section's posts (docs/dashboard.md): add one from its type's form, change one, test, delete, send a delivery again.
 import { sectionHref } from "./pages/settings.tsx";
 import { ApiError } from "../errors.ts";
 import type { Handler } from "../http/context.ts";
@@ -34,6 +34,34 @@ function createBody(body: URLSearchParams, type: DestinationType): Record<string
   return { type, config, ...(fields === undefined ? {} : { fields }), ...(when === undefined ? {} : { when }) };
 }
 
+/**
+ * The body of the API's update, from a destination's edit form (its inputs are named `<id>.key`): a secret left
+ * empty is not sent, so the saved one is kept; an emptied optional setting, fields or conditions are cleared.
+ */
+function updateBody(body: URLSearchParams, id: string, type: DestinationType): Record<string, unknown> {
+  const config: Record<string, unknown> = {};
+  for (const input of TYPE_INPUTS[type].inputs) {
+    const value = (body.get(`${id}.${input.key}`) ?? "").trim();
+    if (value) config[input.key] = value;
+  }
+  const fields = jsonInput(body, `${id}.fields`, "fields");
+  const when = jsonInput(body, `${id}.when`, "when");
+  return { config, fields: fields ?? null, when: when ?? [], enabled: body.get(`${id}.enabled`) === "true" };
+}
+
+/** Where an error of a destination's form goes: beside the input it names, else above the form's button. */
+function errorsBeside(error: unknown, type: DestinationType): Record<string, string> {
+  const [message] = Object.values(fieldErrors(error));
+  const path = (error instanceof ApiError ? (error.field ?? "") : "").split(".");
+  const beside =
+    path[0] === "config" && TYPE_INPUTS[type].inputs.some((input) => input.key === path[1])
+      ? `config.${path[1]}`
+      : path[0] === "fields" || path[0] === "when"
+        ? path[0]
+        : "destination";
+  return { [beside]: message! };
+}
+
 /** Registers the Destinations section's actions. */
 export function destinationPageRoutes(router: Router<Handler>): void {
   const back = (formId: string, notice = "saved") => redirect(sectionHref(formId, "destinations", notice));
@@ -50,17 +78,25 @@ export function destinationPageRoutes(router: Router<Handler>): void {
         await ctx.services.destinations.create(principal, row.id, createBody(body, type));
         return back(row.id);
       } catch (error) {
-        const [message] = Object.values(fieldErrors(error));
-        const path = (error instanceof ApiError ? (error.field ?? "") : "").split(".");
         // A message naming an input of the type's form goes beside it, and that form is opened again.
-        const beside =
-          path[0] === "config" && TYPE_INPUTS[type].inputs.some((input) => input.key === path[1])
-            ? `config.${path[1]}`
-            : path[0] === "fields" || path[0] === "when"
-              ? path[0]
-              : "destination";
-        const shown: Record<string, string> = { [beside]: message!, destinationType: type };
-        return settingsResponse(ctx, session, row, { status: 400, errors: shown });
+        return settingsResponse(ctx, session, row, { status: 400, errors: { ...errorsBeside(error, type), destinationType: type } });
+      }
+    }),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/forms/:id/destinations/:destinationId",
+    action(async (ctx, session, body) => {
+      const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
+      const id = ctx.params.destinationId!;
+      const destination = (await ctx.services.destinations.list(principal, row.id)).find((d) => d.id === id);
+      if (!destination) throw new ApiError("not_found", "No such destination on this form.");
+      try {
+        await ctx.services.destinations.update(principal, row.id, id, updateBody(body, id, destination.type));
+        return back(row.id);
+      } catch (error) {
+        return settingsResponse(ctx, session, row, { status: 400, errors: { ...errorsBeside(error, destination.type), editing: id } });
       }
     }),
   );

@@ -31,7 +31,6 @@ test("add from the type's form, test, a post delivered; a refused token explaine
   await setUp(page, await setupLink(server));
   await page.getByLabel("Name", { exact: true }).fill("Leads");
   await Promise.all([page.waitForURL(/\/settings\?notice=created&at=snippet#snippet$/, WAIT), page.getByRole("button", { name: "Create form" }).click()]);
-  const settings = page.url().replace(/\?.*$/, "");
   const submitUrl = (await page.locator("#submit-url").textContent())!;
 
   await section().getByText("ntfy", { exact: true }).click();
@@ -63,17 +62,18 @@ test("add from the type's form, test, a post delivered; a refused token explaine
   }
   await checkBothWidths(page, "settings-destinations");
 
-  // The token is changed through the API (the dashboard adds and removes); the delivery is sent again from here.
-  const key = (await Bun.$`${process.execPath} cli/formsvc.ts keys create --db ${server.db}`.quiet()).stdout.toString().trim();
-  const [destination] = (
-    (await (await fetch(`${server.url}/api/forms/${settings.split("/")[5]}/destinations`, { headers: { authorization: `Bearer ${key}` } })).json()) as any
-  ).destinations;
-  const patched = await fetch(`${server.url}/api/forms/${settings.split("/")[5]}/destinations/${destination.id}`, {
-    method: "PATCH",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ config: { topic: VENDOR.ntfy.topic, baseUrl: vendors.url, token: VENDOR.ntfy.token } }),
-  });
-  expect(patched.status).toBe(200);
+  // The token is changed in the destination's own form: the topic and server are shown as saved, the token
+  // field is empty (left so, the saved one would be kept); the delivery is sent again from here.
+  const edit = section().locator("details", { hasText: "Change the ntfy destination" });
+  await edit.locator("summary").click();
+  expect(await edit.getByLabel("Topic", { exact: true }).inputValue()).toBe(VENDOR.ntfy.topic);
+  expect(await edit.getByLabel("Access token (optional): empty keeps the one saved").inputValue()).toBe("");
+  await edit.getByLabel("Access token (optional): empty keeps the one saved").fill(VENDOR.ntfy.token);
+  await Promise.all([
+    page.waitForURL(/notice=saved&at=destinations#destinations$/, WAIT),
+    edit.getByRole("button", { name: "Save the ntfy destination" }).click(),
+  ]);
+  expect(await page.content()).not.toContain(VENDOR.ntfy.token);
   await Promise.all([
     page.waitForURL(/notice=redelivered&at=destinations#destinations$/, WAIT),
     section()
@@ -83,4 +83,19 @@ test("add from the type's form, test, a post delivered; a refused token explaine
   ]);
   await vendors.waitFor("ntfy", 1);
   expect(vendors.accepted.ntfy.map((n) => n.message)).toEqual(["name: Ann"]);
+
+  // Saved again with the token left empty: the saved token is kept, and the next post is delivered with it.
+  await section().locator("details", { hasText: "Change the ntfy destination" }).locator("summary").click();
+  await Promise.all([
+    page.waitForURL(/notice=saved&at=destinations#destinations$/, WAIT),
+    section().getByRole("button", { name: "Save the ntfy destination" }).click(),
+  ]);
+  const again = await fetch(submitUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify({ name: "Bo" }),
+  });
+  expect(again.status).toBe(200);
+  await vendors.waitFor("ntfy", 2);
+  expect(vendors.accepted.ntfy.map((n) => n.message)).toEqual(["name: Ann", "name: Bo"]);
 });

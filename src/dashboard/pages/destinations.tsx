@@ -3,10 +3,10 @@ import { counted } from "../../lib/plural.ts";
 import type { Form } from "../../domain/types.ts";
 import type { EndpointCircuit } from "../../services/outbox/shares.ts";
 import type { Destination, DestinationTestResult } from "../../services/outbox/destinations.ts";
-import type { DestinationType } from "../../services/outbox/destination-types.ts";
+import { type DestinationType, SECRET_KEYS } from "../../services/outbox/destination-types.ts";
 import type { Session } from "../../services/people/users.ts";
 import type { WebhookDelivery } from "../../services/outbox/deliveries.ts";
-import { Csrf, Field, Notice, Time } from "./layout.tsx";
+import { Check, Csrf, Field, Notice, Time } from "./layout.tsx";
 import type { SettingsSection } from "./settings.tsx";
 import { DataTable } from "./table.tsx";
 
@@ -94,6 +94,79 @@ const describe = (d: Destination) =>
     .map(([key, value]) => `${key}: ${String(value)}`)
     .join(" · ");
 
+/** True for a config key whose value is never shown again once saved. */
+const secret = (key: string) => (SECRET_KEYS as readonly string[]).includes(key);
+
+/** A JSON setting as the edit form shows it: empty when there is none. */
+const jsonText = (value: unknown) => (value === null || value === undefined || (Array.isArray(value) && value.length === 0) ? "" : JSON.stringify(value));
+
+/**
+ * The form that changes one destination: its settings as they are, its secrets empty (left empty, the saved
+ * one is kept; they are never shown), its fields, conditions and whether it is on. Its inputs are named
+ * `<destination id>.<key>`, so that each destination's form has its own.
+ */
+function EditForm({ session, base, destination: d, errors }: { session: Session; base: string; destination: Destination; errors: DestinationsView["errors"] }) {
+  const { title, inputs } = TYPE_INPUTS[d.type];
+  const mine = errors.editing === d.id;
+  const name = (key: string) => `${d.id}.${key}`;
+  return (
+    <details open={mine}>
+      <summary>
+        Change the {title} destination ({describe(d)})
+      </summary>
+      <form method="post" action={`${base}/${d.id}`} class="grid">
+        <Csrf session={session} />
+        {inputs.map((input) =>
+          input.kind === "status" ? (
+            <div class="field">
+              <label for={`f-${name(input.key)}`}>{input.label}</label>
+              <select id={`f-${name(input.key)}`} name={name(input.key)}>
+                <option value="pending" selected={d.config[input.key] !== "subscribed"}>
+                  pending: Mailchimp asks them to confirm
+                </option>
+                <option value="subscribed" selected={d.config[input.key] === "subscribed"}>
+                  subscribed at once
+                </option>
+              </select>
+            </div>
+          ) : (
+            <Field
+              label={secret(input.key) ? `${input.label}: empty keeps the one saved` : input.label}
+              name={name(input.key)}
+              type={input.kind === "secret" ? "password" : "text"}
+              multiline={input.kind === "multiline"}
+              required={!input.optional && !secret(input.key)}
+              value={secret(input.key) ? undefined : String(d.config[input.key] ?? "")}
+              placeholder={input.placeholder}
+              autocomplete="off"
+              error={mine ? errors[`config.${input.key}`] : undefined}
+            />
+          ),
+        )}
+        <Field
+          label='Fields (JSON: {"email": "Email"}; empty: every field)'
+          name={name("fields")}
+          multiline
+          value={jsonText(d.fields)}
+          error={mine ? errors.fields : undefined}
+        />
+        <Field
+          label="Conditions (JSON; empty: every submission)"
+          name={name("when")}
+          multiline
+          value={jsonText(d.when)}
+          error={mine ? errors.when : undefined}
+        />
+        <Check name={name("enabled")} label="On: kept submissions are sent to it" checked={d.enabled} />
+        <Notice text={mine ? errors.destination : undefined} kind="error" />
+        <div class="actions">
+          <button type="submit">Save the {title} destination</button>
+        </div>
+      </form>
+    </details>
+  );
+}
+
 /** Destinations: each one, its circuit, a test, removal, the add forms (one per type) and the recent deliveries with re-send. */
 export function destinationsSection(view: DestinationsView): SettingsSection {
   const { session, form, destinations, circuits, deliveries, tested, errors } = view;
@@ -158,6 +231,7 @@ export function destinationsSection(view: DestinationsView): SettingsSection {
           ]}
         />
       )}
+      {editable ? destinations.map((d) => <EditForm session={session} base={base} destination={d} errors={errors} />) : null}
       <h3>Recent deliveries</h3>
       {deliveries.length === 0 ? (
         <p class="empty">No deliveries to destinations yet.</p>

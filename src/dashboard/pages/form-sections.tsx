@@ -4,23 +4,13 @@ import { MAX_FILES } from "../../http/multipart.ts";
 import { counted } from "../../lib/plural.ts";
 import { RETENTION_DAYS } from "../../lib/validate.ts";
 import { MailOff } from "./mail.tsx";
-import { Csrf, Field, Notice } from "./layout.tsx";
+import { Check, Csrf, Field, Notice } from "./layout.tsx";
 import type { SectionContext } from "./section-context.ts";
 import { Facts, type SettingsSection } from "./settings.tsx";
 
 const MB = (bytes: number) => `${Math.round((bytes / 1048576) * 10) / 10} MB`;
 // The fragment brings the owner back to the section when the page answers with its errors.
 const action = (form: Form, section: string) => `/dashboard/forms/${form.id}/settings/${section}#${section}`;
-
-/** A yes/no setting as a checkbox that posts "true" when ticked. */
-function Check({ name, label, checked }: { name: string; label: string; checked: boolean }) {
-  return (
-    <div class="field check">
-      <input type="checkbox" id={`f-${name}`} name={name} value="true" checked={checked} />
-      <label for={`f-${name}`}>{label}</label>
-    </div>
-  );
-}
 
 /** Files: whether the form takes uploads, and the limits the server holds them to. */
 export function filesSection({ session, form, errors, limits }: SectionContext): SettingsSection {

@@ -178,6 +178,16 @@ export function Field({ label, name, value, error, hint, type = "text", required
   );
 }
 
+/** A yes/no setting as a checkbox that posts "true" when ticked. */
+export function Check({ name, label, checked }: { name: string; label: string; checked: boolean }) {
+  return (
+    <div class="field check">
+      <input type="checkbox" id={`f-${name}`} name={name} value="true" checked={checked} />
+      <label for={`f-${name}`}>{label}</label>
+    </div>
+  );
+}
+
 /** Text with a copy button (the script copies the element `target` names). */
 export function CopyButton({ target, label = "Copy" }: { target: string; label?: string }) {
   return (
