@@ -99,6 +99,6 @@ export function endpointPage(): string {
 }
 
 /** The page a double opt-in link opens: confirmed, already confirmed, expired or not valid. */
-export function confirmationPage(title: string, message: string): string {
-  return page(title, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>`);
+export function confirmationPage(title: string, message: string, language: string): string {
+  return page(title, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>`, language);
 }

@@ -1,23 +1,26 @@
 import type { Handler } from "../http/context.ts";
 import { confirmationPage } from "../http/pages.ts";
 import { html } from "../http/respond.ts";
+import { messagesFor, pickLanguage } from "../lib/i18n/index.ts";
 import type { Router } from "../http/router.ts";
 import type { OptInOutcome } from "../services/submissions/opt-in.ts";
 
-// Calm words for a person who clicked a link in an email: what happened, and nothing to do but close the page.
-const ANSWERS: Record<OptInOutcome, { status: number; title: string; message: string }> = {
-  confirmed: { status: 200, title: "Confirmed", message: "Thank you: your address is confirmed. You can close this page." },
-  already_confirmed: { status: 200, title: "Already confirmed", message: "This address was already confirmed. There is nothing more to do." },
-  expired: {
-    status: 410,
-    title: "Link expired",
-    message: "This confirmation link has expired, so nothing was confirmed. If you still want to, send the form again.",
-  },
-  invalid: {
-    status: 404,
-    title: "Link not valid",
-    message: "This confirmation link is not valid, so nothing was confirmed. Check that the whole link was copied from the email.",
-  },
+// Calm words for a person who clicked a link in an email, in their language: what happened, and nothing to do
+// but close the page.
+type PageWords =
+  | "confirmedTitle"
+  | "confirmedText"
+  | "alreadyConfirmedTitle"
+  | "alreadyConfirmedText"
+  | "linkExpiredTitle"
+  | "linkExpiredText"
+  | "linkInvalidTitle"
+  | "linkInvalidText";
+const ANSWERS: Record<OptInOutcome, { status: number; title: PageWords; text: PageWords }> = {
+  confirmed: { status: 200, title: "confirmedTitle", text: "confirmedText" },
+  already_confirmed: { status: 200, title: "alreadyConfirmedTitle", text: "alreadyConfirmedText" },
+  expired: { status: 410, title: "linkExpiredTitle", text: "linkExpiredText" },
+  invalid: { status: 404, title: "linkInvalidTitle", text: "linkInvalidText" },
 };
 
 /** The double opt-in link (docs/api.md, "Confirmation email and double opt-in"): opening it (a GET, no button to press) confirms the submission it names. */
@@ -25,8 +28,11 @@ export function confirmRoutes(router: Router<Handler>): void {
   router.on("GET", "/confirm/:token", async (ctx) => {
     const outcome = await ctx.services.optIn.confirm(ctx.params.token!, ctx.ip, Date.now());
     const answer = ANSWERS[outcome];
+    // The email's language rides on the link (`_language`); else the browser of whoever opened it says.
+    const language = pickLanguage({ field: ctx.url.searchParams.get("_language"), acceptLanguage: ctx.request.headers.get("accept-language") });
+    const t = messagesFor(language);
     // Never cached, never indexed: the link is a one-time credential.
-    return html(answer.status, confirmationPage(answer.title, answer.message), {
+    return html(answer.status, confirmationPage(t[answer.title](), t[answer.text](), language), {
       "Cache-Control": "no-store",
       "X-Robots-Tag": "noindex",
       "Referrer-Policy": "no-referrer",

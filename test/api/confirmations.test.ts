@@ -188,6 +188,28 @@ describe("double opt-in", () => {
     expect(await deliveries()).toEqual([id]);
   });
 
+  test("the page a link opens speaks the visitor's language: the email's, carried on the link, else the browser's", async () => {
+    const form = await fx.form({ confirmation: optIn });
+    await post(form.slug, { name: "Jan", email: "jan@example.com", _language: "de" });
+    const [mail] = await log(form.id);
+    const link = /^http:\/\/formsvc\.test(\/confirm\/\S+)$/m.exec(await bodyOf(mail.id))![1]!;
+    expect(link).toEndWith("?_language=de");
+    const opened = await fx.t.app.fetch(new Request(`${BASE}${link}`), { ip: "203.0.113.9" });
+    const page = await opened.text();
+    expect({ status: opened.status, lang: /<html lang="(\w+)">/.exec(page)?.[1], h1: /<h1>([^<]*)<\/h1>/.exec(page)?.[1] }).toEqual({
+      status: 200,
+      lang: "de",
+      h1: "Bestätigt",
+    });
+    expect(page).toContain("Vielen Dank: Ihre Adresse ist bestätigt.");
+    // A link without a language (an English email), opened by a French browser: French.
+    const english = link.replace(/\?.*$/, "");
+    const french = await fx.t.app.fetch(new Request(`${BASE}${english}`, { headers: { "accept-language": "fr-CH, en;q=0.5" } }), { ip: "203.0.113.9" });
+    expect(/<h1>([^<]*)<\/h1>/.exec(await french.text())?.[1]).toBe("Déjà confirmé");
+    const forged = await fx.t.app.fetch(new Request(`${BASE}/confirm/x.y.z?_language=ja`), { ip: "203.0.113.9" });
+    expect({ status: forged.status, h1: /<h1>([^<]*)<\/h1>/.exec(await forged.text())?.[1] }).toEqual({ status: 404, h1: "無効なリンク" });
+  });
+
   test("a forged link is refused and confirms nothing", async () => {
     const form = await fx.form({ notificationEmail: "owner@example.com", confirmation: optIn });
     const id = await post(form.slug, { name: "Ann", email: "ann@example.com" });

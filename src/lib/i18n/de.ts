@@ -61,4 +61,13 @@ export const de: Messages = {
   captchaWait: () => "Wird geprüft… bitte warten.",
 
   confirmByLink: () => "Bestätigen Sie Ihre Adresse, indem Sie diesen Link öffnen:",
+
+  confirmedTitle: () => "Bestätigt",
+  confirmedText: () => "Vielen Dank: Ihre Adresse ist bestätigt. Sie können diese Seite schließen.",
+  alreadyConfirmedTitle: () => "Bereits bestätigt",
+  alreadyConfirmedText: () => "Diese Adresse wurde bereits bestätigt. Es ist nichts weiter zu tun.",
+  linkExpiredTitle: () => "Link abgelaufen",
+  linkExpiredText: () => "Dieser Bestätigungslink ist abgelaufen, daher wurde nichts bestätigt. Wenn Sie es noch möchten, senden Sie das Formular erneut.",
+  linkInvalidTitle: () => "Link ungültig",
+  linkInvalidText: () => "Dieser Bestätigungslink ist ungültig, daher wurde nichts bestätigt. Prüfen Sie, ob der ganze Link aus der E-Mail kopiert wurde.",
 };

@@ -66,6 +66,16 @@ export const en = {
 
   // The fixed words of the confirmation email.
   confirmByLink: () => "Confirm your address by opening this link:",
+
+  // The page a double opt-in link opens: what came of it, and nothing to do but close the page.
+  confirmedTitle: () => "Confirmed",
+  confirmedText: () => "Thank you: your address is confirmed. You can close this page.",
+  alreadyConfirmedTitle: () => "Already confirmed",
+  alreadyConfirmedText: () => "This address was already confirmed. There is nothing more to do.",
+  linkExpiredTitle: () => "Link expired",
+  linkExpiredText: () => "This confirmation link has expired, so nothing was confirmed. If you still want to, send the form again.",
+  linkInvalidTitle: () => "Link not valid",
+  linkInvalidText: () => "This confirmation link is not valid, so nothing was confirmed. Check that the whole link was copied from the email.",
 };
 
 /** What every language's catalog holds: English's keys, each message taking the same values. */

@@ -61,4 +61,13 @@ export const es: Messages = {
   captchaWait: () => "Verificando… espera, por favor.",
 
   confirmByLink: () => "Confirma tu dirección abriendo este enlace:",
+
+  confirmedTitle: () => "Confirmado",
+  confirmedText: () => "Gracias: tu dirección está confirmada. Puedes cerrar esta página.",
+  alreadyConfirmedTitle: () => "Ya confirmado",
+  alreadyConfirmedText: () => "Esta dirección ya estaba confirmada. No hay nada más que hacer.",
+  linkExpiredTitle: () => "Enlace caducado",
+  linkExpiredText: () => "Este enlace de confirmación ha caducado, así que no se ha confirmado nada. Si aún quieres, vuelve a enviar el formulario.",
+  linkInvalidTitle: () => "Enlace no válido",
+  linkInvalidText: () => "Este enlace de confirmación no es válido, así que no se ha confirmado nada. Comprueba que has copiado el enlace completo del correo.",
 };

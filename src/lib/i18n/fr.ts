@@ -61,4 +61,13 @@ export const fr: Messages = {
   captchaWait: () => "Vérification… veuillez patienter.",
 
   confirmByLink: () => "Confirmez votre adresse en ouvrant ce lien :",
+
+  confirmedTitle: () => "Confirmé",
+  confirmedText: () => "Merci : votre adresse est confirmée. Vous pouvez fermer cette page.",
+  alreadyConfirmedTitle: () => "Déjà confirmé",
+  alreadyConfirmedText: () => "Cette adresse a déjà été confirmée. Il n’y a rien d’autre à faire.",
+  linkExpiredTitle: () => "Lien expiré",
+  linkExpiredText: () => "Ce lien de confirmation a expiré : rien n’a été confirmé. Si vous le souhaitez toujours, envoyez à nouveau le formulaire.",
+  linkInvalidTitle: () => "Lien non valide",
+  linkInvalidText: () => "Ce lien de confirmation n’est pas valide : rien n’a été confirmé. Vérifiez que le lien a été copié en entier depuis l’e-mail.",
 };

@@ -61,4 +61,13 @@ export const it: Messages = {
   captchaWait: () => "Verifica in corso… attendi.",
 
   confirmByLink: () => "Conferma il tuo indirizzo aprendo questo link:",
+
+  confirmedTitle: () => "Confermato",
+  confirmedText: () => "Grazie: il tuo indirizzo è confermato. Puoi chiudere questa pagina.",
+  alreadyConfirmedTitle: () => "Già confermato",
+  alreadyConfirmedText: () => "Questo indirizzo era già confermato. Non c’è altro da fare.",
+  linkExpiredTitle: () => "Link scaduto",
+  linkExpiredText: () => "Questo link di conferma è scaduto, quindi non è stato confermato nulla. Se vuoi ancora, invia di nuovo il modulo.",
+  linkInvalidTitle: () => "Link non valido",
+  linkInvalidText: () => "Questo link di conferma non è valido, quindi non è stato confermato nulla. Controlla di aver copiato l’intero link dall’email.",
 };

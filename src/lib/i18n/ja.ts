@@ -58,4 +58,13 @@ export const ja: Messages = {
   captchaWait: () => "確認中です。お待ちください。",
 
   confirmByLink: () => "次のリンクを開いて、アドレスを確認してください：",
+
+  confirmedTitle: () => "確認しました",
+  confirmedText: () => "ありがとうございます。アドレスが確認されました。このページは閉じてかまいません。",
+  alreadyConfirmedTitle: () => "確認済みです",
+  alreadyConfirmedText: () => "このアドレスはすでに確認されています。これ以上の操作は必要ありません。",
+  linkExpiredTitle: () => "リンクの有効期限切れ",
+  linkExpiredText: () => "この確認リンクは有効期限が切れているため、何も確認されませんでした。必要な場合は、もう一度フォームを送信してください。",
+  linkInvalidTitle: () => "無効なリンク",
+  linkInvalidText: () => "この確認リンクは無効なため、何も確認されませんでした。メールからリンク全体がコピーされているか確認してください。",
 };

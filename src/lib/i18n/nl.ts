@@ -61,4 +61,13 @@ export const nl: Messages = {
   captchaWait: () => "Bezig met controleren… even geduld.",
 
   confirmByLink: () => "Bevestig uw adres door deze link te openen:",
+
+  confirmedTitle: () => "Bevestigd",
+  confirmedText: () => "Bedankt: uw adres is bevestigd. U kunt deze pagina sluiten.",
+  alreadyConfirmedTitle: () => "Al bevestigd",
+  alreadyConfirmedText: () => "Dit adres was al bevestigd. U hoeft niets meer te doen.",
+  linkExpiredTitle: () => "Link verlopen",
+  linkExpiredText: () => "Deze bevestigingslink is verlopen, dus er is niets bevestigd. Wilt u dat nog steeds, verstuur het formulier dan opnieuw.",
+  linkInvalidTitle: () => "Link ongeldig",
+  linkInvalidText: () => "Deze bevestigingslink is ongeldig, dus er is niets bevestigd. Controleer of de hele link uit de e-mail is gekopieerd.",
 };

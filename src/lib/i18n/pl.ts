@@ -61,4 +61,14 @@ export const pl: Messages = {
   captchaWait: () => "Sprawdzanie… proszę czekać.",
 
   confirmByLink: () => "Potwierdź swój adres, otwierając ten link:",
+
+  confirmedTitle: () => "Potwierdzono",
+  confirmedText: () => "Dziękujemy: Twój adres został potwierdzony. Możesz zamknąć tę stronę.",
+  alreadyConfirmedTitle: () => "Już potwierdzono",
+  alreadyConfirmedText: () => "Ten adres został już potwierdzony. Nie trzeba nic więcej robić.",
+  linkExpiredTitle: () => "Link wygasł",
+  linkExpiredText: () => "Ten link potwierdzający wygasł, więc nic nie zostało potwierdzone. Jeśli nadal chcesz, wyślij formularz ponownie.",
+  linkInvalidTitle: () => "Nieprawidłowy link",
+  linkInvalidText: () =>
+    "Ten link potwierdzający jest nieprawidłowy, więc nic nie zostało potwierdzone. Sprawdź, czy skopiowano cały link z wiadomości e-mail.",
 };

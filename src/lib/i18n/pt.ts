@@ -61,4 +61,13 @@ export const pt: Messages = {
   captchaWait: () => "Verificando… aguarde.",
 
   confirmByLink: () => "Confirme o seu endereço abrindo este link:",
+
+  confirmedTitle: () => "Confirmado",
+  confirmedText: () => "Obrigado: o seu endereço está confirmado. Pode fechar esta página.",
+  alreadyConfirmedTitle: () => "Já confirmado",
+  alreadyConfirmedText: () => "Este endereço já tinha sido confirmado. Não há mais nada a fazer.",
+  linkExpiredTitle: () => "Link expirado",
+  linkExpiredText: () => "Este link de confirmação expirou, por isso nada foi confirmado. Se ainda quiser, envie o formulário novamente.",
+  linkInvalidTitle: () => "Link inválido",
+  linkInvalidText: () => "Este link de confirmação não é válido, por isso nada foi confirmado. Verifique se copiou o link completo do email.",
 };

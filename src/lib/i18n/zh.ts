@@ -58,4 +58,13 @@ export const zh: Messages = {
   captchaWait: () => "正在验证…请稍候。",
 
   confirmByLink: () => "请打开以下链接确认您的地址：",
+
+  confirmedTitle: () => "已确认",
+  confirmedText: () => "谢谢：您的地址已确认。您可以关闭此页面。",
+  alreadyConfirmedTitle: () => "此前已确认",
+  alreadyConfirmedText: () => "此地址此前已经确认，无需再做任何操作。",
+  linkExpiredTitle: () => "链接已过期",
+  linkExpiredText: () => "此确认链接已过期，因此未确认任何内容。如仍需确认，请重新提交表单。",
+  linkInvalidTitle: () => "链接无效",
+  linkInvalidText: () => "此确认链接无效，因此未确认任何内容。请检查是否从邮件中复制了完整的链接。",
 };

@@ -104,7 +104,7 @@ export interface OptInLinks {
   /** Loads the signing key, once: `link` needs it and cannot wait inside a write. */
   ready(): Promise<void>;
   /** The public address that confirms a submission until `expiresAt` (ms). */
-  link(submissionId: string, expiresAt: number): string;
+  link(submissionId: string, expiresAt: number, language?: string): string;
 }
 
 /** What the write of a confirmation needs of its form. */
@@ -168,14 +168,14 @@ export function confirmationValues(
   form: ConfirmingForm,
   row: Pick<SubmissionRow, "id" | "createdAt" | "isSpam">,
   data: Record<string, unknown>,
-  link: ((submissionId: string, expiresAt: number) => string) | null,
+  link: ((submissionId: string, expiresAt: number, language?: string) => string) | null,
   language?: string,
 ): ConfirmationValues | null {
   const setting = confirmationOf(form);
   if (!setting?.enabled) return null;
   const now = row.createdAt;
   const to = recipientOf(data[setting.field]);
-  const optIn = setting.doubleOptIn && !row.isSpam && to !== null ? (link?.(row.id, now + setting.optInDays * DAY) ?? null) : null;
+  const optIn = setting.doubleOptIn && !row.isSpam && to !== null ? (link?.(row.id, now + setting.optInDays * DAY, language) ?? null) : null;
   const rendered = renderConfirmation(setting, { formName: form.name, date: iso(now), data, link: optIn, language });
   // An address that is no address is kept only as a hint of what was posted: one line, cut.
   const posted = data[setting.field];

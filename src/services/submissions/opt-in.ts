@@ -2,6 +2,7 @@
 // submission, and only then do the owner's notification and webhooks go out, exactly once.
 import { eq, sql } from "drizzle-orm";
 import type { Store } from "../../db/client.ts";
+import { DEFAULT_LANGUAGE } from "../../lib/i18n/index.ts";
 import { forms, settings, submissions, type SubmissionRow } from "../../db/schema.ts";
 import type { NotificationsService } from "../outbox/notifications.ts";
 import { announce, keep, type KeepDeps } from "./keep.ts";
@@ -48,11 +49,15 @@ export function optInService(store: Store, urls: { submitUrl: () => string }, de
       key ??= await loadKey(store);
     },
 
-    /** The public address that confirms `submissionId` until `expiresAt` (ms). */
-    link(submissionId: string, expiresAt: number): string {
+    /**
+     * The public address that confirms `submissionId` until `expiresAt` (ms); with the email's `language` when it
+     * is not English, so that the page it opens speaks it (the language is not signed: it only chooses words).
+     */
+    link(submissionId: string, expiresAt: number, language?: string): string {
       if (!key) throw new Error("opt-in key not loaded: call ready() first");
       const payload = `${submissionId}.${expiresAt.toString(36)}`;
-      return `${urls.submitUrl()}/confirm/${payload}.${mac(key, payload)}`;
+      const words = language && language !== DEFAULT_LANGUAGE ? `?_language=${encodeURIComponent(language)}` : "";
+      return `${urls.submitUrl()}/confirm/${payload}.${mac(key, payload)}${words}`;
     },
 
     /**
