@@ -17,12 +17,21 @@ const MAX_DISCRIMINATORS = 150;
 const PRIOR_STRENGTH = 0.1;
 const PRIOR = 0.5;
 /** A token seen in not-spam counts this many times over (Graham's bias): marking good mail spam costs more than missing spam. */
-const HAM_WEIGHT = 1.25;
+const HAM_WEIGHT = 1.15;
 /** Tokens closer than this to 0.5 are left out: they tell little, and many of them drown the few that tell. */
 const MIN_DISTANCE = 0.2;
 
 /** Counts of one token: in how many spam and how many not-spam marks it occurred. */
 export interface TokenCounts {
+  spam: number;
+  ham: number;
+}
+
+/**
+ * An account's tokens in all its marks of each kind: the sum of every token's count (a mark of 250 distinct tokens
+ * adds 250). A token's share of these, not of the number of marks, says how often it occurs in each kind.
+ */
+export interface TokenTotals {
   spam: number;
   ham: number;
 }
@@ -123,10 +132,15 @@ export function tokenize(data: Record<string, unknown>, values: string[]): strin
   return [...out].slice(0, MAX_TOKENS);
 }
 
-/** The probability that a submission holding the token is spam, leaning to 0.5 while the token is rare. */
-export function tokenProbability(counts: TokenCounts, spamMarks: number, hamMarks: number): number {
-  const spamRatio = Math.min(counts.spam / Math.max(spamMarks, 1), 1);
-  const hamRatio = Math.min((HAM_WEIGHT * counts.ham) / Math.max(hamMarks, 1), 1);
+/**
+ * The probability that a submission holding the token is spam, leaning to 0.5 while the token is rare. Each
+ * kind's count is taken against that kind's token total, not its number of marks: a long mark holds more tokens,
+ * so when an account's spam marks run longer than its not-spam marks, counting per mark leans every token
+ * towards spam and moves the whole scale of scores with the account (docs/performance.md, "Spam filter").
+ */
+export function tokenProbability(counts: TokenCounts, totals: TokenTotals): number {
+  const spamRatio = counts.spam / Math.max(totals.spam, 1);
+  const hamRatio = (HAM_WEIGHT * counts.ham) / Math.max(totals.ham, 1);
   const raw = spamRatio + hamRatio === 0 ? PRIOR : spamRatio / (spamRatio + hamRatio);
   const seen = counts.spam + counts.ham;
   return (PRIOR_STRENGTH * PRIOR + seen * raw) / (PRIOR_STRENGTH + seen);
@@ -150,11 +164,11 @@ export interface Score {
   tokens: string[];
 }
 
-/** Scores a submission from the counts of its tokens (unseen ones absent) and the account's totals of marks. */
-export function score(counts: Map<string, TokenCounts>, spamMarks: number, hamMarks: number): Score {
+/** Scores a submission from the counts of its tokens (unseen ones absent) and the account's token totals. */
+export function score(counts: Map<string, TokenCounts>, totals: TokenTotals): Score {
   const clues: { token: string; p: number }[] = [];
   for (const [token, seen] of counts) {
-    const p = tokenProbability(seen, spamMarks, hamMarks);
+    const p = tokenProbability(seen, totals);
     if (Math.abs(p - PRIOR) >= MIN_DISTANCE) clues.push({ token, p });
   }
   clues.sort((a, b) => Math.abs(b.p - PRIOR) - Math.abs(a.p - PRIOR) || (a.token < b.token ? -1 : 1));
