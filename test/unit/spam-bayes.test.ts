@@ -25,6 +25,17 @@ test("the sender's address and its domains, and the subject's words, are tokens 
   expect(tokens).not.toContain("from:com");
 });
 
+test("a link's host and the words of its path count, written out or in a tag; an address in it does not", () => {
+  const tokens = tokensOf({
+    message:
+      'Not for you? <a href="https://news.shop.example.com/unsubscribe?who=ann@example.org&list=weekly">Leave</a> or see http://deals.example.net/cgi-bin/remove.pl',
+  });
+  expect(tokens).toEqual(
+    expect.arrayContaining(["url:https", "host:shop", "path:unsubscribe", "path:weekly", "url:http", "host:deals", "path:cgi", "path:remove"]),
+  );
+  expect(tokens.filter((token) => token.includes("ann") || token.includes("href"))).toEqual([]);
+});
+
 test("the work per post is bounded: a huge value gives at most MAX_TOKENS tokens, quickly", () => {
   const words = Array.from({ length: 200_000 }, (_, i) => `w${i}`).join(" ");
   const started = performance.now();
