@@ -82,7 +82,15 @@ export function binaryInfo(path: string): { version: string; os: string; arch: s
  * Downloads a checked artifact and puts it in place of `self`, the binary it replaces kept as
  * `self.previous`. Nothing in the folder changes unless every check passed.
  */
-export async function replaceWithDownload(self: string, url: string, artifact: Artifact, version: string, fetcher: typeof fetch = fetch): Promise<void> {
+export async function replaceWithDownload(
+  self: string,
+  url: string,
+  artifact: Artifact,
+  version: string,
+  fetcher: typeof fetch = fetch,
+  /** A last check of what the downloaded binary says of itself (its schema), which throws to refuse it. */
+  accept: (said: ReturnType<typeof binaryInfo>) => Promise<void> = async () => {},
+): Promise<void> {
   const incoming = sideName(self, "update");
   try {
     await download(url, incoming, artifact, fetcher);
@@ -90,6 +98,7 @@ export async function replaceWithDownload(self: string, url: string, artifact: A
     chmodSync(incoming, statSync(self).mode & 0o7777);
     const said = binaryInfo(incoming);
     if (said.version !== version) throw new CliError(`the downloaded binary says it is formsvc ${said.version}, not ${version} as its manifest says`);
+    await accept(said);
     swap(self, incoming);
   } finally {
     rmSync(incoming, { force: true });

@@ -16,7 +16,7 @@ export interface UpdateOptions {
   rollback?: boolean;
 }
 
-/** Where `--rollback` looks for the database when neither --db nor FORMSVC_DB says: install.sh's place. */
+/** Where `--rollback` and `--to` look for the database when neither --db nor FORMSVC_DB says: install.sh's place. */
 const DEFAULT_DB = "/var/lib/formsvc/formsvc.db";
 const RESTART_COMMAND = ["systemctl", "restart", "formsvc"];
 
@@ -78,8 +78,25 @@ async function runCheck(options: UpdateOptions, json: boolean, io: Io): Promise<
   if (check.newer) throw new ExitStatus(EXIT.newerAvailable);
 }
 
+/**
+ * Refuses, in words, to put a binary that knows schema `known` in place over the database `db` when the database
+ * is newer (an older release, or the one before a migration): that binary would not start on it. `again` is the
+ * command to run once the database is restored.
+ */
+async function refuseNewerDatabase(db: string, target: { version: string; schema: number }, again: string): Promise<void> {
+  const schema = await databaseSchema(db);
+  if (schema === null || schema <= target.schema) return;
+  const backup = backupBefore(db, target.schema);
+  const restore = `formsvc restore ${backup ?? "BACKUP"} --db ${db} --yes`;
+  throw new CliError(
+    `the database ${db} has schema version ${schema}, newer than formsvc ${target.version} knows (${target.schema}), so nothing was changed: ` +
+      (backup ? `serve backed it up before migrating, to ${backup}; ` : "restore a backup taken before the upgrade; ") +
+      `stop the server, run "${restore}" (it keeps the database it replaces), then ${again} again`,
+  );
+}
+
 /** `update [--to V]`: downloads, checks and puts the release's binary for this platform in place of this one. */
-async function runUpdate(options: UpdateOptions, io: Io): Promise<void> {
+async function runUpdate(options: UpdateOptions, db: string, io: Io): Promise<void> {
   const { self, key } = releasedSelf();
   const info = buildInfo();
   const { manifest, folder } = await manifestFor(options, key);
@@ -92,7 +109,10 @@ async function runUpdate(options: UpdateOptions, io: Io): Promise<void> {
   if (!artifact) throw new CliError(`the release ${manifest.version} at ${folder} has no binary for ${info.os}-${info.arch}`);
   checkWritable(self);
   await confirm(io, options.yes, `Replace formsvc ${info.version} at ${self} with ${manifest.version}?`, "formsvc update --yes");
-  await replaceWithDownload(self, `${folder}${artifact.name}`, artifact, manifest.version);
+  // An older release (--to) may not know the database's schema: checked on the downloaded binary's own word.
+  await replaceWithDownload(self, `${folder}${artifact.name}`, artifact, manifest.version, fetch, (said) =>
+    refuseNewerDatabase(db, said, `formsvc update --to ${manifest.version}`),
+  );
   io.err(
     `formsvc ${info.version} → ${manifest.version} at ${self}; ${info.version} is kept as ${basename(self)}.previous (formsvc update --rollback puts it back).\n`,
   );
@@ -129,16 +149,7 @@ async function runRollback(options: UpdateOptions, db: string, io: Io): Promise<
   const previousPath = `${self}.previous`;
   if (!existsSync(previousPath)) throw new CliError(`there is no ${previousPath} to roll back to`);
   const previous = binaryInfo(previousPath);
-  const schema = await databaseSchema(db);
-  if (schema !== null && schema > previous.schema) {
-    const backup = backupBefore(db, previous.schema);
-    const restore = `formsvc restore ${backup ?? "BACKUP"} --db ${db} --yes`;
-    throw new CliError(
-      `the database ${db} has schema version ${schema}, newer than formsvc ${previous.version} knows (${previous.schema}), so nothing was changed: ` +
-        (backup ? `serve backed it up before migrating, to ${backup}; ` : "restore a backup taken before the upgrade; ") +
-        `stop the server, run "${restore}" (it keeps the database it replaces), then formsvc update --rollback again`,
-    );
-  }
+  await refuseNewerDatabase(db, previous, "formsvc update --rollback");
   checkWritable(self);
   await confirm(io, options.yes, `Put formsvc ${previous.version} back in place of ${buildInfo().version} at ${self}?`, "formsvc update --rollback --yes");
   swapWithPrevious(self);
@@ -151,7 +162,7 @@ export function updateCommand(program: Command, io: Io): void {
     .command("update")
     .description("replace this binary with a newer release, checked against the release key built into it")
     .option("--check", "only say `current → available`: exit 0 when nothing is newer, 10 when a newer release exists")
-    .option("--to <version>", "that version (from FROM/VERSION/), newer or older")
+    .option("--to <version>", "that version (from FROM/VERSION/), newer or older (refused over a database it cannot read)")
     .option("--from <url>", "the release folder (default: the address this binary was released from)")
     .option("--yes", "do not ask (needed without a terminal)")
     .option("--restart", `restart the service afterwards (${RESTART_COMMAND.join(" ")})`)
@@ -162,8 +173,9 @@ export function updateCommand(program: Command, io: Io): void {
     )
     .action(async (options: UpdateOptions, command: Command) => {
       const globals = command.optsWithGlobals() as { db?: string; json?: boolean };
-      if (options.rollback) await runRollback(options, globals.db || io.env.FORMSVC_DB || DEFAULT_DB, io);
+      const db = globals.db || io.env.FORMSVC_DB || DEFAULT_DB;
+      if (options.rollback) await runRollback(options, db, io);
       else if (options.check) await runCheck(options, globals.json ?? false, io);
-      else await runUpdate(options, io);
+      else await runUpdate(options, db, io);
     });
 }

@@ -14,6 +14,13 @@ import { imageArchive } from "./oci.ts";
 const root = join(import.meta.dir, "..");
 
 /** The Ed25519 private key named by FORMSVC_RELEASE_KEY, and the raw 32 bytes of its public half. */
+/**
+ * The Bun runtime a platform's binary embeds, where it is not `bun-<platform>`: Linux x64 takes Bun's baseline
+ * build (x86-64-v2, any CPU since 2008), so that a VPS whose CPU model has no AVX2 runs it; test/release checks it
+ * under qemu as such a CPU. (Bun 1.4.4's two builds are the same bytes; this keeps it so when Bun changes.)
+ */
+const RUNTIMES: Partial<Record<(typeof PLATFORMS)[number], string>> = { "linux-x64": "bun-linux-x64-baseline" };
+
 export function releaseKey(pathOrPem: string | undefined): { privateKey: KeyObject; publicKey: Uint8Array } {
   if (!pathOrPem) throw new Error("FORMSVC_RELEASE_KEY must name the release's Ed25519 private key (PEM): openssl genpkey -algorithm ed25519 -out key.pem");
   const pem = pathOrPem.includes("-----BEGIN") ? pathOrPem : readFileSync(pathOrPem, "utf8");
@@ -79,7 +86,7 @@ export async function buildRelease(options: {
     const name = artifactName(os, arch);
     const outfile = join(options.out, name);
     const started = performance.now();
-    await compileBinary({ outfile, target: `bun-${platform}`, commit, release });
+    await compileBinary({ outfile, target: RUNTIMES[platform as (typeof PLATFORMS)[number]] ?? `bun-${platform}`, commit, release });
     chmodSync(outfile, 0o755);
     const size = statSync(outfile).size;
     artifacts.push({ name, os, arch, size, sha256: fileSha256(outfile) });

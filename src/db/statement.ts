@@ -91,19 +91,26 @@ export function insertIfStored(table: SQLiteTable, omit: string[] = []): Stateme
 
 /** The sizes a multi-row insert is cut into: each one statement text, prepared once per connection. */
 const ROW_CHUNKS = [64, 32, 16, 8, 4, 2, 1];
-const rowInsertTexts = new Map<string, string>();
+// Per table, the texts by their columns and row count: looked up without asking drizzle anything, since this
+// runs for every batch of posts.
+const rowInsertTexts = new WeakMap<SQLiteTable, Map<string, string>>();
 
 /** `INSERT INTO table (columns) VALUES (…), (…)` for `count` rows, its text made once. */
 function rowInsertText(table: SQLiteTable, keys: string[], count: number): string {
-  const columns = getTableColumns(table);
-  const name = dialect.sqlToQuery(sql`${table}`).sql;
-  const cacheKey = `${name} ${keys.join(",")} ${count}`;
-  let text = rowInsertTexts.get(cacheKey);
+  let texts = rowInsertTexts.get(table);
+  if (!texts) {
+    texts = new Map();
+    rowInsertTexts.set(table, texts);
+  }
+  const cacheKey = `${keys.join(",")} ${count}`;
+  let text = texts.get(cacheKey);
   if (!text) {
+    const columns = getTableColumns(table);
+    const name = dialect.sqlToQuery(sql`${table}`).sql;
     const names = keys.map((key) => dialect.sqlToQuery(sql`${sql.identifier(columns[key]!.name)}`).sql).join(", ");
     const row = `(${keys.map(() => "?").join(", ")})`;
     text = `INSERT INTO ${name} (${names}) VALUES ${Array.from({ length: count }, () => row).join(", ")}`;
-    rowInsertTexts.set(cacheKey, text);
+    texts.set(cacheKey, text);
   }
   return text;
 }
@@ -125,7 +132,10 @@ export async function insertRows(tx: Db, table: SQLiteTable, rows: Record<string
   for (const size of ROW_CHUNKS) {
     while (rows.length - at >= size) {
       const args: unknown[] = [];
-      for (const row of rows.slice(at, at + size)) for (const key of keys) args.push(row[key] ?? null);
+      for (let r = at; r < at + size; r++) {
+        const row = rows[r]!;
+        for (const key of keys) args.push(row[key] ?? null);
+      }
       preparedText(client, rowInsertText(table, keys, size)).run(...(args as never[]));
       at += size;
     }

@@ -134,13 +134,16 @@ async function collectionChanges(desired: DesiredForm, name: CollectionName, ite
     }
     const filled: Json = { ...defaults, ...parsed };
     // A secret inside an item (a destination's token) is not compared: the API never shows it (docs/cli.md).
-    const differs = Object.entries(filled).some(([field, value]) =>
-      secrets.has(`${name}.${field}`) ? !sameSecret(value, old, field) : !same(value, old[field], { mode: "exact", secrets, path: `${name}.${field}` }),
-    );
-    if (!differs) continue;
+    const differing = Object.entries(filled)
+      .filter(([field, value]) =>
+        secrets.has(`${name}.${field}`) ? !sameSecret(value, old, field) : !same(value, old[field], { mode: "exact", secrets, path: `${name}.${field}` }),
+      )
+      .map(([field]) => field);
+    if (differing.length === 0) continue;
     const before = Object.fromEntries(Object.keys(filled).map((field) => [field, secrets.has(`${name}.${field}`) ? "(sensitive)" : old[field]]));
     changes.push({ sign: "~", path, before, after });
-    if (updatable) {
+    // Updated in place only when the update can carry every change (a webhook's only `when`); else replaced.
+    if (updatable && differing.every((field) => updatable.includes(field))) {
       const body = Object.fromEntries(Object.entries({ ...defaults, ...given }).filter(([field]) => updatable.includes(field)));
       step.change.push({ collection: name, id: old.id, key, body });
     } else {

@@ -7,7 +7,7 @@ import { NO_PAGE } from "../services/form-page.ts";
 import { updateSchema } from "../services/forms.ts";
 import { destinationIdentity } from "../services/outbox/destination-types.ts";
 import { typedCreateSchema as destinationCreate, updateSchema as destinationUpdate } from "../services/outbox/destinations.ts";
-import { createSchema as webhookCreate } from "../services/outbox/webhooks.ts";
+import { createSchema as webhookCreate, updateSchema as webhookUpdate } from "../services/outbox/webhooks.ts";
 
 // The forms file (docs/cli.md, "Forms as code"): `{"$schema", "forms": {"<slug>": {...}}}`. A form's entry is the
 // body of PATCH /api/forms/{id} (less the slug, which is the entry's key) with `name` required, and its webhooks
@@ -70,7 +70,15 @@ export const COLLECTIONS = {
     body: webhookCreate,
     identity: (item) => String(item.url),
     defaults: { description: null, format: "standard", when: [] },
-    operations: { list: "listWebhooks", add: "createWebhook", remove: "deleteWebhook", field: "webhooks", itemParam: "webhookId" },
+    operations: {
+      list: "listWebhooks",
+      add: "createWebhook",
+      remove: "deleteWebhook",
+      update: "updateWebhook",
+      field: "webhooks",
+      itemParam: "webhookId",
+    },
+    updateBody: webhookUpdate,
   },
   destinations: {
     body: destinationCreate,

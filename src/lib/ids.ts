@@ -18,10 +18,9 @@ export type IdKind = keyof typeof PREFIXES;
 // Crockford base32 in lowercase: sorts in the same order as the numbers it encodes.
 const BASE32 = "0123456789abcdefghjkmnpqrstvwxyz";
 const TIME_CHARS = 10; // 50 bits of milliseconds: good until the year 37648
-const RANDOM_CHARS = 12; // 60 bits
 
 let lastTime = -1;
-// The 60 random bits as two numbers of 30 bits (high, low): plain numbers, no BigInt, on the path of every post.
+// The 60 random bits (12 characters) as two numbers of 30 bits (high, low): plain numbers, no BigInt, on the path of every post.
 let randomHigh = 0;
 let randomLow = 0;
 const BITS_30 = 2 ** 30;
@@ -40,6 +39,13 @@ function encode(value: number, width: number): string {
   return out;
 }
 
+// Every 10-bit number as its two characters: 30 random bits are three look-ups, not six divisions and six
+// strings joined (the ids were 7% of a post's profile).
+const PAIRS = Array.from({ length: 1024 }, (_, n) => encode(n, 2));
+const encode30 = (value: number) => PAIRS[value >>> 20]! + PAIRS[(value >>> 10) & 1023]! + PAIRS[value & 1023]!;
+// The time's characters of the last id: most ids of a busy moment share their millisecond.
+let timeText = "";
+
 /**
  * A new id such as `sub_01jd3k…`: a type prefix, the creation time, then randomness. Ids made by one
  * process only ever grow, even within one millisecond, so ordering by id follows creation order.
@@ -54,6 +60,7 @@ export function newId(kind: IdKind, now = Date.now()): string {
     }
   } else {
     lastTime = now;
+    timeText = encode(now, TIME_CHARS);
     if (pooled === 0) {
       crypto.getRandomValues(pool);
       pooled = pool.length;
@@ -61,5 +68,5 @@ export function newId(kind: IdKind, now = Date.now()): string {
     randomHigh = pool[--pooled]! % BITS_30;
     randomLow = pool[--pooled]! % BITS_30;
   }
-  return `${PREFIXES[kind]}_${encode(lastTime, TIME_CHARS)}${encode(randomHigh, RANDOM_CHARS / 2)}${encode(randomLow, RANDOM_CHARS / 2)}`;
+  return `${PREFIXES[kind]}_${timeText}${encode30(randomHigh)}${encode30(randomLow)}`;
 }

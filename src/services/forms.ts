@@ -2,7 +2,7 @@ import { and, desc, eq, or, sql } from "drizzle-orm";
 import { MAX_ROUTES, shownRoutes, storedRoutes, whenSchema } from "./outbox/conditions.ts";
 import type { Db, Store } from "../db/client.ts";
 import { memoized, preparedOn } from "../db/prepared.ts";
-import { forms, type FormRow } from "../db/schema.ts";
+import { formSettingsStamp, forms, type FormRow } from "../db/schema.ts";
 import {
   CAPTCHA_PROVIDERS,
   type CaptchaProvider,
@@ -173,6 +173,7 @@ const bySlug = preparedOn((db) =>
     .where(eq(forms.slug, sql.placeholder("slug")))
     .prepare(),
 );
+const settingsStamp = preparedOn((db) => db.select({ stamp: formSettingsStamp.stamp }).from(formSettingsStamp).prepare());
 const byRef = preparedOn((db) =>
   db
     .select()
@@ -215,9 +216,11 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     notificationRoutes: shownRoutes(row.notificationRoutes),
   });
 
-  // Shared, read-only rows: callers never change a FormRow they are given.
+  // Shared, read-only rows: callers never change a FormRow they are given. Their settings are those of the
+  // stamp they were read at; their counters are not kept up to date (the public endpoint does not read them).
   const bySlugCache = new Map<string, FormRow | null>();
   let bySlugVersion = -1;
+  let bySlugStamp = -1;
 
   const scoped = (principal: Principal) => and(eq(forms.accountId, principal.accountId), eq(forms.mode, principal.mode));
 
@@ -249,16 +252,22 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
 
     /**
      * The form with this public slug, whatever its account (the public endpoint), or null. Answers are
-     * remembered until the next commit to the database, by this process or another (the local CLI), so
-     * that a burst of posts reads each form once per write batch, never a stale one.
+     * remembered until a form's settings change, by this process or another (the local CLI): after a commit
+     * to the database, the settings stamp is read once (a form made, changed or deleted raises it; the writes
+     * of posts do not), so that posts under load read their form once, not once each, and never a stale one.
      */
     async findBySlug(formSlug: string): Promise<FormRow | null> {
       const version = store.dataVersion?.();
       if (version !== undefined) {
-        if (version !== bySlugVersion || bySlugCache.size >= SLUG_CACHE_SIZE) {
-          bySlugCache.clear();
+        if (version !== bySlugVersion) {
           bySlugVersion = version;
+          const stamp = (await settingsStamp(store.db).get())?.stamp ?? -1;
+          if (stamp !== bySlugStamp) {
+            bySlugCache.clear();
+            bySlugStamp = stamp;
+          }
         }
+        if (bySlugCache.size >= SLUG_CACHE_SIZE) bySlugCache.clear();
         const cached = bySlugCache.get(formSlug);
         if (cached !== undefined) return cached;
       }

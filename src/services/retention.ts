@@ -8,13 +8,16 @@ import { lazySchema, parseBody } from "../lib/validate.ts";
 import { recordActivity } from "./people/activity.ts";
 import { mentionedInSql, PERSONAL_DATA } from "./personal-data.ts";
 import { removeShares } from "./submissions/counters.ts";
-import { rebuiltFields } from "./submissions/field-list.ts";
+import { namesSince, scannedFields } from "./submissions/field-list.ts";
 import { confirmationOf } from "./outbox/confirmations.ts";
 import { forgetMark, type Mark } from "./spam/filter.ts";
 
 /** Rows deleted in one transaction: small, so that submissions never wait long behind a purge or an erasure. */
 export const DELETE_BATCH = 500;
 const SCAN_BATCH = 500;
+// How far before a field-list scan began its write looks for names: a post whose write began before the scan
+// and committed after the scan passed its place is older than the scan's start by at most its write's time.
+const SCAN_OVERLAP_MS = 60_000;
 
 /** Per form, how many submissions were (or would be) deleted. */
 export type CountByForm = Record<string, number>;
@@ -101,12 +104,20 @@ export function retentionService(store: Store) {
     return counts;
   }
 
+  /**
+   * Each form's field list read again from what is left: scanned in pages outside any write (scannedFields),
+   * then stored with the names of what arrived meanwhile, which the scan may have passed by, at the end.
+   */
   async function rebuildFieldLists(formIds: string[]): Promise<void> {
     for (const formId of formIds) {
+      const since = Date.now() - SCAN_OVERLAP_MS;
+      const scanned = await scannedFields(store.db, formId);
       await store.write(async (tx) => {
+        const seen = new Set(scanned);
+        const arrived = [...(await namesSince(tx, formId, since))].filter((name) => !seen.has(name));
         await tx
           .update(forms)
-          .set({ fields: await rebuiltFields(tx, formId) })
+          .set({ fields: JSON.stringify([...scanned, ...arrived]) })
           .where(eq(forms.id, formId));
       });
     }

@@ -1,3 +1,4 @@
+import { counted } from "../lib/plural.ts";
 import type { ActivityService } from "../services/people/activity.ts";
 import type { RetentionService } from "../services/retention.ts";
 import type { IdempotencyService } from "../services/submissions/idempotency.ts";
@@ -37,10 +38,11 @@ export function startPurger(retention: RetentionService, options: PurgerOptions)
     try {
       const counts = await retention.purge(options.now(), { stopped: () => stopped });
       const total = Object.values(counts).reduce((a, b) => a + b, 0);
-      if (total > 0) options.log.line(`purged ${total} submissions past their forms' retention (${Object.keys(counts).length} forms)`);
+      if (total > 0) options.log.line(`purged ${counted(total, "submission")} past their forms' retention (${counted(Object.keys(counts).length, "form")})`);
       if (options.activity && !stopped) {
         const old = await options.activity.service.purge(options.now() - options.activity.days * 86_400_000);
-        if (old > 0) options.log.line(`purged ${old} activity log entries older than ${options.activity.days} days`);
+        if (old > 0)
+          options.log.line(`purged ${counted(old, "activity log entry", "activity log entries")} older than ${counted(options.activity.days, "day")}`);
       }
       if (options.idempotency && !stopped) await options.idempotency.purge(options.now() - IDEMPOTENCY_WINDOW_MS);
     } catch (error) {

@@ -28,6 +28,7 @@ beforeEach(async () => {
       list: (ref) => webhooks.list(principal, ref),
       add: (ref, body) => webhooks.create(principal, ref, body),
       remove: (ref, id) => webhooks.remove(principal, ref, id),
+      update: (ref, id, body) => webhooks.update(principal, ref, id, body),
     },
     destinations: {
       list: (ref) => destinations.list(principal, ref),
@@ -114,6 +115,21 @@ test("a webhook whose secret changed in the environment is replaced, with the ne
   const [after] = (await api.webhooks.list("contact")) as { id: string; secretPrefix: string }[];
   expect(after!.id).not.toBe((before as { id: string }).id);
   expect(after!.secretPrefix).toBe(`${OTHER.slice(0, 10)}…`);
+});
+
+test("a webhook whose conditions alone changed is updated in place (its id and secret kept); another change replaces it", async () => {
+  const hook = (extra: object = {}) => ({
+    forms: { contact: { name: "Contact", webhooks: [{ url: "https://hooks.example.com/a", secret: `\${HOOK}`, ...extra }] } },
+  });
+  await apply(hook(), { HOOK: SECRET });
+  const [made] = (await api.webhooks.list("contact")) as { id: string; secretPrefix: string }[];
+  const when = [{ field: "topic", op: "equals", value: "sales" }];
+  expect(await apply(hook({ when }), { HOOK: SECRET })).toBe(1);
+  expect(await api.webhooks.list("contact")).toEqual([expect.objectContaining({ id: made!.id, secretPrefix: made!.secretPrefix, when })]);
+  expect(await plan(hook({ when }), { HOOK: SECRET })).toEqual([]);
+  expect(await apply(hook({ when, description: "CRM" }), { HOOK: SECRET })).toBe(2);
+  const [replaced] = (await api.webhooks.list("contact")) as { id: string; description: string }[];
+  expect({ sameId: replaced!.id === made!.id, description: replaced!.description }).toEqual({ sameId: false, description: "CRM" });
 });
 
 test("a pulled file plans no change on the instance it came from, every setting not its default written", async () => {

@@ -144,7 +144,7 @@ describe("purge", () => {
       for (let i = 0; i < 200 && (await counters(form.id)).submissionCount > 0; i++) await Bun.sleep(10);
       await purger.last;
       expect(await counters(form.id)).toEqual({ submissionCount: 0, spamCount: 0, unreadCount: 0, starredCount: 0 });
-      expect({ files: await fileCount(), lines }).toEqual({ files: 0, lines: ["purged 1 submissions past their forms' retention (1 forms)"] });
+      expect({ files: await fileCount(), lines }).toEqual({ files: 0, lines: ["purged 1 submission past their forms' retention (1 form)"] });
     } finally {
       await purger.stop();
     }

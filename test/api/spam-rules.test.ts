@@ -93,6 +93,11 @@ test("rule: the same data again within the window is a duplicate; other data, or
   }
   expect((await f.stored(form.id)).map((s) => s.spamReason)).toEqual([null, "duplicate", null]);
   expect((await f.stored(other.id)).map((s) => s.spamReason)).toEqual([null, null, null]);
+  // The rule compares with what arrived while it was on (docs/api.md): turned on now, the next copy is the first.
+  const patched = await f.t.request("PATCH", `/api/forms/${other.id}`, { key: f.key, body: { spamRules: { duplicateWindowHours: 24 } } });
+  expect(patched.status).toBe(200);
+  for (let i = 0; i < 2; i++) expect((await f.post(other.slug, { body: { message: "hello" }, headers: json })).status).toBe(200);
+  expect((await f.stored(other.id)).map((s) => s.spamReason)).toEqual([null, null, null, null, "duplicate"]);
 });
 
 test("a browser whose post breaks a rule is sent to the thank-you page, and the owner gets no notification", async () => {

@@ -125,7 +125,7 @@ describe("formsvc update", () => {
       });
       expect(Object.keys(folderBytes(dir))).toEqual(["formsvc"]);
 
-      const updated = await run(formsvc, ["update", "--yes"]);
+      const updated = await run(formsvc, ["update", "--yes", "--db", join(dir, "none.db")]);
       expect(updated.code).toBe(0);
       expect(updated.stderr).toContain(`formsvc 1.0.0 → 1.0.1 at ${formsvc}; 1.0.0 is kept as formsvc.previous`);
       expect(updated.stderr).toContain("systemctl restart formsvc");
@@ -139,9 +139,9 @@ describe("formsvc update", () => {
       expect(folderBytes(dir)).toEqual({ formsvc: `755 ${bytes("1.0.0")}`, "formsvc.previous": `755 ${bytes("1.0.1")}` });
       expect(await version()).toBe("1.0.0");
 
-      expect((await run(formsvc, ["update", "--to", "1.0.1", "--yes"])).code).toBe(0);
+      expect((await run(formsvc, ["update", "--to", "1.0.1", "--yes", "--db", join(dir, "none.db")])).code).toBe(0);
       expect(await version()).toBe("1.0.1");
-      expect((await run(formsvc, ["update", "--to", "1.0.0", "--from", `${base}/`, "--yes"])).code).toBe(0);
+      expect((await run(formsvc, ["update", "--to", "1.0.0", "--from", `${base}/`, "--yes", "--db", join(dir, "none.db")])).code).toBe(0);
       expect(folderBytes(dir)).toEqual({ formsvc: `755 ${bytes("1.0.0")}`, "formsvc.previous": `755 ${bytes("1.0.1")}` });
     },
     RELEASE_TEST_MS,
@@ -189,6 +189,16 @@ describe("formsvc update", () => {
           `formsvc: the database ${db} has schema version ${migrations.length + 1}, newer than formsvc 1.0.0 knows (${migrations.length}), so nothing was changed: ` +
           `serve backed it up before migrating, to ${backup}; stop the server, run "formsvc restore ${backup} --db ${db} --yes" ` +
           "(it keeps the database it replaces), then formsvc update --rollback again\n",
+      });
+      expect(folderBytes(dir)).toEqual(before);
+      // The same for 1.0.0 asked for by name: the downloaded binary says what it knows, and nothing is changed.
+      expect(await run(formsvc, ["update", "--to", "1.0.0", "--from", `${base}/`, "--yes"], { FORMSVC_DB: db })).toEqual({
+        code: 1,
+        stdout: "",
+        stderr:
+          `formsvc: the database ${db} has schema version ${migrations.length + 1}, newer than formsvc 1.0.0 knows (${migrations.length}), so nothing was changed: ` +
+          `serve backed it up before migrating, to ${backup}; stop the server, run "formsvc restore ${backup} --db ${db} --yes" ` +
+          "(it keeps the database it replaces), then formsvc update --to 1.0.0 again\n",
       });
       expect(folderBytes(dir)).toEqual(before);
 

@@ -62,6 +62,18 @@ test("the arm64 binary answers version --json under qemu-aarch64-static", async 
   });
 });
 
+test("the linux-x64 binary runs on a CPU without AVX2 (qemu-x86_64-static as a Nehalem)", async () => {
+  const qemu = Bun.which("qemu-x86_64-static");
+  if (!qemu) throw new Error("needs qemu-x86_64-static: apt-get install qemu-user-static");
+  const db = join(out, "old-cpu.db");
+  const made = await run(qemu, ["-cpu", "Nehalem", join(out, "release", "formsvc-linux-x64"), "forms", "create", "--name", "Old", "--db", db, "--json"]);
+  expect({ code: made.code, stderr: made.code === 0 ? "" : made.stderr, name: made.code === 0 ? JSON.parse(made.stdout).name : null }).toEqual({
+    code: 0,
+    stderr: "",
+    name: "Old",
+  });
+});
+
 test("podman loads the image archive: formsvc serve as user 10001, /data a volume, port 8080", async () => {
   const podman = Bun.which("podman");
   if (!podman) {

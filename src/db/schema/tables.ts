@@ -103,6 +103,15 @@ export const forms = sqliteTable(
   (t) => [uniqueIndex("forms_slug").on(t.slug), index("forms_account").on(t.accountId, t.mode, t.createdAt)],
 );
 
+/**
+ * One row: a number that every change of a form's settings raises (triggers of migration 0029), which the
+ * public endpoint's cache of forms is checked against.
+ */
+export const formSettingsStamp = sqliteTable("form_settings_stamp", {
+  id: integer("id").primaryKey(),
+  stamp: integer("stamp").notNull(),
+});
+
 export const submissions = sqliteTable(
   "submissions",
   {

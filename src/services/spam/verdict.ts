@@ -14,6 +14,11 @@ export interface SpamVerdict {
   reason: SpamReason | null;
   score: number | null;
   tokens: string[] | null;
+  /**
+   * The data's hash, when the form's duplicate rule is on: stored with the submission for a later copy to find.
+   * Without the rule no hash is made or stored (a hash and its index entry were a part of every post's cost).
+   */
+  hash?: string | null;
 }
 
 /** What the checks read of a form. */
@@ -62,18 +67,19 @@ export function spamService(store: Store) {
       if (form.spamRules) {
         const rule = await checkRules(form.spamRules, data);
         if (rule) return { reason: rule, score: null, tokens: null };
-        const hours = rulesOf(form.spamRules).duplicateWindowHours;
-        if (hours) {
-          const since = Date.now() - hours * HOUR_MS;
-          const earlier = await earlierSame(store.db).get({ formId: form.id, hash: dataHash(data), since });
-          if (earlier) return { reason: "duplicate", score: null, tokens: null };
-        }
       }
-      if (!form.spamFilterEnabled) return { reason: null, score: null, tokens: null };
+      const hours = form.spamRules ? rulesOf(form.spamRules).duplicateWindowHours : undefined;
+      const hash = hours ? dataHash(data) : null;
+      if (hash !== null) {
+        const since = Date.now() - hours! * HOUR_MS;
+        const earlier = await earlierSame(store.db).get({ formId: form.id, hash, since });
+        if (earlier) return { reason: "duplicate", score: null, tokens: null, hash };
+      }
+      if (!form.spamFilterEnabled) return { reason: null, score: null, tokens: null, hash };
       const scored = await filter.score(form.accountId, data);
-      if (!scored) return { reason: null, score: null, tokens: null };
+      if (!scored) return { reason: null, score: null, tokens: null, hash };
       const threshold = form.spamFilterThreshold ?? DEFAULT_FILTER_THRESHOLD;
-      return { reason: scored.score > threshold ? "filter" : null, score: scored.score, tokens: scored.tokens };
+      return { reason: scored.score > threshold ? "filter" : null, score: scored.score, tokens: scored.tokens, hash };
     },
   };
 }

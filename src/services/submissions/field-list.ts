@@ -30,6 +30,61 @@ export async function rebuiltFields(tx: Db, formId: string): Promise<string> {
   return JSON.stringify(rows.map((row) => row.name));
 }
 
+/** Rows read in one step of a field-list scan: a few milliseconds of the event loop each. */
+const SCAN_PAGE = 2_000;
+
+/** Where a name first appeared: its submission's time and id, and its place among that submission's keys. */
+type Place = [createdAt: number, id: string, position: number];
+const before = (a: Place, b: Place) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[2] - b[2]);
+
+/**
+ * The form's field list read from its submissions as rebuiltFields does, but in pages of SCAN_PAGE rows on the
+ * reader with a turn of the event loop between them, so that a purge on a form of a million submissions does
+ * not hold every request (and the write lock) for the seconds one statement over all of them takes. The
+ * kept and the spam submissions are read each in their index's order; a name's first place decides its order.
+ */
+export async function scannedFields(db: Db, formId: string): Promise<string[]> {
+  const first = new Map<string, Place>();
+  for (const spam of [0, 1]) {
+    let after: [number, string] = [Number.MIN_SAFE_INTEGER, ""];
+    for (;;) {
+      // LEFT JOIN: a submission with no field ({} of a honeypot catch) is still a row of the page.
+      const rows: { createdAt: number; id: string; name: string | null; position: number }[] = await db.all(sql`
+        SELECT s.created_at AS createdAt, s.id AS id, j.key AS name, j.id AS position
+        FROM (SELECT created_at, id, data FROM ${submissions} INDEXED BY submissions_form_spam
+              WHERE form_id = ${formId} AND is_spam = ${spam} AND (created_at, id) > (${after[0]}, ${after[1]})
+              ORDER BY created_at, id LIMIT ${SCAN_PAGE}) s LEFT JOIN json_each(s.data) j
+        ORDER BY s.created_at, s.id, j.id`);
+      let submissionsRead = 0;
+      let lastId = "";
+      for (const row of rows) {
+        if (row.id !== lastId) submissionsRead++;
+        lastId = row.id;
+        if (row.name === null) continue;
+        const place: Place = [row.createdAt, row.id, row.position];
+        const known = first.get(row.name);
+        if (!known || before(place, known) < 0) first.set(row.name, place);
+      }
+      if (submissionsRead < SCAN_PAGE) break;
+      const last = rows[rows.length - 1]!;
+      after = [last.createdAt, last.id];
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+  }
+  return [...first.entries()].sort((a, b) => before(a[1], b[1])).map(([name]) => name);
+}
+
+/**
+ * The names the form's submissions made or changed since `since` (ms) have: what a scan that began then may
+ * have missed, read in the write that stores its result.
+ */
+export async function namesSince(tx: Db, formId: string, since: number): Promise<Set<string>> {
+  const rows: { name: string }[] = await tx.all(sql`
+    SELECT DISTINCT j.key AS name FROM ${submissions} s INDEXED BY submissions_form_spam, json_each(s.data) j
+    WHERE s.form_id = ${formId} AND s.is_spam IN (0, 1) AND s.created_at >= ${since}`);
+  return new Set(rows.map((row) => row.name));
+}
+
 /**
  * The form's field list once `gone` is deleted, or null when it stays as it is. It changes only when `gone`
  * was the first (or only) submission to have one of its names, so the whole list is rebuilt only then;

@@ -247,6 +247,7 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
       spamReason: verdict.reason ?? undefined,
       spamScore: verdict.score,
       spamTokens: verdict.tokens,
+      dataHash: verdict.hash,
       notification: { subject: special._subject, replyTo: special._replyto ?? kept.email, cc },
       idempotency: key ? { ...key, location, redirected } : undefined,
       language,

@@ -11,7 +11,6 @@ import { newId } from "../../lib/ids.ts";
 import { attachFiles } from "../files.ts";
 import { awaitsOptIn } from "../outbox/confirmations.ts";
 import type { NotificationRequest } from "../outbox/notifications.ts";
-import { dataHash } from "../spam/verdict.ts";
 import { growFieldList } from "./field-list.ts";
 import { keepStatements, type Change, type KeepDeps, type KeepingForm, type Queued } from "./keep.ts";
 import { sql } from "drizzle-orm";
@@ -68,6 +67,8 @@ export interface ReceiveFlags {
   spamReason?: SpamReason;
   spamScore?: number | null;
   spamTokens?: string[] | null;
+  /** The data's hash, which the duplicate rule looks for: made only while the form's rule is on. */
+  dataHash?: string | null;
   notification?: NotificationRequest;
   /** The post's Idempotency-Key, when it sent one. */
   idempotency?: IdempotencyRequest;
@@ -87,17 +88,17 @@ export interface Received {
 export class IdempotencyKeyTaken extends Error {}
 
 /**
- * The spam columns of a new submission: its reason, score and tokens, the hash the duplicate rule looks for,
+ * The spam columns of a new submission: its reason, score and tokens, the hash the duplicate rule looks for (when on),
  * and (when it is spam, or awaits its double opt-in) what its notification asked for, held back until the owner
  * says it is not spam or the link is opened.
  */
-function spamColumns(data: Record<string, unknown>, flags: ReceiveFlags, awaitingOptIn: boolean) {
+function spamColumns(flags: ReceiveFlags, awaitingOptIn: boolean) {
   const request = flags.notification ?? {};
   return {
     spamReason: flags.isSpam ? (flags.spamReason ?? "honeypot") : null,
     spamScore: flags.spamScore ?? null,
     spamTokens: flags.spamTokens ? JSON.stringify(flags.spamTokens) : null,
-    dataHash: dataHash(data),
+    dataHash: flags.dataHash ?? null,
     held: flags.isSpam || awaitingOptIn ? JSON.stringify({ subject: request.subject, replyTo: request.replyTo, cc: request.cc }) : null,
     trained: null,
   };
@@ -130,7 +131,7 @@ export function submissionWrite(input: Received): SubmissionWrite {
     isRead: false,
     isStarred: false,
     isSpam,
-    ...spamColumns(input.data, input.flags, unconfirmed),
+    ...spamColumns(input.flags, unconfirmed),
     unconfirmed,
     confirmedAt: null,
     confirmedFrom: null,
