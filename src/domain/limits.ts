@@ -13,7 +13,7 @@ export const DEFAULT_COMPLEXITY = 20_000;
 /** The learning filter acts once the account has marked at least this many submissions of each kind (docs/api.md, "Spam"). */
 export const FILTER_MIN_MARKS = 20;
 /** The score over which a submission is spam when the form does not say. */
-export const DEFAULT_FILTER_THRESHOLD = 0.6;
+export const DEFAULT_FILTER_THRESHOLD = 0.55;
 
 /** The confirmation email's limits (docs/api.md, "Confirmation email and double opt-in"): each one's range. */
 export const CONFIRMATION_RANGES = {

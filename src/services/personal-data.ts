@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client.ts";
-import { forms, idempotencyKeys, notifications, spamTokens, submissions } from "../db/schema.ts";
+import { accounts, forms, idempotencyKeys, notifications, spamTokens, submissions } from "../db/schema.ts";
 import type { Principal } from "../domain/types.ts";
 
 /**
@@ -156,7 +156,13 @@ export const PERSONAL_DATA: PersonalDataPlace[] = [
       "spam_tokens: the learning filter's tokens of marked submissions (an address among them, as from:…); an erased submission's marks are taken back with it, and a token that still names the address is removed",
     how: "scrubbed",
     async scrub(tx, principal, address) {
-      await tx.run(sql`DELETE FROM ${spamTokens} WHERE ${spamTokens.accountId} = ${principal.accountId} AND instr(lower(${spamTokens.token}), ${address}) > 0`);
+      const naming = sql`${spamTokens.accountId} = ${principal.accountId} AND instr(lower(${spamTokens.token}), ${address}) > 0`;
+      // The account's token totals are the sums of the counts (src/services/spam/filter.ts): they lose what is removed.
+      await tx.run(sql`UPDATE ${accounts} SET
+        spam_token_total = max(spam_token_total - coalesce((SELECT sum(${spamTokens.spam}) FROM ${spamTokens} WHERE ${naming}), 0), 0),
+        ham_token_total = max(ham_token_total - coalesce((SELECT sum(${spamTokens.ham}) FROM ${spamTokens} WHERE ${naming}), 0), 0)
+        WHERE id = ${principal.accountId}`);
+      await tx.run(sql`DELETE FROM ${spamTokens} WHERE ${naming}`);
     },
   },
 ];

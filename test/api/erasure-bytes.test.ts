@@ -132,6 +132,9 @@ test("an erasure takes back what the erased submissions taught the spam filter, 
   // "hello" was taught by both marks: the one taken back leaves the other's count.
   expect(left.filter((row) => row.token.toLowerCase() === "hello")).toEqual([{ token: "hello", spam: 0, ham: 1 }]);
   expect(await marks()).toEqual([{ spam: 0, ham: 1 }]);
+  // The filter weighs a token against each kind's token total: what was taken back and scrubbed leaves them too.
+  const totals = await t.services.store.db.all(sql`SELECT spam_token_total AS spam, ham_token_total AS ham FROM accounts`);
+  expect(totals).toEqual([{ spam: 0, ham: left.reduce((sum, row) => sum + row.ham, 0) }]);
   const bytes = fileBytes(t.dir);
   expect([erased.address, erased.word, erased.subject].filter((value) => bytes.includes(value))).toEqual([]);
 });

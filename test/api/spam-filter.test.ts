@@ -1,4 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { publicFixture, type PublicFixture, type StoredSubmission } from "./public-support.ts";
 
 let f: PublicFixture;
@@ -104,4 +105,21 @@ test("not spam: what a spam verdict held back is sent once when the owner moves 
     ].toSorted(),
   );
   expect(after.deliveries.toSorted()).toEqual([held, normal].toSorted());
+});
+
+test("filter: marks given, changed and taken back keep each kind's token total the sum of the tokens' counts", async () => {
+  f = await publicFixture();
+  const form = await f.form();
+  await teach(form.id, form.slug, 3, 3);
+  const [spam, ham] = [(await f.stored(form.id)).find((s) => s.isSpam)!, (await f.stored(form.id)).find((s) => !s.isSpam)!];
+  await mark(form.id, spam.id, false);
+  await mark(form.id, ham.id, true);
+  await mark(form.id, ham.id, false);
+  const db = f.t.services.store.db;
+  const [account] = await db.all<{ spam: number; ham: number; spamMarks: number; hamMarks: number }>(
+    sql`SELECT spam_token_total AS spam, ham_token_total AS ham, spam_marks AS spamMarks, ham_marks AS hamMarks FROM accounts`,
+  );
+  const [sums] = await db.all<{ spam: number; ham: number }>(sql`SELECT sum(spam) AS spam, sum(ham) AS ham FROM spam_tokens`);
+  expect(account).toEqual({ ...sums!, spamMarks: 2, hamMarks: 4 });
+  expect(sums!.spam).toBeGreaterThan(0);
 });

@@ -84,7 +84,7 @@ export function formObject(overrides: Record<string, unknown> = {}) {
     otherFields: "keep",
     confirmation: null,
     spamRules: null,
-    spamFilter: { enabled: true, threshold: 0.6 },
+    spamFilter: { enabled: true, threshold: 0.55 },
     page: { enabled: false, title: null, description: null, logoUrl: null, accentColor: null, submitLabel: null, thankYouMessage: null, language: null },
     notificationRoutes: [],
     ...overrides,

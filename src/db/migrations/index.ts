@@ -19,6 +19,7 @@ import m16 from "./0018_form_page.sql" with { type: "text" };
 import m17 from "./0026_submission_minutes.sql" with { type: "text" };
 import m18 from "./0019_destinations.sql" with { type: "text" };
 import m19 from "./0029_form_settings_stamp.sql" with { type: "text" };
+import m20 from "./0028_spam_token_totals.sql" with { type: "text" };
 
 /** Every migration in order, as text, so that the compiled binary carries them. */
 export const migrations: { tag: string; when: number; sql: string }[] = [
@@ -42,4 +43,5 @@ export const migrations: { tag: string; when: number; sql: string }[] = [
   { tag: "0026_submission_minutes", when: 1795600026000, sql: m17 },
   { tag: "0019_destinations", when: 1795600027000, sql: m18 },
   { tag: "0029_form_settings_stamp", when: 1795600029000, sql: m19 },
+  { tag: "0028_spam_token_totals", when: 1795600029500, sql: m20 },
 ];

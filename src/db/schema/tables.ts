@@ -12,6 +12,9 @@ export const accounts = sqliteTable("accounts", {
   /** Submissions the owner has marked spam and not spam: the learning filter acts once both reach its minimum. */
   spamMarks: integer("spam_marks").notNull().default(0),
   hamMarks: integer("ham_marks").notNull().default(0),
+  /** The tokens of those marks, each kind's sum of the counts in spam_tokens: the filter weighs a token against them. */
+  spamTokenTotal: integer("spam_token_total").notNull().default(0),
+  hamTokenTotal: integer("ham_token_total").notNull().default(0),
 });
 
 export const apiKeys = sqliteTable(

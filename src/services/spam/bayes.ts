@@ -17,12 +17,21 @@ const MAX_DISCRIMINATORS = 150;
 const PRIOR_STRENGTH = 0.1;
 const PRIOR = 0.5;
 /** A token seen in not-spam counts this many times over (Graham's bias): marking good mail spam costs more than missing spam. */
-const HAM_WEIGHT = 1.25;
+const HAM_WEIGHT = 1.15;
 /** Tokens closer than this to 0.5 are left out: they tell little, and many of them drown the few that tell. */
 const MIN_DISTANCE = 0.2;
 
 /** Counts of one token: in how many spam and how many not-spam marks it occurred. */
 export interface TokenCounts {
+  spam: number;
+  ham: number;
+}
+
+/**
+ * An account's tokens in all its marks of each kind: the sum of every token's count (a mark of 250 distinct tokens
+ * adds 250). A token's share of these, not of the number of marks, says how often it occurs in each kind.
+ */
+export interface TokenTotals {
   spam: number;
   ham: number;
 }
@@ -45,6 +54,26 @@ const MAX_WORD = 200;
 /** Longest plain word taken as a token; a longer run (encoded text, hashes, glued words) counts by its shape. */
 const MAX_PLAIN = 12;
 
+/** Most words taken from one link's path and query. */
+const MAX_PATH_WORDS = 6;
+const PATH_BREAK = /[/?#=&.\-_+%:;,]+/;
+
+/**
+ * The words of a link's path and query ("path:unsubscribe", "path:remove", "path:cgi"), at most MAX_PATH_WORDS of
+ * 3 to 20 characters and not all digits: where a link leads tells a newsletter's from a spammer's (measured:
+ * docs/performance.md, "On splits it was not tuned on").
+ */
+function pathTokens(path: string, out: Set<string>): void {
+  let taken = 0;
+  for (const word of path.split(PATH_BREAK)) {
+    if (taken >= MAX_PATH_WORDS) break;
+    // A word with an "@" is left out: an address in a link is a person's, and an erasure finds it only whole.
+    if (word.length < 3 || word.length > 20 || word.includes("@") || /^\d+$/.test(word)) continue;
+    out.add(`path:${word}`);
+    taken++;
+  }
+}
+
 /** The sender's address and each of its domains but the last label ("from:a@mail.example.com", "from:example.com"). */
 function senderTokens(address: string, domain: string, out: Set<string>): void {
   out.add(`from:${address}`);
@@ -63,9 +92,11 @@ function wordTokens(word: string, out: Set<string>): void {
     return;
   }
   if (lower.includes("://") || lower.startsWith("www.")) {
-    const host = lower.replace(/^[a-z]+:\/\//, "").split(/[/?#:]/, 1)[0]!;
+    const rest = lower.replace(/^[a-z]+:\/\//, "");
+    const host = rest.split(/[/?#:]/, 1)[0]!;
     out.add(`url:${lower.startsWith("https") ? "https" : "http"}`);
     for (const part of host.split(".").slice(-3)) if (part) out.add(`host:${part}`);
+    pathTokens(rest.slice(host.length), out);
     return;
   }
   const at = lower.indexOf("@");
@@ -89,10 +120,16 @@ function wordTokens(word: string, out: Set<string>): void {
   if (letters.length >= 3 && letters !== bare) out.add(letters);
 }
 
-/** Text with its HTML tags replaced by spaces: markup says how a message was made, not what it says. */
+/**
+ * Text with its HTML tags replaced by spaces (markup says how a message was made, not what it says), but a link's
+ * address kept: where it leads is read as a link written out in the text is.
+ */
 function withoutMarkup(text: string): string {
   if (!text.includes("<")) return text;
-  return text.replace(/<[^<>]{0,300}>/g, " ");
+  return text.replace(/<[^<>]{0,300}>/g, (tag) => {
+    const link = /\bhref\s*=\s*["']?(https?:\/\/[^"'\s>]{1,200})/i.exec(tag);
+    return link ? ` ${link[1]} ` : " ";
+  });
 }
 
 /** The words of a field named like a subject count once more, marked: "subject:FREE" differs from "FREE" in the text. */
@@ -123,10 +160,15 @@ export function tokenize(data: Record<string, unknown>, values: string[]): strin
   return [...out].slice(0, MAX_TOKENS);
 }
 
-/** The probability that a submission holding the token is spam, leaning to 0.5 while the token is rare. */
-export function tokenProbability(counts: TokenCounts, spamMarks: number, hamMarks: number): number {
-  const spamRatio = Math.min(counts.spam / Math.max(spamMarks, 1), 1);
-  const hamRatio = Math.min((HAM_WEIGHT * counts.ham) / Math.max(hamMarks, 1), 1);
+/**
+ * The probability that a submission holding the token is spam, leaning to 0.5 while the token is rare. Each
+ * kind's count is taken against that kind's token total, not its number of marks: a long mark holds more tokens,
+ * so when an account's spam marks run longer than its not-spam marks, counting per mark leans every token
+ * towards spam and moves the whole scale of scores with the account (docs/performance.md, "Spam filter").
+ */
+export function tokenProbability(counts: TokenCounts, totals: TokenTotals): number {
+  const spamRatio = counts.spam / Math.max(totals.spam, 1);
+  const hamRatio = (HAM_WEIGHT * counts.ham) / Math.max(totals.ham, 1);
   const raw = spamRatio + hamRatio === 0 ? PRIOR : spamRatio / (spamRatio + hamRatio);
   const seen = counts.spam + counts.ham;
   return (PRIOR_STRENGTH * PRIOR + seen * raw) / (PRIOR_STRENGTH + seen);
@@ -150,11 +192,11 @@ export interface Score {
   tokens: string[];
 }
 
-/** Scores a submission from the counts of its tokens (unseen ones absent) and the account's totals of marks. */
-export function score(counts: Map<string, TokenCounts>, spamMarks: number, hamMarks: number): Score {
+/** Scores a submission from the counts of its tokens (unseen ones absent) and the account's token totals. */
+export function score(counts: Map<string, TokenCounts>, totals: TokenTotals): Score {
   const clues: { token: string; p: number }[] = [];
   for (const [token, seen] of counts) {
-    const p = tokenProbability(seen, spamMarks, hamMarks);
+    const p = tokenProbability(seen, totals);
     if (Math.abs(p - PRIOR) >= MIN_DISTANCE) clues.push({ token, p });
   }
   clues.sort((a, b) => Math.abs(b.p - PRIOR) - Math.abs(a.p - PRIOR) || (a.token < b.token ? -1 : 1));

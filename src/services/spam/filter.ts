@@ -12,7 +12,7 @@ export type Mark = "spam" | "ham";
 // The two reads of a post, prepared once per connection: the account's totals, then its counts of the post's tokens.
 const marksOf = preparedOn((db) =>
   db
-    .select({ spam: accounts.spamMarks, ham: accounts.hamMarks })
+    .select({ spam: accounts.spamMarks, ham: accounts.hamMarks, spamTokens: accounts.spamTokenTotal, hamTokens: accounts.hamTokenTotal })
     .from(accounts)
     .where(eq(accounts.id, sql.placeholder("accountId")))
     .prepare(),
@@ -40,7 +40,7 @@ export function spamFilterService(store: Store) {
       const tokens = tokensOf(data);
       const rows: { token: string; spam: number; ham: number }[] = await countsOf(store.db).all({ accountId, tokens: JSON.stringify(tokens) });
       const counts = new Map<string, TokenCounts>(rows.map((row) => [row.token, { spam: row.spam, ham: row.ham }]));
-      return score(counts, marks.spam, marks.ham);
+      return score(counts, { spam: marks.spamTokens, ham: marks.hamTokens });
     },
 
     /**
@@ -49,18 +49,16 @@ export function spamFilterService(store: Store) {
      */
     async learn(tx: Db, accountId: string, data: Record<string, unknown>, was: Mark | null, mark: Mark): Promise<void> {
       if (was === mark) return;
-      const tokens = JSON.stringify(tokensOf(data));
-      const add = async (kind: Mark, sign: 1 | -1) => {
-        const spam = kind === "spam" ? sign : 0;
-        const ham = kind === "ham" ? sign : 0;
-        await tx.run(sql`INSERT INTO ${spamTokens} (account_id, token, spam, ham)
-          SELECT ${accountId}, value, max(${spam}, 0), max(${ham}, 0) FROM json_each(${tokens}) WHERE true
-          ON CONFLICT (account_id, token) DO UPDATE SET spam = max(spam + ${spam}, 0), ham = max(ham + ${ham}, 0)`);
-        await tx.run(sql`UPDATE ${accounts} SET spam_marks = max(spam_marks + ${spam}, 0), ham_marks = max(ham_marks + ${ham}, 0)
-          WHERE id = ${accountId}`);
-      };
-      if (was !== null) await add(was, -1);
-      await add(mark, 1);
+      const tokens = tokensOf(data);
+      if (was !== null) await takeBack(tx, accountId, JSON.stringify(tokens), was);
+      const spam = mark === "spam" ? 1 : 0;
+      const ham = 1 - spam;
+      await tx.run(sql`INSERT INTO ${spamTokens} (account_id, token, spam, ham)
+        SELECT ${accountId}, value, ${spam}, ${ham} FROM json_each(${JSON.stringify(tokens)}) WHERE true
+        ON CONFLICT (account_id, token) DO UPDATE SET spam = spam + ${spam}, ham = ham + ${ham}`);
+      await tx.run(sql`UPDATE ${accounts} SET spam_marks = spam_marks + ${spam}, ham_marks = ham_marks + ${ham},
+        spam_token_total = spam_token_total + ${spam * tokens.length}, ham_token_total = ham_token_total + ${ham * tokens.length}
+        WHERE id = ${accountId}`);
     },
   };
 }
@@ -68,15 +66,29 @@ export function spamFilterService(store: Store) {
 export type SpamFilterService = ReturnType<typeof spamFilterService>;
 
 /**
+ * Takes back one mark of the submission's tokens: each token the account holds counts one less of that kind, and
+ * the account's marks and token totals drop by as much (only by the tokens it held: the totals stay the sums of
+ * the counts).
+ */
+async function takeBack(tx: Db, accountId: string, tokens: string, was: Mark): Promise<void> {
+  const spam = was === "spam" ? 1 : 0;
+  const ham = 1 - spam;
+  const mine = sql`${spamTokens.accountId} = ${accountId} AND ${spamTokens.token} IN (SELECT value FROM json_each(${tokens}))`;
+  const held = was === "spam" ? sql`${spamTokens.spam} > 0` : sql`${spamTokens.ham} > 0`;
+  await tx.run(sql`UPDATE ${accounts} SET spam_marks = max(spam_marks - ${spam}, 0), ham_marks = max(ham_marks - ${ham}, 0),
+    spam_token_total = max(spam_token_total - ${spam} * (SELECT count(*) FROM ${spamTokens} WHERE ${mine} AND ${held}), 0),
+    ham_token_total = max(ham_token_total - ${ham} * (SELECT count(*) FROM ${spamTokens} WHERE ${mine} AND ${held}), 0)
+    WHERE id = ${accountId}`);
+  await tx.run(sql`UPDATE ${spamTokens} SET spam = max(spam - ${spam}, 0), ham = max(ham - ${ham}, 0) WHERE ${mine}`);
+}
+
+/**
  * Takes back what a marked submission taught its account (for an erasure), and drops each token that then
  * counts nothing: the filter keeps no token that only the erased submission brought, an address among them.
  */
 export async function forgetMark(tx: Db, accountId: string, data: Record<string, unknown>, was: Mark): Promise<void> {
   const tokens = JSON.stringify(tokensOf(data));
-  const spam = was === "spam" ? 1 : 0;
-  const ham = 1 - spam;
-  const mine = sql`${spamTokens.accountId} = ${accountId} AND ${spamTokens.token} IN (SELECT value FROM json_each(${tokens}))`;
-  await tx.run(sql`UPDATE ${spamTokens} SET spam = max(spam - ${spam}, 0), ham = max(ham - ${ham}, 0) WHERE ${mine}`);
-  await tx.run(sql`DELETE FROM ${spamTokens} WHERE ${mine} AND spam = 0 AND ham = 0`);
-  await tx.run(sql`UPDATE ${accounts} SET spam_marks = max(spam_marks - ${spam}, 0), ham_marks = max(ham_marks - ${ham}, 0) WHERE id = ${accountId}`);
+  await takeBack(tx, accountId, tokens, was);
+  await tx.run(sql`DELETE FROM ${spamTokens} WHERE ${spamTokens.accountId} = ${accountId}
+    AND ${spamTokens.token} IN (SELECT value FROM json_each(${tokens})) AND spam = 0 AND ham = 0`);
 }
