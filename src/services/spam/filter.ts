@@ -17,13 +17,13 @@ const marksOf = preparedOn((db) =>
     .where(eq(accounts.id, sql.placeholder("accountId")))
     .prepare(),
 );
+// The post's tokens first, each looked up by the primary key (CROSS JOIN keeps that order): `token IN (SELECT …
+// json_each)` built a sorted list of them first, a third more of the read (38 against 26 µs for 70 tokens).
 const countsOf = preparedOn((db) =>
   db
-    .select({ token: spamTokens.token, spam: spamTokens.spam, ham: spamTokens.ham })
-    .from(spamTokens)
-    .where(
-      sql`${spamTokens.accountId} = ${sql.placeholder("accountId")} AND ${spamTokens.token} IN (SELECT value FROM json_each(${sql.placeholder("tokens")}))`,
-    )
+    .select({ token: sql<string>`${spamTokens.token}`, spam: sql<number>`${spamTokens.spam}`, ham: sql<number>`${spamTokens.ham}` })
+    .from(sql`json_each(${sql.placeholder("tokens")}) AS post_tokens CROSS JOIN ${spamTokens}`)
+    .where(sql`${spamTokens.accountId} = ${sql.placeholder("accountId")} AND ${spamTokens.token} = post_tokens.value`)
     .prepare(),
 );
 
