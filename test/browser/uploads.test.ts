@@ -172,7 +172,7 @@ describe("uploads through a real server", () => {
     expect(new Uint8Array(await raw.arrayBuffer())).toEqual(cv);
   }, 60_000);
 
-  test("a 50 MB post over the limit is refused with 413 while the server's memory stays under 150 MB", async () => {
+  test("a 50 MB post over the limit is refused with 413 while the server's memory stays under 150 MB; files under it add a few times their size", async () => {
     const form = await createForm({ fileUploads: true });
     const pid = server.proc.pid;
     const boundary = "----formsvc-test-boundary";
@@ -200,8 +200,11 @@ describe("uploads through a real server", () => {
     const fileId = stored!.data.scan[1].file as string;
     const back = await fetch(`${server.url}/api/forms/${form.id}/submissions/${stored!.id}/files/${fileId}`, { headers: { authorization: `Bearer ${key}` } });
     expect(new Uint8Array(await back.arrayBuffer())).toEqual(big);
+    // 12 MiB of files in one post is held a few times over while it is parsed, stored and read back (37-42 MB
+    // more at the peak when this was written), measured from the peak before it: an absolute bound would move
+    // with every module the server gains, and sat 2-5 MB from 150 MB.
     const { peak } = memory(pid);
-    expect({ afterRefusals: afterRefusals < 150 * MiB, afterUploads: peak < 150 * MiB }).toEqual({ afterRefusals: true, afterUploads: true });
+    expect({ afterRefusals: afterRefusals < 150 * MiB, uploadsAdded: peak - afterRefusals < 60 * MiB }).toEqual({ afterRefusals: true, uploadsAdded: true });
   }, 60_000);
 
   test("11 files are refused with 400; a form without fileUploads refuses file parts", async () => {
