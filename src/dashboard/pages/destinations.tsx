@@ -191,7 +191,7 @@ export function destinationsSection(view: DestinationsView): SettingsSection {
           label="Destinations"
           rows={destinations}
           columns={[
-            { title: "Type", cell: (d) => TYPE_INPUTS[d.type]?.title ?? d.type },
+            { title: "Type", cellClass: "whole", cell: (d) => TYPE_INPUTS[d.type]?.title ?? d.type },
             { title: "Settings", clip: (d) => describe(d), cell: (d) => describe(d) },
             {
               title: "State",
@@ -241,7 +241,14 @@ export function destinationsSection(view: DestinationsView): SettingsSection {
           rows={deliveries}
           columns={[
             { title: "Created", cell: (d) => <Time iso={d.createdAt} /> },
-            { title: "To", cell: (d) => destinations.find((x) => x.id === d.destinationId)?.type ?? d.destinationId ?? "" },
+            {
+              title: "To",
+              cellClass: "whole",
+              cell: (d) => {
+                const to = destinations.find((x) => x.id === d.destinationId);
+                return to ? (TYPE_INPUTS[to.type]?.title ?? to.type) : (d.destinationId ?? "");
+              },
+            },
             {
               title: "State",
               cell: (d) => <span class={`state ${d.status}`}>{`${STATE[d.status] ?? d.status} · ${counted(d.attempts, "attempt")}`}</span>,
