@@ -25,27 +25,17 @@ export class ApiClient {
     this.agent = new Agent({ connect: { timeout: timeoutMs } });
   }
 
-  /** Sends one request; an error answer becomes the server's ApiError, a missing server a CliError naming the URL. */
-  async send(method: string, path: string, options: { body?: unknown; query?: Record<string, string | number | undefined> } = {}) {
-    const url = this.url(path, options.query);
-    let response: Awaited<ReturnType<typeof request>>;
-    // Under Bun, "undici" is Bun's own module, which ignores the Agent's connect timeout: a server that takes
-    // the connection and never answers would hold the command for ever. The signal bounds the wait for the
-    // answer's headers; it is cleared once they arrive, so a long export streams on.
+  /**
+   * Waits for `ask` to have the answer's headers, at most timeoutMs: under Bun, "undici" is Bun's own module,
+   * which ignores the Agent's connect timeout, so a server that takes the connection and never answers would
+   * hold the command for ever. The signal is cleared once the headers arrive, so a long export streams on. A
+   * server that cannot be reached is a CliError naming its address.
+   */
+  private async reach<T>(ask: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const waiting = new AbortController();
     const timer = setTimeout(() => waiting.abort(), this.timeoutMs);
     try {
-      response = await request(url, {
-        method: method as "GET",
-        dispatcher: this.agent,
-        signal: waiting.signal,
-        headers: {
-          authorization: `Bearer ${this.key}`,
-          accept: "application/json",
-          ...(options.body === undefined ? {} : { "content-type": "application/json" }),
-        },
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      });
+      return await ask(waiting.signal);
     } catch (error) {
       if (waiting.signal.aborted) throw new CliError(`the server at ${this.baseUrl} did not answer within ${this.timeoutMs / 1000} s`);
       const reason = (error as { code?: string }).code ?? (error as Error).message;
@@ -53,6 +43,24 @@ export class ApiClient {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Sends one request; an error answer becomes the server's ApiError, a missing server a CliError naming the URL. */
+  async send(method: string, path: string, options: { body?: unknown; query?: Record<string, string | number | undefined> } = {}) {
+    const url = this.url(path, options.query);
+    const response = await this.reach((signal) =>
+      request(url, {
+        method: method as "GET",
+        dispatcher: this.agent,
+        signal,
+        headers: {
+          authorization: `Bearer ${this.key}`,
+          accept: "application/json",
+          ...(options.body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      }),
+    );
     if (response.statusCode >= 400) throw await this.errorOf(response);
     return response;
   }
@@ -64,19 +72,7 @@ export class ApiClient {
    */
   async download(method: string, path: string, options: { query?: Record<string, string | number | undefined> } = {}): Promise<ReadableStream<Uint8Array>> {
     const url = this.url(path, options.query);
-    // As in send(): the signal bounds the wait for the headers only, never the body's streaming.
-    const waiting = new AbortController();
-    const timer = setTimeout(() => waiting.abort(), this.timeoutMs);
-    let response: Response;
-    try {
-      response = await fetch(url, { method, headers: { authorization: `Bearer ${this.key}` }, signal: waiting.signal });
-    } catch (error) {
-      if (waiting.signal.aborted) throw new CliError(`the server at ${this.baseUrl} did not answer within ${this.timeoutMs / 1000} s`);
-      const reason = (error as { code?: string }).code ?? (error as Error).message;
-      throw new CliError(`cannot reach the server at ${this.baseUrl} (${reason})`);
-    } finally {
-      clearTimeout(timer);
-    }
+    const response = await this.reach((signal) => fetch(url, { method, headers: { authorization: `Bearer ${this.key}` }, signal }));
     if (response.status >= 400) throw this.errorFrom(response.status, await response.text());
     return response.body ?? new Response("").body!;
   }

@@ -22,15 +22,19 @@ function jsonInput(body: URLSearchParams, name: string, field: string): unknown 
   }
 }
 
-/** The body of the API's create, from the posted form of one type (its inputs are named `type.key`). */
-function createBody(body: URLSearchParams, type: DestinationType): Record<string, unknown> {
+/** A type's inputs as posted under `prefix` (`prefix.key`): the config's settings typed in, fields and conditions. */
+function posted(body: URLSearchParams, prefix: string, type: DestinationType) {
   const config: Record<string, unknown> = {};
   for (const input of TYPE_INPUTS[type].inputs) {
-    const value = (body.get(`${type}.${input.key}`) ?? "").trim();
+    const value = (body.get(`${prefix}.${input.key}`) ?? "").trim();
     if (value) config[input.key] = value;
   }
-  const fields = jsonInput(body, `${type}.fields`, "fields");
-  const when = jsonInput(body, `${type}.when`, "when");
+  return { config, fields: jsonInput(body, `${prefix}.fields`, "fields"), when: jsonInput(body, `${prefix}.when`, "when") };
+}
+
+/** The body of the API's create, from the posted form of one type (its inputs are named `type.key`). */
+function createBody(body: URLSearchParams, type: DestinationType): Record<string, unknown> {
+  const { config, fields, when } = posted(body, type, type);
   return { type, config, ...(fields === undefined ? {} : { fields }), ...(when === undefined ? {} : { when }) };
 }
 
@@ -39,13 +43,7 @@ function createBody(body: URLSearchParams, type: DestinationType): Record<string
  * empty is not sent, so the saved one is kept; an emptied optional setting, fields or conditions are cleared.
  */
 function updateBody(body: URLSearchParams, id: string, type: DestinationType): Record<string, unknown> {
-  const config: Record<string, unknown> = {};
-  for (const input of TYPE_INPUTS[type].inputs) {
-    const value = (body.get(`${id}.${input.key}`) ?? "").trim();
-    if (value) config[input.key] = value;
-  }
-  const fields = jsonInput(body, `${id}.fields`, "fields");
-  const when = jsonInput(body, `${id}.when`, "when");
+  const { config, fields, when } = posted(body, id, type);
   return { config, fields: fields ?? null, when: when ?? [], enabled: body.get(`${id}.enabled`) === "true" };
 }
 

@@ -94,6 +94,23 @@ const describe = (d: Destination) =>
     .map(([key, value]) => `${key}: ${String(value)}`)
     .join(" · ");
 
+/** Mailchimp's status of a new member: pending (Mailchimp asks them to confirm) or subscribed at once. */
+function StatusSelect({ name, label, value }: { name: string; label: string; value: unknown }) {
+  return (
+    <div class="field">
+      <label for={`f-${name}`}>{label}</label>
+      <select id={`f-${name}`} name={name}>
+        <option value="pending" selected={value !== "subscribed"}>
+          pending: Mailchimp asks them to confirm
+        </option>
+        <option value="subscribed" selected={value === "subscribed"}>
+          subscribed at once
+        </option>
+      </select>
+    </div>
+  );
+}
+
 /** True for a config key whose value is never shown again once saved. */
 const secret = (key: string) => (SECRET_KEYS as readonly string[]).includes(key);
 
@@ -118,17 +135,7 @@ function EditForm({ session, base, destination: d, errors }: { session: Session;
         <Csrf session={session} />
         {inputs.map((input) =>
           input.kind === "status" ? (
-            <div class="field">
-              <label for={`f-${name(input.key)}`}>{input.label}</label>
-              <select id={`f-${name(input.key)}`} name={name(input.key)}>
-                <option value="pending" selected={d.config[input.key] !== "subscribed"}>
-                  pending: Mailchimp asks them to confirm
-                </option>
-                <option value="subscribed" selected={d.config[input.key] === "subscribed"}>
-                  subscribed at once
-                </option>
-              </select>
-            </div>
+            <StatusSelect name={name(input.key)} label={input.label} value={d.config[input.key]} />
           ) : (
             <Field
               label={secret(input.key) ? `${input.label}: empty keeps the one saved` : input.label}
@@ -281,13 +288,7 @@ export function destinationsSection(view: DestinationsView): SettingsSection {
                 <input type="hidden" name="type" value={type} />
                 {inputs.map((input) =>
                   input.kind === "status" ? (
-                    <div class="field">
-                      <label for={`f-${type}.${input.key}`}>{input.label}</label>
-                      <select id={`f-${type}.${input.key}`} name={`${type}.${input.key}`}>
-                        <option value="pending">pending: Mailchimp asks them to confirm</option>
-                        <option value="subscribed">subscribed at once</option>
-                      </select>
-                    </div>
+                    <StatusSelect name={`${type}.${input.key}`} label={input.label} value="pending" />
                   ) : (
                     <Field
                       label={input.label}
