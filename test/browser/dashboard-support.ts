@@ -108,6 +108,8 @@ export async function screenshot(page: Page, name: string, { mobile = false, dar
   mkdirSync(dir, { recursive: true });
   const before = page.viewportSize();
   await page.setViewportSize(mobile ? { width: 390, height: 760 } : { width: 1280, height: 800 });
+  // A new width moves the page under a section the address names (#destinations): brought back into view.
+  await page.evaluate(() => (location.hash ? document.getElementById(location.hash.slice(1))?.scrollIntoView() : undefined));
   await page.emulateMedia({ colorScheme: dark ? "dark" : "light" });
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: full });
   await page.emulateMedia({ colorScheme: "light" });
