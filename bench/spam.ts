@@ -15,6 +15,7 @@ import { startServerProcess } from "../test/helpers/server.ts";
 import { load, type Load } from "./lib/load.ts";
 import { machineLine } from "./lib/machine.ts";
 import { mailFields, type MailFields } from "./lib/mail-text.ts";
+import { isSpam, seeded } from "./lib/spam-corpus.ts";
 
 const TRAIN = 200;
 const HELD = Number(process.env.BENCH_SPAM_HELD ?? 1000);
@@ -28,21 +29,11 @@ interface Message {
   fields: MailFields;
 }
 
-/** A small seeded generator, so that a run can be repeated with the same split. */
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1103515245 + 12345) & 0x7fffffff;
-    return state / 0x7fffffff;
-  };
-}
-
 const random = seeded(SEED);
 const messages: Message[] = (corpus() as { group: string; text: string }[])
   .map((m) => ({ message: { group: m.group, fields: mailFields(m.text) }, order: random() }))
   .sort((a, b) => a.order - b.order)
   .map((entry) => entry.message);
-const isSpam = (m: Message) => m.group.startsWith("spam");
 const spam = messages.filter(isSpam);
 const ham = messages.filter((m) => !isSpam(m));
 const heldSpam = spam.slice(TRAIN, TRAIN + HELD);
