@@ -77,47 +77,32 @@ const notificationRows = (now: number, ids: string[]) =>
     kind: "notification",
   }));
 
-const STEPS: [string, (now: number) => Promise<void>][] = [
+// Each of formsvc's steps is the one before it and one more statement.
+async function insertSubmissions(now: number): Promise<string[]> {
+  const rows = submissionRows(now);
+  await insertRows(tx, submissions, rows);
+  return rows.map((row) => row.id);
+}
+async function withNotifications(now: number): Promise<void> {
+  await insertRows(tx, notifications, notificationRows(now, await insertSubmissions(now)));
+}
+async function withCounters(now: number): Promise<void> {
+  await withNotifications(now);
+  formCounters.run(BATCH, BATCH, now, formId);
+  dayCounters.run(formId, Math.floor(now / 86_400_000), BATCH, BATCH);
+  minuteCounters.run(formId, Math.floor(now / 60_000), BATCH, BATCH);
+}
+
+const STEPS: [string, (now: number) => Promise<unknown>][] = [
   [
     "the floor: one insert a post, primary key only",
     async (now) => {
       for (let i = 0; i < BATCH; i++) floorInsert.run(newId("submission", now), "bench", data, now);
     },
   ],
-  ["formsvc: the submissions' multi-row insert", async (now) => insertRows(tx, submissions, submissionRows(now))],
-  [
-    "  + the notifications' insert",
-    async (now) => {
-      const rows = submissionRows(now);
-      await insertRows(tx, submissions, rows);
-      await insertRows(
-        tx,
-        notifications,
-        notificationRows(
-          now,
-          rows.map((row) => row.id),
-        ),
-      );
-    },
-  ],
-  [
-    "  + the form's, day's and minute's counters",
-    async (now) => {
-      const rows = submissionRows(now);
-      await insertRows(tx, submissions, rows);
-      await insertRows(
-        tx,
-        notifications,
-        notificationRows(
-          now,
-          rows.map((row) => row.id),
-        ),
-      );
-      formCounters.run(BATCH, BATCH, now, formId);
-      dayCounters.run(formId, Math.floor(now / 86_400_000), BATCH, BATCH);
-      minuteCounters.run(formId, Math.floor(now / 60_000), BATCH, BATCH);
-    },
-  ],
+  ["formsvc: the submissions' multi-row insert", insertSubmissions],
+  ["  + the notifications' insert", withNotifications],
+  ["  + the form's, day's and minute's counters", withCounters],
 ];
 
 console.log(machineLine());
