@@ -56,7 +56,7 @@ async function serveLocal(location: string, globals: ConnectionOptions, io: Io):
       import("../src/services/principal.ts"),
       import("../src/app.ts"),
       import("../src/http/rate-limit.ts"),
-      import("../src/config.ts"),
+      import("../src/config-settings.ts"),
       import("../src/mcp/server.ts"),
       import("@modelcontextprotocol/sdk/server/stdio.js"),
     ]);

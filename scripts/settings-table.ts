@@ -1,9 +1,9 @@
-// Writes the tables of serve's settings from src/config.ts: the production ones into README.md, the ones
+// Writes the tables of serve's settings from src/config-settings.ts: the production ones into README.md, the ones
 // only tests need into docs/cli.md, each between its markers. `bun scripts/settings-table.ts`;
 // test/unit/settings.test.ts fails while either file says something else.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { flagName, SETTINGS } from "../src/config.ts";
+import { flagName, SETTINGS } from "../src/config-settings.ts";
 
 const root = join(import.meta.dir, "..");
 
@@ -13,7 +13,7 @@ export const TABLES = [
   { file: "docs/cli.md", testOnly: true },
 ] as const;
 
-const START = "<!-- settings table: made by scripts/settings-table.ts from src/config.ts -->";
+const START = "<!-- settings table: made by scripts/settings-table.ts from src/config-settings.ts -->";
 const END = "<!-- end of settings table -->";
 
 /** The markdown table of the production settings, or of the test-only ones. */

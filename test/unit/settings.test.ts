@@ -1,14 +1,15 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { flagName, loadServeConfig, SETTINGS } from "../../src/config.ts";
+import { flagName, SETTINGS } from "../../src/config-settings.ts";
+import { loadServeConfig } from "../../src/config.ts";
 import { settingsTable, TABLES, tableIn } from "../../scripts/settings-table.ts";
 
 const root = join(import.meta.dir, "../..");
 const settings = Object.values(SETTINGS);
 const flags = (testOnly: boolean) => settings.filter((declared) => "testOnly" in declared === testOnly).map((declared) => `--${flagName(declared.flag)}`);
 
-test("the README's settings table and docs/cli.md's table of test settings are the ones src/config.ts declares", () => {
+test("the README's settings table and docs/cli.md's table of test settings are the ones src/config-settings.ts declares", () => {
   for (const { file, testOnly } of TABLES) {
     // Run `bun scripts/settings-table.ts` after changing a setting.
     expect({ file, table: tableIn(readFileSync(join(root, file), "utf8")) }).toEqual({ file, table: settingsTable(testOnly) });
