@@ -257,28 +257,9 @@ export async function runFormsGet(ref: string, globals: ConnectionOptions & { js
 /** A conversion as a person reads it: "12.5%", or "—" without views. */
 const percent = (value: number | null) => (value === null ? "—" : `${value}%`);
 
-export function formsCommand(program: Command, io: Io): void {
-  const forms = program
-    .command("forms")
-    .description("make, list, change and delete forms")
-    .addHelpText("after", "\nExamples:\n  formsvc forms create --name Contact --email you@example.com\n  formsvc forms list\n");
-
-  forms
-    .command("create")
-    .description("make a form; it takes submissions at once, at its submitUrl")
-    .requiredOption("--name <name>", "the form's name, 1 to 200 characters")
-    .option("--email <address>", "where to send a notification of each submission")
-    .option("--redirect <url>", "where to send the browser after a submission (default: a thank-you page)")
-    .option("--domains <list>", "comma-separated host names allowed to post (example.com,*.example.com)")
-    .option("--slug <slug>", "the public slug (default: 12 random letters and digits)")
-    .option("--file-uploads <bool>", "true to accept files in multipart posts (default false)")
-    .option("--retention-days <days>", `delete submissions older than this, ${DAYS} (default: keep for ever)`)
-    .option("--spam-retention-days <days>", `delete spam older than this, ${DAYS}, or '' to keep it for ever (default ${DEFAULT_SPAM_RETENTION_DAYS})`)
-    .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha, turnstile, or altcha (served by formsvc, no secret)")
-    .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
-    .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")
-    .option("--confirmation-file <path>", "JSON of the confirmation email to the person who submitted (docs/api.md); - reads stdin")
-    .option("--captcha-complexity <n>", COMPLEXITY_HELP)
+/** The settings `forms create` and `forms update` take alike: spam rules, the filter, the page, the captcha's site key. */
+function sharedSettingOptions(command: Command): Command {
+  return command
     .option("--spam-rules-file <file>", "spam rules as JSON: {blockedWords, blockedEmails, blockDisposableEmails, maxLinks, duplicateWindowHours}; '' to clear")
     .option("--spam-filter <bool>", "true to let the account's learning filter judge posts (default), false to turn it off")
     .option("--spam-threshold <score>", `the filter's score, 0 to 1, over which a post is spam (default ${DEFAULT_FILTER_THRESHOLD})`)
@@ -289,7 +270,33 @@ export function formsCommand(program: Command, io: Io): void {
     .option(
       "--captcha-site-key <key>",
       "with --captcha recaptcha, hcaptcha or turnstile: the provider's public site key, which the form's page shows its widget with",
-    )
+    );
+}
+
+export function formsCommand(program: Command, io: Io): void {
+  const forms = program
+    .command("forms")
+    .description("make, list, change and delete forms")
+    .addHelpText("after", "\nExamples:\n  formsvc forms create --name Contact --email you@example.com\n  formsvc forms list\n");
+
+  sharedSettingOptions(
+    forms
+      .command("create")
+      .description("make a form; it takes submissions at once, at its submitUrl")
+      .requiredOption("--name <name>", "the form's name, 1 to 200 characters")
+      .option("--email <address>", "where to send a notification of each submission")
+      .option("--redirect <url>", "where to send the browser after a submission (default: a thank-you page)")
+      .option("--domains <list>", "comma-separated host names allowed to post (example.com,*.example.com)")
+      .option("--slug <slug>", "the public slug (default: 12 random letters and digits)")
+      .option("--file-uploads <bool>", "true to accept files in multipart posts (default false)")
+      .option("--retention-days <days>", `delete submissions older than this, ${DAYS} (default: keep for ever)`)
+      .option("--spam-retention-days <days>", `delete spam older than this, ${DAYS}, or '' to keep it for ever (default ${DEFAULT_SPAM_RETENTION_DAYS})`)
+      .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha, turnstile, or altcha (served by formsvc, no secret)")
+      .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
+      .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")
+      .option("--confirmation-file <path>", "JSON of the confirmation email to the person who submitted (docs/api.md); - reads stdin")
+      .option("--captcha-complexity <n>", COMPLEXITY_HELP),
+  )
     .addHelpText(
       "after",
       "\nExamples:\n  formsvc forms create --name Contact --email you@example.com --domains example.com,www.example.com\n  formsvc forms create --name Newsletter --slug newsletter --json | jq -r .submitUrl\n  formsvc forms create --name Staging --test\n" +
@@ -309,43 +316,30 @@ export function formsCommand(program: Command, io: Io): void {
     .addHelpText("after", "\nExamples:\n  formsvc forms get contact\n  formsvc forms get frm_01jd3k4m5n6p7q8r9s0t1v2w3x --json\n")
     .action((ref: string, _flags, command: Command) => runFormsGet(ref, command.optsWithGlobals(), io));
 
-  forms
-    .command("update <form>")
-    .description("change a form's settings; an empty --email, --redirect or --domains clears it")
-    .option("--name <name>", "a new name")
-    .option("--active <bool>", "true to take submissions, false to refuse them")
-    .option("--slug <slug>", "a new public slug (the old address stops working)")
-    .option("--email <address>", "notification address ('' for none)")
-    .option("--redirect <url>", "redirect after a submission ('' for the thank-you page)")
-    .option("--domains <list>", "comma-separated host names allowed to post ('' for any)")
-    .option("--file-uploads <bool>", "true to accept files in multipart posts, false to refuse them")
-    .option("--retention-days <days>", `delete submissions older than this, ${DAYS} ('' to keep for ever)`)
-    .option("--spam-retention-days <days>", `delete spam older than this, ${DAYS} ('' to keep it for ever)`)
-    .option("--fields-file <path>", "a JSON file with the array of fields the form declares ([] for none; see docs/api.md)")
-    .option("--other-fields <what>", "what posted fields the form does not declare become: keep, drop or refuse")
+  sharedSettingOptions(
+    forms
+      .command("update <form>")
+      .description("change a form's settings; an empty --email, --redirect or --domains clears it")
+      .option("--name <name>", "a new name")
+      .option("--active <bool>", "true to take submissions, false to refuse them")
+      .option("--slug <slug>", "a new public slug (the old address stops working)")
+      .option("--email <address>", "notification address ('' for none)")
+      .option("--redirect <url>", "redirect after a submission ('' for the thank-you page)")
+      .option("--domains <list>", "comma-separated host names allowed to post ('' for any)")
+      .option("--file-uploads <bool>", "true to accept files in multipart posts, false to refuse them")
+      .option("--retention-days <days>", `delete submissions older than this, ${DAYS} ('' to keep for ever)`)
+      .option("--spam-retention-days <days>", `delete spam older than this, ${DAYS} ('' to keep it for ever)`)
+      .option("--fields-file <path>", "a JSON file with the array of fields the form declares ([] for none; see docs/api.md)")
+      .option("--other-fields <what>", "what posted fields the form does not declare become: keep, drop or refuse")
+      .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha, turnstile or altcha; none to remove it")
+      .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
+      .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")
+      .option("--confirmation-file <path>", "JSON of the confirmation email to the person who submitted (null removes it); - reads stdin")
+      .option("--captcha-complexity <n>", COMPLEXITY_HELP),
+  )
     .addHelpText(
       "after",
-      "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update jobs --file-uploads true --retention-days 180\n",
-    )
-    .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha, turnstile or altcha; none to remove it")
-    .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
-    .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")
-    .option("--confirmation-file <path>", "JSON of the confirmation email to the person who submitted (null removes it); - reads stdin")
-    .option("--captcha-complexity <n>", COMPLEXITY_HELP)
-    .option("--spam-rules-file <file>", "spam rules as JSON: {blockedWords, blockedEmails, blockDisposableEmails, maxLinks, duplicateWindowHours}; '' to clear")
-    .option("--spam-filter <bool>", "true to let the account's learning filter judge posts (default), false to turn it off")
-    .option("--spam-threshold <score>", `the filter's score, 0 to 1, over which a post is spam (default ${DEFAULT_FILTER_THRESHOLD})`)
-    .option(
-      "--page-file <path>",
-      "JSON of the form's own page: {enabled, title, description, logoUrl, accentColor, submitLabel, thankYouMessage, language}; - reads stdin",
-    )
-    .option(
-      "--captcha-site-key <key>",
-      "with --captcha recaptcha, hcaptcha or turnstile: the provider's public site key, which the form's page shows its widget with",
-    )
-    .addHelpText(
-      "after",
-      "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update contact --page-file page.json\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update newsletter --confirmation-file confirmation.json\n  formsvc forms update contact --captcha hcaptcha --captcha-secret-stdin < hcaptcha-secret.txt\n  formsvc forms update contact --captcha none\n",
+      "\nExamples:\n  formsvc forms update contact --active false\n  formsvc forms update jobs --file-uploads true --retention-days 180\n  formsvc forms update contact --page-file page.json\n  formsvc forms update contact --email '' --domains example.com\n  formsvc forms update newsletter --confirmation-file confirmation.json\n  formsvc forms update contact --captcha hcaptcha --captcha-secret-stdin < hcaptcha-secret.txt\n  formsvc forms update contact --captcha none\n",
     )
     .action((ref: string, flags: FormFlags, command: Command) => runFormsUpdate(ref, flags, command.optsWithGlobals(), io));
 
