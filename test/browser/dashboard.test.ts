@@ -198,10 +198,10 @@ describe("the dashboard, as a new owner uses it", () => {
   });
 
   test("keys: made with the key shown once, it works with the API, the list says when it was used, revoked it stops", async () => {
-    await page.getByRole("link", { name: "API keys" }).click();
+    await Promise.all([page.waitForURL(/\/dashboard\/keys$/, WAIT), page.getByRole("link", { name: "API keys" }).click()]);
     expect(await page.locator(".empty").textContent()).toContain("No keys yet");
-    // The form select is for form keys only.
-    expect(await page.getByLabel("Form (for a form key)").isVisible()).toBe(false);
+    // The form select is for form keys only: the page's script (deferred) hides it once it runs.
+    await page.getByLabel("Form (for a form key)").waitFor({ state: "hidden", ...WAIT });
     await page.getByLabel("Name").fill("laptop");
     // No permission ticked is refused, not read as every permission.
     await page.getByRole("button", { name: "Create key" }).click();
