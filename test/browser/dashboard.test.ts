@@ -210,7 +210,9 @@ describe("the dashboard, as a new owner uses it", () => {
     await Promise.all([page.waitForURL(/\/dashboard\/keys$/, WAIT), page.getByRole("button", { name: "Create key" }).click()]);
     const key = (await page.locator("#new-key").textContent())!;
     expect(key).toMatch(/^sk_live_[0-9A-Za-z]{32,}$/);
-    expect(await page.getByRole("button", { name: "Copy", exact: true }).isVisible()).toBe(true);
+    // The refused try above left the page at this same address, so the wait for it does not wait for the new
+    // page's load: its script shows the copy button once it runs.
+    await page.getByRole("button", { name: "Copy", exact: true }).waitFor({ state: "visible", ...WAIT });
     // How to connect an assistant, with the key just made in the configuration it takes.
     expect(JSON.parse((await page.locator("#mcp-http").textContent())!)).toEqual({
       mcpServers: { formsvc: { type: "http", url: `${server.url}/mcp`, headers: { Authorization: `Bearer ${key}` } } },
