@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
+import { createHash, generateKeyPairSync } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { notifications } from "../../src/db/schema.ts";
 import { startWebhookSender } from "../../src/workers/webhook-sender.ts";
@@ -109,6 +109,69 @@ describe("each type, against its service's stand-in", () => {
     expect(r.vendors.tokensGranted).toBe(1);
     const list = await r.deliveriesWhen(settled);
     expect(list.map((d) => d.status)).toEqual(["succeeded", "succeeded"]);
+  });
+
+  test("google_sheets: a cached token serves only the key that obtained it, never another account naming the same account", async () => {
+    const r = await rig();
+    const ownersKey = r.vendors.serviceAccountKey();
+    await r.add("google_sheets", {
+      serviceAccountKey: ownersKey,
+      spreadsheetId: VENDOR.sheets.spreadsheetId,
+      sheet: VENDOR.sheets.sheet,
+      baseUrl: r.vendors.url,
+    });
+    // The owner's key gets a token in both places that keep them: the sender's (a post) and the test button's.
+    await r.post({ email: "ann@example.com" });
+    await r.vendors.waitFor("sheets", 1);
+    const made0 = (await r.api("GET", `/api/forms/${r.form.id}/destinations`)).body.destinations[0];
+    expect((await r.api("POST", `/api/forms/${r.form.id}/destinations/${made0.id}/test`)).body.ok).toBe(true);
+    expect(r.vendors.tokensGranted).toBe(2);
+
+    // Another account on the same server names the owner's (public) service account email and key id, with a
+    // private key of its own, and sends the rows to a host of its own.
+    const seen: string[] = [];
+    const receiver = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch(request) {
+        seen.push(request.headers.get("authorization") ?? "");
+        return Response.json({ updates: { updatedRows: 1 } });
+      },
+    });
+    cleanups.push(() => receiver.stop(true));
+    const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const strangersKey = { ...ownersKey, private_key: privateKey.export({ type: "pkcs8", format: "pem" }).toString() };
+    const stranger = await r.t.account("stranger");
+    const strangerKey = await stranger.key();
+    const strangerForm = await stranger.form();
+    const made = await r.t.request("POST", `/api/forms/${strangerForm.id}/destinations`, {
+      key: strangerKey,
+      body: {
+        type: "google_sheets",
+        config: {
+          serviceAccountKey: strangersKey,
+          spreadsheetId: VENDOR.sheets.spreadsheetId,
+          sheet: VENDOR.sheets.sheet,
+          baseUrl: `http://127.0.0.1:${receiver.port}`,
+        },
+      },
+    });
+    expect(made.status).toBe(201);
+    const { id } = (await made.json()) as { id: string };
+    const tried = await r.t.request("POST", `/api/forms/${strangerForm.id}/destinations/${id}/test`, { key: strangerKey });
+    // Its own key signs its own assertion, which Google refuses: no token, so nothing reaches its host.
+    expect(((await tried.json()) as { ok: boolean }).ok).toBe(false);
+    const posted = await r.t.request("POST", `/f/${strangerForm.slug}`, { body: { email: "eve@example.com" }, headers: json });
+    expect(posted.status).toBe(200);
+    const attempted = async () => {
+      const answer = await r.t.request("GET", `/api/forms/${strangerForm.id}/deliveries`, { key: strangerKey });
+      return ((await answer.json()) as { deliveries: { attempts: number; error: string | null }[] }).deliveries;
+    };
+    const deadline = Date.now() + 15_000;
+    while (!((await attempted())[0]?.attempts >= 1) && Date.now() < deadline) await Bun.sleep(20);
+    expect((await attempted())[0]?.error).toStartWith("Sheets: Google refused the service account's key");
+    expect(seen).toEqual([]);
+    expect(r.vendors.tokensGranted).toBe(2);
   });
 
   test("google_sheets: a spreadsheet not shared with the service account is explained in the log", async () => {

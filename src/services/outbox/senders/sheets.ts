@@ -2,7 +2,7 @@
 // (RFC 7523, as Google's "Using OAuth 2.0 for server to server applications" says), kept until it expires,
 // then a row appended with values:append and valueInputOption=RAW (a value starting with = stays text).
 // node:crypto signs the JWT: one RS256 signature did not warrant google-auth-library or jose in the binary.
-import { sign } from "node:crypto";
+import { createHash, sign } from "node:crypto";
 import type { AttemptResult } from "../deliveries.ts";
 import { VENDOR_BASES, type ServiceAccountKey } from "../destination-types.ts";
 import { mappedEntries, outcome, type SendContext, valueText, vendorMessage, vendorUrl } from "./common.ts";
@@ -26,9 +26,19 @@ export function serviceAccountAssertion(key: ServiceAccountKey, nowSeconds: numb
   return `${header}.${claims}.${base64url(signature)}`;
 }
 
+/**
+ * What a cached token is kept under: the whole key that obtained it, private key included. The email and key id
+ * are public (anyone may name them in a destination of their own), so a token found by them alone would serve
+ * another account's key with this one's token; only a destination holding the same private key may reuse it.
+ */
+const tokenCacheKey = (key: ServiceAccountKey) =>
+  createHash("sha256")
+    .update(JSON.stringify([key.token_uri, key.client_email, key.private_key_id ?? "", key.private_key]))
+    .digest("base64url");
+
 /** An access token for the key: the cached one while it lasts, else a new one from its token_uri. */
 async function accessToken(context: SendContext, key: ServiceAccountKey): Promise<{ token: string } | { failed: AttemptResult }> {
-  const cacheKey = `${key.token_uri}\n${key.client_email}\n${key.private_key_id ?? ""}`;
+  const cacheKey = tokenCacheKey(key);
   const cached = context.tokens.get(cacheKey);
   if (cached && cached.until > Date.now()) return { token: cached.token };
   let assertion: string;
