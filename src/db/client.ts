@@ -5,9 +5,9 @@ import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
 import { copyInto, migrateSqlite, PING, refuseOlderSchema, sqliteSchemaStatus, WRITE_CHECK } from "./migrate.ts";
 import { isLibsqlUrl } from "./location.ts";
 import * as schema from "./schema.ts";
-import { type Db, isBusy, LOCK_WAIT_MS, MAX_BATCH, type SchemaChange, type Store, type WriteStatement } from "./store.ts";
+import { type Db, isBusy, LOCK_WAIT_MS, MAX_BATCH, type SchemaChange, type Store } from "./store.ts";
 
-export type { Db, SchemaChange, Store, WriteStatement };
+export type { Db, SchemaChange, Store };
 
 /** Makes `path` as an empty file only its owner may read and write: it will hold submissions and key hashes. */
 function createPrivateFile(path: string, flags: "a" | "wx"): void {

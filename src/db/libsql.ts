@@ -111,12 +111,15 @@ export async function openLibsql(url: string, authToken: string | undefined, mig
     }
   }
   const db = drizzleLibsql({ client, schema }) as unknown as Db;
+  // Every write of this process, a transaction or a batch, waits for the one before: on a `file:` database the
+  // client's statements run synchronously, so a write that waited inside SQLite for the lock of this process's
+  // own transaction (which awaits between its statements) would stop the event loop, and that transaction with it.
   const queue = serial();
   return {
     driver: "libsql",
     db,
     write: (work) => queue(() => db.transaction((tx) => work(tx as unknown as Db), { behavior: "immediate" })),
-    batch: batchCommit(client, db),
+    batch: batchCommit(client, db, queue),
     backup: async (target) => {
       await client.execute({ sql: "VACUUM INTO ?", args: [target] });
     },
@@ -124,17 +127,19 @@ export async function openLibsql(url: string, authToken: string | undefined, mig
       await client.execute(PING);
     },
     checkWritable: async () => {
-      const tx = await client.transaction("write");
-      try {
-        await tx.execute(WRITE_CHECK);
-      } finally {
-        await tx.rollback();
-      }
+      await queue(async () => {
+        const tx = await client.transaction("write");
+        try {
+          await tx.execute(WRITE_CHECK);
+        } finally {
+          await tx.rollback();
+        }
+      });
     },
     checkpoint: async () => {
       // A server keeps its WAL (and its replicas and backups) as it is configured to: nothing to ask of it here.
       if (!url.startsWith("file:")) return false;
-      const result = await client.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+      const result = await queue(() => client.execute("PRAGMA wal_checkpoint(TRUNCATE)"));
       return Number(result.rows[0]?.busy ?? 1) === 0;
     },
     schema: { from: schemaFrom, to: migrated },
@@ -159,18 +164,20 @@ interface BatchTask {
  * in the next request, as one write transaction. When a joined request fails, each batch is sent again alone,
  * so that one bad write fails only its own caller.
  */
-function batchCommit(client: import("@libsql/client").Client, db: Db): Store["batch"] {
+function batchCommit(client: import("@libsql/client").Client, db: Db, queue: ReturnType<typeof serial>): Store["batch"] {
   const pending: BatchTask[] = [];
   let draining = false;
 
   async function send(tasks: BatchTask[]): Promise<void> {
     const statements = tasks.flatMap((task) => task.statements);
-    const results = await client.batch(
-      statements.map((statement) => {
-        const query = statement.getQuery();
-        return { sql: query.sql, args: query.params as never };
-      }),
-      "write",
+    const results = await queue(() =>
+      client.batch(
+        statements.map((statement) => {
+          const query = statement.getQuery();
+          return { sql: query.sql, args: query.params as never };
+        }),
+        "write",
+      ),
     );
     let at = 0;
     for (const task of tasks) {

@@ -1,6 +1,7 @@
 // A statement of a write whose values are known before it runs, given with names: its SQL text is made once
-// (placeholders for the names) and bound to each write's values, so that it can run in a transaction or go into
-// one batch with others (libSQL's write of a post is one request), the same statement either way.
+// (placeholders for the names) and bound to each write's values. A write decides what it does in plain code and
+// hands its statements here as a plan (runPlan); how a statement runs on each engine (prepared once per
+// connection on a SQLite file, through drizzle on libSQL) is this module's alone.
 import { Database, type Statement } from "bun:sqlite";
 import { fillPlaceholders, getTableColumns, sql, type SQL } from "drizzle-orm";
 import { SQLiteSyncDialect, type SQLiteTable } from "drizzle-orm/sqlite-core";
@@ -39,7 +40,7 @@ export function bound(step: Step): Bound {
 const preparedTexts = new WeakMap<Database, Map<string, Statement>>();
 
 /** The statement of `text` on a SQLite connection, prepared at its first use there. */
-export function preparedText(client: Database, text: string): Statement {
+function preparedText(client: Database, text: string): Statement {
   let statements = preparedTexts.get(client);
   if (!statements) {
     statements = new Map();
@@ -67,27 +68,8 @@ export async function runStep(tx: Db, step: Step): Promise<unknown[]> {
   return tx.all(step.make((name) => step.values[name]));
 }
 
-/** In a statement of a submission's write: true when the submission `submissionId` was written earlier in it. */
+/** In a statement of a submission's write: true when the submission `submissionId` was written earlier in its transaction. */
 export const whenStored = (value: (name: string) => unknown): SQL => sql`EXISTS (SELECT 1 FROM ${submissions} WHERE id = ${value("submissionId")})`;
-
-/**
- * `INSERT … SELECT <a row> WHERE <the submission was written>`, its values named after the table's columns (but
- * `omit`): a statement of a submission's write that writes nothing when the submission's own insert did not.
- */
-export function insertIfStored(table: SQLiteTable, omit: string[] = []): StatementMaker {
-  const columns = Object.entries(getTableColumns(table)).filter(([key]) => !omit.includes(key));
-  return (value) => {
-    const names = sql.join(
-      columns.map(([, column]) => sql.identifier(column.name)),
-      sql`, `,
-    );
-    const values = sql.join(
-      columns.map(([key]) => sql`${value(key)}`),
-      sql`, `,
-    );
-    return sql`INSERT INTO ${table} (${names}) SELECT ${values} WHERE ${whenStored(value)}`;
-  };
-}
 
 /** The sizes a multi-row insert is cut into: each one statement text, prepared once per connection. */
 const ROW_CHUNKS = [64, 32, 16, 8, 4, 2, 1];
@@ -140,4 +122,28 @@ export async function insertRows(tx: Db, table: SQLiteTable, rows: Record<string
       at += size;
     }
   }
+}
+
+/** Rows for one table, keyed by its column keys (the same keys in every row), holding the values as the driver takes them. */
+export interface Rows {
+  table: SQLiteTable;
+  rows: Record<string, unknown>[];
+}
+
+/**
+ * A statement plan: what a write does once its decisions are made, as statements with their values and rows to
+ * insert, in order. Any engine runs it in its own transaction (runPlan): the plan holds no engine's calls.
+ */
+export type Plan = (Step | Rows)[];
+
+/** Runs a plan in the caller's transaction, item by item in order; gives each statement's rows (none for inserted rows). */
+export async function runPlan(tx: Db, plan: Plan): Promise<unknown[][]> {
+  const results: unknown[][] = [];
+  for (const item of plan) {
+    if ("table" in item) {
+      await insertRows(tx, item.table, item.rows);
+      results.push([]);
+    } else results.push(await runStep(tx, item));
+  }
+  return results;
 }

@@ -1,11 +1,11 @@
 // The one owner of the counters that lists read instead of counting rows: each form's (submissions, spam,
 // unread, starred) and the same per UTC day and per minute, moved together. Every path that adds, changes or deletes a submission (receive,
 // mark, delete, bulk actions, retention, erasure) goes through here.
-import { eq, sql, type SQL } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { preparedOn } from "../../db/prepared.ts";
 import { forms, submissionDays, submissionMinutes, type SubmissionRow } from "../../db/schema.ts";
-import { whenStored, type StatementMaker, type Step } from "../../db/statement.ts";
+import type { StatementMaker, Step } from "../../db/statement.ts";
 import { DAY_MS, MINUTE_MS } from "../../domain/types.ts";
 
 type Counter = "submissionCount" | "spamCount" | "unreadCount" | "starredCount";
@@ -139,46 +139,20 @@ export async function removeShares(tx: Db, gone: Counted[]): Promise<Record<stri
   return counts;
 }
 
-/**
- * New posts' share of the form's counters and its newest time, of a day's and of a minute's; `guard` is a condition
- * the write must meet (a single post's write counts only when its submission was written).
- */
-const receivedMakers = (guard: (p: (name: string) => unknown) => SQL): StatementMaker[] => [
-  (p) => sql`UPDATE ${forms} SET submission_count = submission_count + ${p("kept")},
-        spam_count = spam_count + ${p("spam")}, unread_count = unread_count + ${p("kept")},
-        last_submission_at = ${p("createdAt")}
-      WHERE id = ${p("formId")} AND ${guard(p)}`,
-  (p) => sql`INSERT INTO ${submissionDays} (form_id, day, submission_count, spam_count, unread_count, starred_count)
-      SELECT ${p("formId")}, ${p("day")}, ${p("kept")}, ${p("spam")}, ${p("kept")}, 0
-      WHERE ${guard(p)}
-      ON CONFLICT (form_id, day) DO UPDATE SET submission_count = submission_count + excluded.submission_count,
-        spam_count = spam_count + excluded.spam_count, unread_count = unread_count + excluded.unread_count`,
-  (p) => sql`INSERT INTO ${submissionMinutes} (form_id, minute, submission_count, spam_count, unread_count, starred_count)
-      SELECT ${p("formId")}, ${p("minute")}, ${p("kept")}, ${p("spam")}, ${p("kept")}, 0
-      WHERE ${guard(p)}
-      ON CONFLICT (form_id, minute) DO UPDATE SET submission_count = submission_count + excluded.submission_count,
-        spam_count = spam_count + excluded.spam_count, unread_count = unread_count + excluded.unread_count`,
-];
-const RECEIVED = receivedMakers(whenStored);
-const [RECEIVED_BY_FORM, RECEIVED_BY_DAY, RECEIVED_BY_MINUTE] = receivedMakers(() => sql`1`) as [StatementMaker, StatementMaker, StatementMaker];
-
-/**
- * The counters of a new post, as statements of its write that count only when it was written (it may lose a race
- * to another process's): its share of the form's, the day's and the minute's counters, and the form's newest time.
- */
-export function receivedCounters(row: SubmissionRow): Step[] {
-  const kept = isKept(row) ? 1 : 0;
-  const values = {
-    submissionId: row.id,
-    formId: row.formId,
-    createdAt: row.createdAt,
-    day: dayOf(row.createdAt),
-    minute: minuteOf(row.createdAt),
-    kept,
-    spam: row.isSpam ? 1 : 0,
-  };
-  return RECEIVED.map((make) => ({ make, values }));
-}
+/** New posts' share of the form's counters and its newest time, of a day's and of a minute's. */
+const RECEIVED_BY_FORM: StatementMaker = (p) => sql`UPDATE ${forms} SET submission_count = submission_count + ${p("kept")},
+    spam_count = spam_count + ${p("spam")}, unread_count = unread_count + ${p("kept")}, last_submission_at = ${p("createdAt")}
+  WHERE id = ${p("formId")}`;
+const RECEIVED_BY_DAY: StatementMaker = (p) => sql`INSERT INTO ${submissionDays} (form_id, day, submission_count, spam_count, unread_count, starred_count)
+  VALUES (${p("formId")}, ${p("day")}, ${p("kept")}, ${p("spam")}, ${p("kept")}, 0)
+  ON CONFLICT (form_id, day) DO UPDATE SET submission_count = submission_count + excluded.submission_count,
+    spam_count = spam_count + excluded.spam_count, unread_count = unread_count + excluded.unread_count`;
+const RECEIVED_BY_MINUTE: StatementMaker = (
+  p,
+) => sql`INSERT INTO ${submissionMinutes} (form_id, minute, submission_count, spam_count, unread_count, starred_count)
+  VALUES (${p("formId")}, ${p("minute")}, ${p("kept")}, ${p("spam")}, ${p("kept")}, 0)
+  ON CONFLICT (form_id, minute) DO UPDATE SET submission_count = submission_count + excluded.submission_count,
+    spam_count = spam_count + excluded.spam_count, unread_count = unread_count + excluded.unread_count`;
 
 /**
  * The counters of new posts written in the caller's transaction, summed first: one statement per form (its

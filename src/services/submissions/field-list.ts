@@ -1,24 +1,8 @@
 // Each form's field list: every field name of its submissions, in order of first appearance. The list is kept
-// on the form (lists and exports read it), grown by each write and rebuilt when a deletion may shrink it.
+// on the form (lists and exports read it), grown by each write of posts (writer.ts) and rebuilt when a deletion may shrink it.
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
-import { forms, submissions, type SubmissionRow } from "../../db/schema.ts";
-import { whenStored, type StatementMaker } from "../../db/statement.ts";
-
-/**
- * The statement of a post's write (write.ts) that adds to the form's list the names of `names` (a JSON array) it
- * does not have yet, in order, whatever another process added meanwhile; it writes only when there are some and
- * the submission was written. Values: submissionId, formId, names.
- */
-export const growFieldList: StatementMaker = (p) => {
-  const names = p("names");
-  const newNames = sql`SELECT value FROM json_each(${names}) WHERE value NOT IN (SELECT value FROM json_each(${forms.fields}))`;
-  return sql`UPDATE ${forms} SET fields = (SELECT json_group_array(value) FROM (
-      SELECT 0 AS part, key AS pos, value FROM json_each(${forms.fields})
-      UNION ALL SELECT 1, key, value FROM json_each(${names}) WHERE value NOT IN (SELECT value FROM json_each(${forms.fields}))
-      ORDER BY part, pos))
-    WHERE id = ${p("formId")} AND EXISTS (${newNames}) AND ${whenStored(p)}`;
-};
+import { submissions, type SubmissionRow } from "../../db/schema.ts";
 
 /** The form's field list rebuilt from its submissions, as JSON: every name, in order of first appearance. */
 export async function rebuiltFields(tx: Db, formId: string): Promise<string> {

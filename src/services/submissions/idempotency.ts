@@ -1,11 +1,11 @@
 // Idempotency-Key on the public post (docs/api.md, "Retries: Idempotency-Key"): a client that retries after a network error sends the same
 // key again, and a repeat within 24 hours is answered as the first post was, storing nothing new. The record is
-// written in the submission's own write (write.ts), so a post is never stored without it nor it without the post.
+// written in the submission's own write (writer.ts), so a post is never stored without it nor it without the post.
 import { createHash } from "node:crypto";
-import { and, eq, gt, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Store } from "../../db/client.ts";
-import { preparedOn } from "../../db/prepared.ts";
 import { idempotencyKeys } from "../../db/schema.ts";
+import { runStep, type StatementMaker, type Step } from "../../db/statement.ts";
 import { ApiError } from "../../errors.ts";
 import { UploadedFile } from "../../lib/files.ts";
 import { IDEMPOTENCY_WINDOW_MS, IdempotencyKeyTaken } from "./write.ts";
@@ -46,24 +46,13 @@ export function fingerprintOf(fields: Record<string, unknown>): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-const findKey = preparedOn((db) =>
-  db
-    .select({
-      fingerprint: idempotencyKeys.fingerprint,
-      submissionId: idempotencyKeys.submissionId,
-      location: idempotencyKeys.location,
-      redirected: idempotencyKeys.redirected,
-    })
-    .from(idempotencyKeys)
-    .where(
-      and(
-        eq(idempotencyKeys.formId, sql.placeholder("formId")),
-        eq(idempotencyKeys.key, sql.placeholder("key")),
-        gt(idempotencyKeys.createdAt, sql.placeholder("from")),
-      ),
-    )
-    .prepare(),
-);
+/** The live record of a post's Idempotency-Key: the one look-up of a key, for a repeat's answer and for the write's decision. */
+const LIVE_KEY: StatementMaker = (p) =>
+  sql`SELECT fingerprint, submission_id AS submissionId, location, redirected FROM ${idempotencyKeys}
+    WHERE form_id = ${p("formId")} AND key = ${p("key")} AND created_at > ${p("from")}`;
+
+/** The statement that finds the record of `key` on `formId` still live at `now`: a row when the key is held. */
+export const liveKey = (formId: string, key: string, now: number): Step => ({ make: LIVE_KEY, values: { formId, key, from: now - IDEMPOTENCY_WINDOW_MS } });
 
 /** Most expired records one purge transaction deletes. */
 const PURGE_BATCH = 500;
@@ -75,14 +64,17 @@ export function idempotencyService(store: Store) {
 
   /** The live record of `key`, as the first answer, or null; `409 idempotency_key_reused` when its fields differ. */
   async function keptAnswer(formId: string, key: string, fingerprint: string): Promise<KeptAnswer | null> {
-    const record = await findKey(store.db).get({ formId, key, from: Date.now() - IDEMPOTENCY_WINDOW_MS });
+    const [record] = (await runStep(store.db, liveKey(formId, key, Date.now()))) as (Omit<KeptAnswer, "redirected"> & {
+      fingerprint: string;
+      redirected: number;
+    })[];
     if (!record) return null;
     if (record.fingerprint !== fingerprint) {
       throw new ApiError("idempotency_key_reused", "This Idempotency-Key was already used for a different submission; send a new key with new data.", {
         field: "Idempotency-Key",
       });
     }
-    return { submissionId: record.submissionId, location: record.location, redirected: record.redirected };
+    return { submissionId: record.submissionId, location: record.location, redirected: Boolean(record.redirected) };
   }
 
   return {

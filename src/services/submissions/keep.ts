@@ -6,11 +6,11 @@
 // sends it only while its `held` column says it was held back.
 import type { Db } from "../../db/client.ts";
 import { notifications, type FormRow, type NotificationRow, type SubmissionRow } from "../../db/schema.ts";
-import { insertIfStored, insertRows, runStep, type Step } from "../../db/statement.ts";
+import { runPlan, runStep, type Step } from "../../db/statement.ts";
 import type { Submission } from "../../domain/types.ts";
 import { confirmationInsert, confirmationValues, type OptInLinks } from "../outbox/confirmations.ts";
 import { notificationRowFor, type NotificationRequest } from "../outbox/notifications.ts";
-import { isKept, moveShare, receivedCounters, receivedCountersOf } from "./counters.ts";
+import { isKept, moveShare, receivedCountersOf } from "./counters.ts";
 import { toSubmission } from "./shown.ts";
 
 /** What keeping needs of a form. */
@@ -53,8 +53,6 @@ export interface Queued {
   /** A delivery. */
   deliveries: boolean;
 }
-
-const NOTIFICATION = insertIfStored(notifications);
 
 /** The rules: what one change writes, its deliveries apart (made only when asked: their bodies cost). */
 function planOf(change: Change, deps: KeepDeps) {
@@ -112,30 +110,8 @@ export async function keep(tx: Db, changes: Change[], deps: KeepDeps): Promise<Q
     }
     if (endpoints) for (const step of plan.deliveries.make()) if ((await runStep(tx, step)).length > 0) queued.deliveries = true;
   }
-  for (const step of receivedCountersOf(received)) await runStep(tx, step);
-  await insertRows(tx, notifications, notified as unknown as Record<string, unknown>[]);
+  await runPlan(tx, [...receivedCountersOf(received), { table: notifications, rows: notified as unknown as Record<string, unknown>[] }]);
   return queued;
-}
-
-/**
- * The same as keep for new posts, as statements of one batch (libSQL's write of a post: one request, nothing read
- * in between), each writing only when its submission was: the deliveries apart and last, so that their rows tell
- * whether any was written. `mail` says what is queued if the submissions were written.
- */
-export function keepStatements(changes: Change[], deps: KeepDeps): { steps: Step[]; deliveries: Step[]; mail: boolean } {
-  const steps: Step[] = [];
-  const deliveries: Step[] = [];
-  let mail = false;
-  for (const change of changes) {
-    if (change.before) throw new Error("keepStatements takes new posts only: a stored submission's change is kept in its transaction (keep)");
-    const plan = planOf(change, deps);
-    steps.push(...receivedCounters(change.after));
-    if (plan.confirmation) steps.push(plan.confirmation);
-    if (plan.notification) steps.push({ make: NOTIFICATION, values: { ...plan.notification } });
-    deliveries.push(...(plan.deliveries?.make() ?? []));
-    mail ||= plan.mail;
-  }
-  return { steps, deliveries, mail };
 }
 
 /** Wakes the senders of what a committed write of keep queued: never before the commit, or they could look too early. */
