@@ -78,7 +78,6 @@ const formForWrite = preparedOn((db) =>
       slug: forms.slug,
       mode: forms.mode,
       notificationEmail: forms.notificationEmail,
-      lastSubmissionAt: forms.lastSubmissionAt,
       confirmation: forms.confirmation,
     })
     .from(forms)

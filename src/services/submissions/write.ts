@@ -21,8 +21,8 @@ const IDEMPOTENCY_KEY: StatementMaker = (p) =>
     ON CONFLICT (form_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, submission_id = excluded.submission_id,
       location = excluded.location, redirected = excluded.redirected, created_at = excluded.created_at`;
 
-/** What the write needs of its form: the route's own look-up, read before the write. */
-export type ReceivingForm = KeepingForm & { lastSubmissionAt?: number };
+/** What the write needs of its form: the route's own look-up, read before the write (its newest createdAt is read in the write). */
+export type ReceivingForm = KeepingForm;
 
 /** The Idempotency-Key of a post, written with its submission: what a repeat is answered with. */
 export interface IdempotencyRequest {
