@@ -9,7 +9,7 @@ import { newId } from "../../lib/ids.ts";
 import { attachFiles } from "../files.ts";
 import { awaitsOptIn } from "../outbox/confirmations.ts";
 import type { NotificationRequest } from "../outbox/notifications.ts";
-import type { Change, KeepingForm, Queued } from "./keep.ts";
+import type { Change, KeepingForm, Queued, Routing } from "./keep.ts";
 
 /** How long a post's Idempotency-Key is kept: a repeat within this time gets the first answer again. */
 export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
@@ -54,6 +54,8 @@ export interface Received {
   form: ReceivingForm;
   data: Record<string, unknown>;
   flags: ReceiveFlags;
+  /** Where it goes once kept, decided before the write (see routingOf). */
+  routing: Routing;
   createdAt: number;
 }
 
@@ -138,6 +140,7 @@ export function submissionWrite(input: Received): SubmissionWrite {
     after: row,
     posted: { data: input.data, request: input.flags.notification ?? {}, language: input.flags.language },
     at: createdAt,
+    routing: input.routing,
   };
   return { row, files: attached.files.map((file) => ({ ...file, submissionId: row.id, formId: form.id })), key, change };
 }
