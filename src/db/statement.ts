@@ -56,8 +56,8 @@ function preparedText(client: Database, text: string): Statement {
 }
 
 /**
- * Runs a step in the caller's transaction and gives its rows: on a SQLite file as a statement prepared once per
- * connection; on libSQL (whose transactions are new objects each time) through drizzle.
+ * Runs a step in the caller's transaction (or on the store's reader) and gives its rows: on a SQLite file as a
+ * statement prepared once per connection; on libSQL (whose transactions are new objects each time) through drizzle.
  */
 export async function runStep(tx: Db, step: Step): Promise<unknown[]> {
   const client = (tx as unknown as { $client?: unknown }).$client;
