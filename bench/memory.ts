@@ -7,13 +7,13 @@
 // Prints figures with the load average; asserts nothing. Run alone: bun bench/memory.ts (BENCH_BINARY=dist/formsvc
 // measures a binary already built). About 40 s.
 import { Database } from "bun:sqlite";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { ROOT } from "../test/helpers/cli.ts";
+import { join } from "node:path";
 import { load } from "./lib/load.ts";
 import { machineLine } from "./lib/machine.ts";
 import { seedForm } from "./lib/seed.ts";
+import { compiledPair, freePort, memoryMb, run } from "./lib/compiled.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROWS = Number(process.env.BENCH_ROWS ?? 200_000);
@@ -59,27 +59,6 @@ const server = Bun.serve({
 });
 `;
 
-/** A port free right now (taken and let go). */
-function freePort(): number {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
-
-/** VmRSS or VmHWM of a live process, in MB. */
-function memoryMb(pid: number, field: "VmRSS" | "VmHWM"): number {
-  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
-}
-
-async function run(argv: string[], what: string): Promise<string> {
-  const proc = Bun.spawn(argv, { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir }, stdout: "pipe", stderr: "pipe" });
-  const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-  if (code !== 0) throw new Error(`${what} exited ${code}: ${err}`);
-  return out;
-}
-
 interface Figures {
   idle: number;
   burst: number;
@@ -113,7 +92,7 @@ async function measure(
   };
   const idle = await once(async (_port, pid) => {
     await Bun.sleep(1000);
-    return memoryMb(pid, "VmRSS");
+    return memoryMb(pid);
   });
   const burst = await once(async (port, pid) => {
     const figures = await load(`http://127.0.0.1:${port}${postUrl}`, { connections: CONNECTIONS, seconds: SECONDS, body });
@@ -138,11 +117,7 @@ async function measure(
 
 try {
   console.log(machineLine());
-  const binary = process.env.BENCH_BINARY ? resolve(process.env.BENCH_BINARY) : join(dir, "formsvc");
-  if (!process.env.BENCH_BINARY) await run([process.execPath, join(ROOT, "scripts", "build.ts"), "--outfile", binary], "build");
-  writeFileSync(join(dir, "floor.ts"), FLOOR_SOURCE);
-  const floorBinary = join(dir, "floor");
-  await run([process.execPath, "build", "--compile", "--minify", join(dir, "floor.ts"), "--outfile", floorBinary], "floor build");
+  const { binary, floor: floorBinary } = await compiledPair(dir, FLOOR_SOURCE);
 
   const floorDb = join(dir, "floor.db");
   const floor = await measure(
@@ -166,9 +141,9 @@ try {
   );
 
   const db = join(dir, "formsvc.db");
-  const key = (await run([binary, "keys", "create", "--db", db], "keys create")).trim();
-  await run([binary, "forms", "create", "--name", "Bench", "--slug", "bench", "--db", db], "forms create");
-  const exportForm = JSON.parse(await run([binary, "forms", "create", "--name", "Export", "--slug", "export", "--json", "--db", db], "forms create"))
+  const key = (await run(dir, [binary, "keys", "create", "--db", db], "keys create")).trim();
+  await run(dir, [binary, "forms", "create", "--name", "Bench", "--slug", "bench", "--db", db], "forms create");
+  const exportForm = JSON.parse(await run(dir, [binary, "forms", "create", "--name", "Export", "--slug", "export", "--json", "--db", db], "forms create"))
     .id as string;
   const formsvc = await measure(
     (port) => [binary, "serve", "--host", "127.0.0.1", "--port", String(port), "--db", db, "--rate-limit", "0"],
