@@ -53,7 +53,6 @@ function openSqlite(path: string, migrate: boolean): Store {
     version = undefined;
   });
   return {
-    driver: "sqlite",
     db,
     write,
     batch: (build) =>

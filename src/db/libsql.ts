@@ -116,7 +116,6 @@ export async function openLibsql(url: string, authToken: string | undefined, mig
   // own transaction (which awaits between its statements) would stop the event loop, and that transaction with it.
   const queue = serial();
   return {
-    driver: "libsql",
     db,
     write: (work) => queue(() => db.transaction((tx) => work(tx as unknown as Db), { behavior: "immediate" })),
     batch: batchCommit(client, db, queue),

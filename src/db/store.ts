@@ -8,10 +8,11 @@ import type * as schema from "./schema.ts";
 // biome-ignore lint/suspicious/noExplicitAny: the driver's result kind differs between bun:sqlite (sync) and libSQL (async).
 export type Db = BaseSQLiteDatabase<any, any, typeof schema>;
 
-/** The open database: `db` for reads, `write` for every change, serialised through one writer. */
+/**
+ * The open database: `db` for reads, `write` for every change, serialised through one writer. Which engine runs
+ * it (bun:sqlite on a file, or the libSQL client, whose every request may cross a network) is src/db/'s alone.
+ */
 export interface Store {
-  /** bun:sqlite on a file, or the libSQL client (a server, or a file: URL); each request of the latter may cross a network. */
-  readonly driver: "sqlite" | "libsql";
   readonly db: Db;
   /**
    * Runs `work` in one write transaction (BEGIN IMMEDIATE); writes queue behind each other, never interleave.
