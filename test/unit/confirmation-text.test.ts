@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
-import { defang, recipientOf, renderConfirmation } from "../../src/lib/confirmation-text.ts";
+import { recipientOf, renderConfirmation } from "../../src/lib/confirmation-text.ts";
+import { defang } from "../../src/lib/defang.ts";
 
 // What a visitor's values become in the owner's confirmation email: text, cut, and never a link or an address.
 
