@@ -168,7 +168,7 @@ describe("each type, against its service's stand-in", () => {
       return ((await answer.json()) as { deliveries: { attempts: number; error: string | null }[] }).deliveries;
     };
     const deadline = Date.now() + 15_000;
-    while (!((await attempted())[0]?.attempts >= 1) && Date.now() < deadline) await Bun.sleep(20);
+    while (((await attempted())[0]?.attempts ?? 0) < 1 && Date.now() < deadline) await Bun.sleep(20);
     expect((await attempted())[0]?.error).toStartWith("Sheets: Google refused the service account's key");
     expect(seen).toEqual([]);
     expect(r.vendors.tokensGranted).toBe(2);

@@ -13,14 +13,11 @@ afterAll(() => fx.close());
 const nested = (depth: number) => `{"deep":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`;
 
 describe("deeply nested JSON", () => {
-  test("40,000 levels are 400 invalid_body at once, nothing is stored, and the form still lists and exports", async () => {
+  test("40,000 levels are 400 invalid_body, nothing is stored, and the form still lists and exports", async () => {
     const form = await fx.form();
     for (const depth of [40_000, 39_998]) {
-      const started = performance.now();
       const answer = await fx.post(form.slug, { body: nested(depth), headers: JSON_POST });
-      const ms = performance.now() - started;
       await expectJsonError(answer, 400, "invalid_body");
-      expect(ms).toBeLessThan(100);
     }
     expect(await fx.stored(form.id)).toEqual([]);
     const exported = await fx.t.request("GET", `/api/forms/${form.id}/submissions/export?format=json`, { key: fx.key });

@@ -22,12 +22,9 @@ afterAll(() => {
 });
 
 test("a server that accepts but never answers: the remote CLI gives up after FORMSVC_TIMEOUT and says so", async () => {
-  const started = performance.now();
   const result = await runCli(["forms", "list"], { env: { FORMSVC_URL: url, FORMSVC_KEY: "sk_live_whatever", FORMSVC_TIMEOUT: "1" } });
-  const seconds = (performance.now() - started) / 1000;
   expect(result).toEqual({ code: 1, stdout: "", stderr: `formsvc: the server at ${url} did not answer within 1 s\n` });
   expect(sockets.length).toBeGreaterThan(0);
-  expect(seconds).toBeLessThan(8);
 });
 
 test("a timeout that is not a number of seconds is a usage error", async () => {

@@ -30,9 +30,9 @@ test("a restart under the same address starts at once while another process is w
   const other = new Database(path);
   other.exec("BEGIN IMMEDIATE");
   other.exec("INSERT INTO settings (key, value) VALUES ('other', 'writing')");
-  const began = performance.now();
+  // The other process holds the write lock until after this start: a start that wrote would wait for it and fail
+  // (SQLITE_BUSY after busy_timeout), so finishing at all shows that it wrote nothing.
   await start(path, "https://forms.example.com");
-  expect(performance.now() - began).toBeLessThan(1_000);
   other.exec("COMMIT");
 
   // A new address is recorded, so that the local CLI shows the links the server now serves.

@@ -78,13 +78,12 @@ test("the connection goes to the very address the check resolved, with the name 
 test("a receiver that does not answer in time is a failed attempt, not a hang", async () => {
   const receiver = startReceiver(() => "hang");
   receivers.push(receiver);
-  const started = Date.now();
   const result = await postOnce(
     new URL(`${receiver.url}/slow`),
     "{}",
     {},
     { allowPrivate: true, resolve: tableResolver({}), timeoutMs: 300, signal: new AbortController().signal },
   );
+  // The attempt's own words say its timeout ended it; a hang would end the test instead, at its timeout.
   expect(result).toMatchObject({ ok: false, responseStatus: null, error: expect.stringContaining("no answer within") });
-  expect(Date.now() - started).toBeLessThan(3_000);
 });

@@ -1,9 +1,8 @@
 // Conditions (`when`) on webhooks and destinations, and the routes of a form's notification email: what a
 // submission must hold to be sent somewhere (docs/api.md, "Conditions"). Every value compares as text, trimmed
 // and ignoring case; a list value (checkboxes) matches when any item does; a missing field is empty.
-// The outbox decides in SQL, in the statement that queues a kept submission's deliveries (no read before the
-// write); the notification's route is decided in the write's code. Both read the folded values made here.
-import { sql, type SQL } from "drizzle-orm";
+// Decided in code, once per post and before the write that keeps it (its lock is never held for a post's
+// values): the outbox's deliveries and the notification's route both read the facts made here.
 import type { Zod } from "../../lib/validate.ts";
 
 export const CONDITION_OPS = ["equals", "contains", "in", "notEmpty"] as const;
@@ -69,50 +68,73 @@ export function shownWhen(stored: string | null): Condition[] {
 }
 
 /** A submitted value as the texts it compares by: one per item of a list, one (empty) for a missing or empty one. */
-function textsOf(value: unknown): string[] {
-  if (Array.isArray(value)) return value.length === 0 ? [""] : value.flatMap(textsOf);
-  if (value === null || value === undefined) return [""];
-  return [fold(typeof value === "object" ? JSON.stringify(value) : String(value))];
+function textsOf(value: unknown, into: Set<string>): void {
+  if (Array.isArray(value)) {
+    if (value.length === 0) into.add("");
+    for (const item of value) textsOf(item, into);
+  } else if (value === null || value === undefined) into.add("");
+  else into.add(fold(typeof value === "object" ? JSON.stringify(value) : String(value)));
 }
 
-/** The submission's values as [field, folded text] pairs, the form the SQL of whenHolds reads. */
-export function factsOf(data: Record<string, unknown>): string {
-  return JSON.stringify(Object.entries(data).flatMap(([field, value]) => textsOf(value).map((text) => [field, text])));
-}
+/** What `contains` searches: a field's distinct texts joined by a character no condition's value holds. */
+const SEPARATOR = "\u0000";
 
-/** Whether one folded text meets a stored condition. */
-function meets(c: StoredCondition, text: string): boolean {
-  if (c.op === "notEmpty") return text !== "";
-  if (c.op === "in") return (c.match as string[]).includes(text);
-  return c.op === "equals" ? text === c.match : text.includes(c.match as string);
-}
-
-/** Whether a submission's data meets every stored condition (in code: the notification's routes). */
-export function matches(stored: string | null, data: Record<string, unknown>): boolean {
-  if (!stored) return true;
-  return (JSON.parse(stored) as StoredCondition[]).every((c) => {
-    const texts = Object.hasOwn(data, c.field) ? textsOf(data[c.field]) : [""];
-    return texts.some((text) => meets(c, text));
-  });
+/** One field's distinct folded texts, and the same joined for `contains`. */
+interface FieldTexts {
+  texts: Set<string>;
+  joined: string;
 }
 
 /**
- * The SQL that holds when a submission (its `facts`, see factsOf) meets every condition stored in `column`:
- * the same rule as `matches`, for the statement that queues deliveries without a read before it.
+ * A submission's values as conditions read them, each field folded once and only when a condition names it, and
+ * each distinct condition decided once: however many webhooks, destinations and routes ask, a post's cost is its
+ * own values' (a list of many items) plus one look-up per condition value, never their product.
  */
-export function whenHolds(column: SQL, facts: SQL): SQL {
-  const field = sql`json_extract(c.value, '$.field')`;
-  const match = sql`json_extract(c.value, '$.match')`;
-  const some = (test: SQL) => sql`EXISTS (SELECT 1 FROM json_each(${facts}) f WHERE json_extract(f.value, '$[0]') = ${field} AND ${test})`;
-  const text = sql`json_extract(f.value, '$[1]')`;
-  const missing = sql`NOT EXISTS (SELECT 1 FROM json_each(${facts}) f WHERE json_extract(f.value, '$[0]') = ${field})`;
-  return sql`NOT EXISTS (SELECT 1 FROM json_each(coalesce(${column}, '[]')) c WHERE NOT (CASE json_extract(c.value, '$.op')
-    WHEN 'notEmpty' THEN ${some(sql`${text} <> ''`)}
-    WHEN 'equals' THEN ${some(sql`${text} = ${match}`)} OR (${match} = '' AND ${missing})
-    WHEN 'contains' THEN ${some(sql`instr(${text}, ${match}) > 0`)} OR (${match} = '' AND ${missing})
-    WHEN 'in' THEN ${some(sql`${text} IN (SELECT value FROM json_each(c.value, '$.match'))`)}
-      OR (${missing} AND EXISTS (SELECT 1 FROM json_each(c.value, '$.match') WHERE value = ''))
-    ELSE 0 END))`;
+export interface Facts {
+  field(name: string): FieldTexts;
+  decided: Map<string, boolean>;
+}
+
+/** The facts of a submission's data (see Facts): nothing is read of it until a condition asks. */
+export function factsOf(data: Record<string, unknown>): Facts {
+  const fields = new Map<string, FieldTexts>();
+  return {
+    field(name) {
+      let found = fields.get(name);
+      if (!found) {
+        const texts = new Set<string>();
+        textsOf(Object.hasOwn(data, name) ? data[name] : undefined, texts);
+        found = { texts, joined: [...texts].join(SEPARATOR) };
+        fields.set(name, found);
+      }
+      return found;
+    },
+    decided: new Map(),
+  };
+}
+
+/** Whether any of a field's texts meets a stored condition. */
+function meets(c: StoredCondition, field: FieldTexts): boolean {
+  if (c.op === "notEmpty") return field.texts.size > 1 || !field.texts.has("");
+  if (c.op === "in") return (c.match as string[]).some((value) => field.texts.has(value));
+  if (c.op === "equals") return field.texts.has(c.match as string);
+  const match = c.match as string;
+  // A value holding the separator could match across two items: those few are asked item by item.
+  return match.includes(SEPARATOR) ? [...field.texts].some((text) => text.includes(match)) : field.joined.includes(match);
+}
+
+/** Whether a submission (its facts) meets every stored condition: webhooks, destinations and the notification's routes. */
+export function matches(stored: string | null, facts: Facts): boolean {
+  if (!stored) return true;
+  return (JSON.parse(stored) as StoredCondition[]).every((c) => {
+    const key = JSON.stringify([c.field, c.op, c.match]);
+    let met = facts.decided.get(key);
+    if (met === undefined) {
+      met = meets(c, facts.field(c.field));
+      facts.decided.set(key, met);
+    }
+    return met;
+  });
 }
 
 /** One route of a form's notification email. */
@@ -134,8 +156,8 @@ export function shownRoutes(stored: string | null): NotificationRoute[] {
 }
 
 /** Where a submission's notification goes: the first route it matches, else the form's notificationEmail. */
-export function notificationTo(stored: string | null, fallback: string | null, data: Record<string, unknown>): string | null {
+export function notificationTo(stored: string | null, fallback: string | null, facts: Facts): string | null {
   if (!stored) return fallback;
-  const route = (JSON.parse(stored) as { to: string; when: string | null }[]).find((r) => matches(r.when, data));
+  const route = (JSON.parse(stored) as { to: string; when: string | null }[]).find((r) => matches(r.when, facts));
   return route ? route.to : fallback;
 }

@@ -1,16 +1,16 @@
 // The webhooks' outbox: the deliveries written with each kept submission (a statement of the write that keeps
 // it, services/submissions/keep.ts), and the claims and attempts of the webhook senders (src/workers/webhook-sender.ts).
 import { eq, inArray, sql } from "drizzle-orm";
-import type { Store } from "../../db/client.ts";
-import { whenStored, type StatementMaker, type Step } from "../../db/statement.ts";
+import type { Db, Store } from "../../db/client.ts";
+import { runStep, whenStored, type StatementMaker, type Step } from "../../db/statement.ts";
 import { destinations, forms, webhookDeliveries, webhooks, type FormRow, type WebhookDeliveryRow } from "../../db/schema.ts";
-import { MAX_DESTINATIONS_PER_FORM, MAX_WEBHOOKS_PER_FORM, type Submission } from "../../domain/types.ts";
+import type { Submission } from "../../domain/types.ts";
 import { newId } from "../../lib/ids.ts";
 import { iso } from "../../lib/time.ts";
 import { discordMessage, slackMessage, type WebhookFormat } from "../../lib/webhook-message.ts";
 import { outboxLeases } from "./leases.ts";
 import { circuitAfter, circuitsOf, openCircuits, webhookShare } from "./shares.ts";
-import { factsOf, whenHolds } from "./conditions.ts";
+import { type Facts, matches } from "./conditions.ts";
 import type { AttemptResult, DestinationTarget } from "./destination-types/kind.ts";
 
 export type DeliveryStatus = "pending" | "succeeded" | "failed";
@@ -106,21 +106,35 @@ function payloadFor(
 }
 
 /**
- * A `submission.created` delivery per endpoint and per enabled destination of the form whose conditions (`when`)
- * the submission meets, decided in SQL by its folded values (see outbox/conditions.ts), so that the write reads
- * nothing first. A destination's delivery carries the standard event, which its sender maps.
+ * The endpoints and enabled destinations of a form, with their conditions: what a submission's deliveries are
+ * chosen among (see deliveryTargets).
  */
-const QUEUE: StatementMaker = (p) => {
-  const facts = sql`(SELECT j FROM facts)`;
-  return sql`
-  WITH facts(j) AS (SELECT ${p("facts")}),
+const ENDPOINTS: StatementMaker = (p) =>
+  sql`SELECT id, "when" FROM ${webhooks} WHERE form_id = ${p("formId")} UNION ALL SELECT id, "when" FROM ${destinations} WHERE form_id = ${p("formId")} AND enabled = 1`;
+
+/**
+ * The ids of the form's endpoints and destinations whose conditions (`when`) a submission (its facts) meets,
+ * decided in code (outbox/conditions.ts) by a read of at most MAX_WEBHOOKS_PER_FORM + MAX_DESTINATIONS_PER_FORM
+ * rows: a new post's before its write, so that the write's lock is never held for the post's values.
+ */
+export async function deliveryTargets(db: Db, formId: string, facts: Facts): Promise<string[]> {
+  const endpoints = (await runStep(db, { make: ENDPOINTS, values: { formId } })) as { id: string; when: string | null }[];
+  return endpoints.filter((endpoint) => matches(endpoint.when, facts)).map((endpoint) => endpoint.id);
+}
+
+/**
+ * A `submission.created` delivery per chosen endpoint and destination (see deliveryTargets) that is still there
+ * (and enabled) at the write: a destination's delivery carries the standard event, which its sender maps.
+ */
+const QUEUE: StatementMaker = (p) => sql`
+  WITH chosen(tid) AS (SELECT value FROM json_each(${p("targets")})),
   targets AS (
     SELECT w.id AS webhook_id, NULL AS destination_id, w.created_at AS at, w.id AS tid,
       CASE w.format WHEN 'slack' THEN ${p("slack")} WHEN 'discord' THEN ${p("discord")} ELSE ${p("standard")} END AS payload
-    FROM ${webhooks} w WHERE w.form_id = ${p("formId")} AND ${whenHolds(sql`w."when"`, facts)}
+    FROM chosen c JOIN ${webhooks} w ON w.id = c.tid AND w.form_id = ${p("formId")}
     UNION ALL
     SELECT NULL, d.id, d.created_at, d.id, ${p("standard")}
-    FROM ${destinations} d WHERE d.form_id = ${p("formId")} AND d.enabled = 1 AND ${whenHolds(sql`d."when"`, facts)})
+    FROM chosen c JOIN ${destinations} d ON d.id = c.tid AND d.form_id = ${p("formId")} AND d.enabled = 1)
   INSERT INTO ${webhookDeliveries} (id, webhook_id, destination_id, form_id, submission_id, message_id, event_type, payload, status, attempts,
     next_attempt_at, created_at)
   SELECT json_extract(${p("ids")}, '$[' || (row_number() OVER (ORDER BY t.at, t.tid) - 1) || ']'), t.webhook_id, t.destination_id, ${p("formId")},
@@ -128,10 +142,6 @@ const QUEUE: StatementMaker = (p) => {
   FROM targets t
   WHERE ${whenStored(p)}
   RETURNING id`;
-};
-
-const HAS_ENDPOINT: StatementMaker = (p) =>
-  sql`SELECT 1 FROM ${webhooks} WHERE form_id = ${p("formId")} UNION ALL SELECT 1 FROM ${destinations} WHERE form_id = ${p("formId")} LIMIT 1`;
 
 /** The outbox of webhook deliveries: writing them with a submission, and the senders' claims and attempts. */
 export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rotationOverlapMs: number) {
@@ -156,17 +166,16 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rot
 
   return {
     /**
-     * The statement that writes a `submission.created` delivery for each endpoint and destination of the form whose
-     * conditions the submission meets (see QUEUE), for the write that
-     * keeps the submission (services/submissions/keep.ts; no read first): it writes nothing unless the submission
+     * The statement that writes a `submission.created` delivery for each of `targets` (see deliveryTargets), for
+     * the write that keeps the submission (services/submissions/keep.ts): it writes nothing unless the submission
      * was written before it. Each endpoint's body is chosen by its format in SQL; its rows' ids come from a list
      * made here. It returns the ids it wrote.
      */
-    queueDeliveries(form: Pick<FormRow, "id" | "slug" | "name" | "mode">, submission: Submission, createdAt: number): Step[] {
+    queueDeliveries(form: Pick<FormRow, "id" | "slug" | "name" | "mode">, submission: Submission, createdAt: number, targets: string[]): Step[] {
       const body = (format: WebhookFormat) => payloadFor(urls, format, form, submission, submission.createdAt);
       const values = {
-        ids: JSON.stringify(Array.from({ length: MAX_WEBHOOKS_PER_FORM + MAX_DESTINATIONS_PER_FORM }, () => newId("delivery", createdAt))),
-        facts: factsOf(submission.data),
+        ids: JSON.stringify(Array.from({ length: targets.length }, () => newId("delivery", createdAt))),
+        targets: JSON.stringify(targets),
         formId: form.id,
         submissionId: submission.id,
         messageId: newId("message", createdAt),
@@ -178,8 +187,8 @@ export function webhookOutbox(store: Store, urls: { baseUrl: () => string }, rot
       return [{ make: QUEUE, values }];
     },
 
-    /** A statement that returns a row when the form has an endpoint or a destination: a write that can look first makes no bodies for none. */
-    deliversTo: (formId: string): Step => ({ make: HAS_ENDPOINT, values: { formId } }),
+    /** The endpoints and destinations a submission (its facts) is to be delivered to (see deliveryTargets). */
+    targets: deliveryTargets,
 
     /** Tells this process's sender that a committed write queued deliveries. */
     announce,

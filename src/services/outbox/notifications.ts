@@ -1,5 +1,4 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import { notificationTo } from "./conditions.ts";
 import type { Store } from "../../db/client.ts";
 import { forms, notifications, submissions, type FormRow, type NotificationRow } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
@@ -84,19 +83,19 @@ export interface NotificationRequest {
   cc?: string[];
 }
 
-type NotifiedForm = Pick<FormRow, "id" | "name" | "mode" | "notificationEmail"> & Partial<Pick<FormRow, "notificationRoutes">>;
+type NotifiedForm = Pick<FormRow, "id" | "name" | "mode">;
 
 /**
- * The notification row of a submission just stored, or null when the form has no notificationEmail; a test
- * form's is `recorded`, never sent. Pure: the caller writes it in the submission's own transaction.
+ * The notification row of a submission just stored, to `to` (see Routing in services/submissions/keep.ts), or
+ * null when it goes to nobody; a test form's is `recorded`, never sent. Pure: the caller writes it in the
+ * submission's own transaction.
  */
 export function notificationRowFor(
   form: NotifiedForm,
-  submission: { id: string; createdAt: number; data: string },
+  submission: { id: string; createdAt: number },
   request: NotificationRequest,
+  to: string | null,
 ): NotificationRow | null {
-  // The first of the form's routes the submission matches, else notificationEmail (docs/api.md, "Conditions").
-  const to = form.notificationRoutes ? notificationTo(form.notificationRoutes, form.notificationEmail, JSON.parse(submission.data)) : form.notificationEmail;
   if (!to) return null;
   const live = form.mode === "live";
   return {

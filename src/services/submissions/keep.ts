@@ -8,6 +8,7 @@ import type { Db } from "../../db/client.ts";
 import { notifications, type FormRow, type NotificationRow, type SubmissionRow } from "../../db/schema.ts";
 import { insertIfStored, insertRows, runStep, type Step } from "../../db/statement.ts";
 import type { Submission } from "../../domain/types.ts";
+import { type Facts, factsOf, notificationTo } from "../outbox/conditions.ts";
 import { confirmationInsert, confirmationValues, type OptInLinks } from "../outbox/confirmations.ts";
 import { notificationRowFor, type NotificationRequest } from "../outbox/notifications.ts";
 import { isKept, moveShare, receivedCounters, receivedCountersOf } from "./counters.ts";
@@ -27,14 +28,35 @@ export interface Change {
   posted?: { data: Record<string, unknown>; request: NotificationRequest; language?: string };
   /** When what it sends is made: a new post's createdAt, else the time of the change. */
   at: number;
+  /** Where it goes once kept, decided before the write for a new post (see routingOf); else decided in the write. */
+  routing?: Routing;
+}
+
+/** Where a kept submission goes: its notification's address and the endpoints and destinations it is delivered to. */
+export interface Routing {
+  to: string | null;
+  targets: string[];
+}
+
+/**
+ * Where a submission with `data` goes once kept, by the form's notification routes and its endpoints' and
+ * destinations' conditions (docs/api.md, "Conditions"): decided in code, once over the post's values, and for a new
+ * post before its write, so that no post holds the write's lock for as long as its values take to compare.
+ */
+export async function routingOf(db: Db, form: KeepingForm, data: Record<string, unknown>, deps: KeepDeps): Promise<Routing> {
+  const facts = factsOf(data);
+  return {
+    to: notificationTo(form.notificationRoutes ?? null, form.notificationEmail, facts),
+    targets: deps.outbox ? await deps.outbox.targets(db, form.id, facts) : [],
+  };
 }
 
 /** The deliveries' side of the outbox, as keep uses it. */
 export interface Outbox {
-  /** A statement that returns a row when the form has somewhere to deliver to: a write that can look first makes no bodies for none. */
-  deliversTo(formId: string): Step;
-  /** The statements that queue a kept submission's deliveries (one per webhook endpoint and destination whose conditions it meets), each returning a row per delivery. */
-  queueDeliveries(form: KeepingForm, submission: Submission, at: number): Step[];
+  /** The endpoints and destinations whose conditions a submission (its facts) meets. */
+  targets(db: Db, formId: string, facts: Facts): Promise<string[]>;
+  /** The statements that queue a kept submission's deliveries to `targets`, each returning a row per delivery. */
+  queueDeliveries(form: KeepingForm, submission: Submission, at: number, targets: string[]): Step[];
   /** Wakes this process's senders, after the commit. */
   announce(): void;
 }
@@ -57,7 +79,7 @@ export interface Queued {
 const NOTIFICATION = insertIfStored(notifications);
 
 /** The rules: what one change writes, its deliveries apart (made only when asked: their bodies cost). */
-function planOf(change: Change, deps: KeepDeps) {
+function planOf(change: Change, routing: Routing, deps: KeepDeps) {
   const { form, before, after, at } = change;
   // What a stored submission's verdict held back is in its row; a new post's comes with it.
   const request = change.posted?.request ?? (before?.held ? (JSON.parse(before.held) as NotificationRequest) : {});
@@ -76,13 +98,13 @@ function planOf(change: Change, deps: KeepDeps) {
     : null;
   // The notification and the deliveries go when it becomes kept, if what it sends was never sent.
   const sends = isKept(after) && held && (before === null || !isKept(before));
-  const notification = sends ? notificationRowFor(form, { id: after.id, createdAt: at, data: after.data }, request) : null;
-  const deliveries = sends && deps.outbox ? deps.outbox : null;
+  const notification = sends ? notificationRowFor(form, { id: after.id, createdAt: at }, request, routing.to) : null;
+  const deliveries = sends && deps.outbox && routing.targets.length > 0 ? deps.outbox : null;
   return {
     confirmation: confirmation ? { make: confirmationInsert, values: { ...confirmation } } : null,
     notification,
     mail: notification?.status === "pending" || confirmation !== null,
-    deliveries: deliveries && { check: deliveries.deliversTo(form.id), make: () => deliveries.queueDeliveries(form, toSubmission(after), at) },
+    deliveries: deliveries && (() => deliveries.queueDeliveries(form, toSubmission(after), at, routing.targets)),
   };
 }
 
@@ -96,21 +118,15 @@ export async function keep(tx: Db, changes: Change[], deps: KeepDeps): Promise<Q
   const queued: Queued = { mail: false, deliveries: false };
   const received: SubmissionRow[] = [];
   const notified: NotificationRow[] = [];
-  const delivering = new Map<string, boolean>();
   for (const change of changes) {
-    const plan = planOf(change, deps);
+    const routing = change.routing ?? (await routingOf(tx, change.form, change.posted?.data ?? JSON.parse(change.after.data), deps));
+    const plan = planOf(change, routing, deps);
     if (change.before) await moveShare(tx, change.before, change.after);
     else received.push(change.after);
     if (plan.confirmation) await runStep(tx, plan.confirmation);
     if (plan.notification) notified.push(plan.notification);
     queued.mail ||= plan.mail;
-    if (!plan.deliveries) continue;
-    let endpoints = delivering.get(change.form.id);
-    if (endpoints === undefined) {
-      endpoints = (await runStep(tx, plan.deliveries.check)).length > 0;
-      delivering.set(change.form.id, endpoints);
-    }
-    if (endpoints) for (const step of plan.deliveries.make()) if ((await runStep(tx, step)).length > 0) queued.deliveries = true;
+    if (plan.deliveries) for (const step of plan.deliveries()) if ((await runStep(tx, step)).length > 0) queued.deliveries = true;
   }
   for (const step of receivedCountersOf(received)) await runStep(tx, step);
   await insertRows(tx, notifications, notified as unknown as Record<string, unknown>[]);
@@ -127,12 +143,13 @@ export function keepStatements(changes: Change[], deps: KeepDeps): { steps: Step
   const deliveries: Step[] = [];
   let mail = false;
   for (const change of changes) {
-    if (change.before) throw new Error("keepStatements takes new posts only: a stored submission's change is kept in its transaction (keep)");
-    const plan = planOf(change, deps);
+    if (change.before || !change.routing)
+      throw new Error("keepStatements takes new posts only, routed before the write: a stored submission's change is kept in its transaction (keep)");
+    const plan = planOf(change, change.routing, deps);
     steps.push(...receivedCounters(change.after));
     if (plan.confirmation) steps.push(plan.confirmation);
     if (plan.notification) steps.push({ make: NOTIFICATION, values: { ...plan.notification } });
-    deliveries.push(...(plan.deliveries?.make() ?? []));
+    deliveries.push(...(plan.deliveries?.() ?? []));
     mail ||= plan.mail;
   }
   return { steps, deliveries, mail };

@@ -12,7 +12,7 @@ import { fieldsOf, type FormsService } from "../forms.ts";
 import type { NotificationsService } from "../outbox/notifications.ts";
 import { addShare } from "./counters.ts";
 import { fieldsAfterRemoving } from "./field-list.ts";
-import { announce, keep, type KeepDeps } from "./keep.ts";
+import { announce, keep, type KeepDeps, routingOf } from "./keep.ts";
 import { toSubmission } from "./shown.ts";
 import type { ReceiveFlags, ReceivingForm } from "./write.ts";
 import { submissionWriter } from "./writer.ts";
@@ -311,7 +311,9 @@ export function submissionsService(
       if (!form) throw new ApiError("form_not_found", "This form no longer exists.");
       // The opt-in link's key is read (made, the first time) before the write, and only for a form that needs it.
       if (confirmationOf(form)?.doubleOptIn) await optIn?.ready();
-      const written = await write({ form, data, flags });
+      // Where it goes once kept is decided here, before the write: its values are compared outside the write's lock.
+      const routing = await routingOf(store.db, form, data, keeping);
+      const written = await write({ form, data, flags, routing });
       // Only now is what it queued committed, so the senders cannot look for it too early.
       announce(keeping, written.queued);
       return toSubmission(written.row);

@@ -12,7 +12,7 @@ import { attachFiles } from "../files.ts";
 import { awaitsOptIn } from "../outbox/confirmations.ts";
 import type { NotificationRequest } from "../outbox/notifications.ts";
 import { growFieldList } from "./field-list.ts";
-import { keepStatements, type Change, type KeepDeps, type KeepingForm, type Queued } from "./keep.ts";
+import { keepStatements, type Change, type KeepDeps, type KeepingForm, type Queued, type Routing } from "./keep.ts";
 import { sql } from "drizzle-orm";
 
 /** How long a post's Idempotency-Key is kept: a repeat within this time gets the first answer again. */
@@ -81,6 +81,8 @@ export interface Received {
   form: ReceivingForm;
   data: Record<string, unknown>;
   flags: ReceiveFlags;
+  /** Where it goes once kept, decided before the write (see routingOf). */
+  routing: Routing;
   createdAt: number;
 }
 
@@ -157,6 +159,7 @@ export function submissionWrite(input: Received): SubmissionWrite {
     after: row,
     posted: { data: input.data, request: input.flags.notification ?? {}, language: input.flags.language },
     at: createdAt,
+    routing: input.routing,
   };
   return { row, values, extras, change };
 }
