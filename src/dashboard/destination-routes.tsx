@@ -7,6 +7,7 @@ import type { Router } from "../http/router.ts";
 import { type DestinationType, kindOf, SECRET_KEYS } from "../services/outbox/destination-types/index.ts";
 import { TEST_FLASH } from "./destinations-view.ts";
 import { action, fieldErrors } from "./guard.tsx";
+import { conditionInputs, postedConditions } from "./pages/condition-rows.tsx";
 import { flashCookie, ownForm, redirect } from "./http.ts";
 import { settingsResponse } from "./settings-routes.tsx";
 
@@ -21,14 +22,15 @@ function jsonInput(body: URLSearchParams, name: string, field: string): unknown 
   }
 }
 
-/** A type's inputs as posted under `prefix` (`prefix.key`): the config's settings typed in, fields and conditions. */
+/** A type's inputs as posted under `prefix` (`prefix.key`): the config's settings typed in, fields, and the conditions' rows. */
 function posted(body: URLSearchParams, prefix: string, type: DestinationType) {
   const config: Record<string, unknown> = {};
   for (const input of kindOf(type)?.inputs ?? []) {
     const value = (body.get(`${prefix}.${input.key}`) ?? "").trim();
     if (value) config[input.key] = value;
   }
-  return { config, fields: jsonInput(body, `${prefix}.fields`, "fields"), when: jsonInput(body, `${prefix}.when`, "when") };
+  const when = postedConditions(body, prefix);
+  return { config, fields: jsonInput(body, `${prefix}.fields`, "fields"), when: when.length ? when : undefined };
 }
 
 /** The body of the API's create, from the posted form of one type (its inputs are named `type.key`). */
@@ -61,8 +63,9 @@ function errorsBeside(error: unknown, type: DestinationType): Record<string, str
 
 /** What was typed into a type's or a destination's form (its inputs named `prefix.key`), secrets left out: shown again after a refusal. */
 function typedIn(body: URLSearchParams, prefix: string, type: DestinationType): Record<string, string> {
-  const keys = [...(kindOf(type)?.inputs ?? []).map((input) => input.key).filter((key) => !SECRET_KEYS.includes(key)), "fields", "when"];
-  return Object.fromEntries(keys.map((key) => [`${prefix}.${key}`, body.get(`${prefix}.${key}`) ?? ""]));
+  const keys = [...(kindOf(type)?.inputs ?? []).map((input) => input.key).filter((key) => !SECRET_KEYS.includes(key)), "fields"];
+  const names = [...keys.map((key) => `${prefix}.${key}`), ...conditionInputs(prefix)];
+  return Object.fromEntries(names.map((name) => [name, body.get(name) ?? ""]));
 }
 
 /** Registers the Destinations section's actions. */

@@ -111,7 +111,10 @@ test("a refused add keeps what was typed but the secret; moving a destination's 
   await add.getByLabel("Access token (optional)").fill("tk_typed_secret");
   await add.getByLabel("Server (optional, default https://ntfy.sh)").fill(vendors.url);
   await add.getByLabel("Fields (optional JSON", { exact: false }).fill('{"name": "Name"}');
-  await add.getByLabel("Conditions (optional JSON", { exact: false }).fill('[{"field": "topic", "op": "equals", "value": "sales"}]');
+  // Conditions are rows: a field, a test, a value (one per line for "is one of").
+  await add.getByLabel("Condition 1: field").fill("topic");
+  await add.getByLabel("Condition 1: test").selectOption("in");
+  await add.getByLabel("Condition 1: value").fill("sales\nsupport");
   const [refused] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), add.getByRole("button", { name: "Add ntfy" }).click()]);
   expect(refused.status()).toBe(400);
   const again = section().locator("details", { has: page.locator('input[name="type"][value="ntfy"]') });
@@ -120,14 +123,18 @@ test("a refused add keeps what was typed but the secret; moving a destination's 
     token: await again.getByLabel("Access token (optional)").inputValue(),
     server: await again.getByLabel("Server (optional, default https://ntfy.sh)").inputValue(),
     fields: await again.getByLabel("Fields (optional JSON", { exact: false }).inputValue(),
-    when: await again.getByLabel("Conditions (optional JSON", { exact: false }).inputValue(),
+    when: [
+      await again.getByLabel("Condition 1: field").inputValue(),
+      await again.getByLabel("Condition 1: test").inputValue(),
+      await again.getByLabel("Condition 1: value").inputValue(),
+    ],
     error: await again.locator(".field.has-error .error").textContent(),
   }).toEqual({
     topic: "not a topic!",
     token: "",
     server: vendors.url,
     fields: '{"name": "Name"}',
-    when: '[{"field": "topic", "op": "equals", "value": "sales"}]',
+    when: ["topic", "in", "sales\nsupport"],
     error: "config.topic must be letters, digits, - and _ only.",
   });
   expect(await page.content()).not.toContain("tk_typed_secret");
@@ -150,4 +157,21 @@ test("a refused add keeps what was typed but the secret; moving a destination's 
     error: expect.stringContaining("config.token is required again when config.baseUrl changes"),
   });
   expect(await section().locator("table").first().textContent()).toContain(`baseUrl: ${vendors.url}`);
+
+  // The refused add, fixed: its conditions are saved as the rows said, and its own form shows them as rows.
+  const fixed = section().locator("details", { has: page.locator('input[name="type"][value="ntfy"]') });
+  await fixed.locator("summary").click();
+  await fixed.getByLabel("Topic", { exact: true }).fill("second-topic");
+  await fixed.getByLabel("Condition 1: field").fill("topic");
+  await fixed.getByLabel("Condition 1: test").selectOption("in");
+  await fixed.getByLabel("Condition 1: value").fill("sales\nsupport");
+  await Promise.all([page.waitForURL(/notice=saved&at=destinations#destinations$/, WAIT), fixed.getByRole("button", { name: "Add ntfy" }).click()]);
+  const second = section().locator("details", { hasText: "topic: second-topic" });
+  await second.locator("summary").click();
+  expect([
+    await second.getByLabel("Condition 1: field").inputValue(),
+    await second.getByLabel("Condition 1: test").inputValue(),
+    await second.getByLabel("Condition 1: value").inputValue(),
+    await second.getByLabel("Condition 2: field").inputValue(),
+  ]).toEqual(["topic", "in", "sales\nsupport", ""]);
 });

@@ -6,6 +6,7 @@ import type { Destination, DestinationTestResult } from "../../services/outbox/d
 import { destinationKinds, kindOf, SECRET_KEYS } from "../../services/outbox/destination-types/index.ts";
 import type { Session } from "../../services/people/users.ts";
 import type { WebhookDelivery } from "../../services/outbox/deliveries.ts";
+import { ConditionRows, rowsOf, typedRows } from "./condition-rows.tsx";
 import { Check, Csrf, Field, Notice, Time } from "./layout.tsx";
 import type { SettingsSection } from "./settings.tsx";
 import { DataTable } from "./table.tsx";
@@ -116,13 +117,7 @@ function EditForm({
           value={shown("fields", jsonText(d.fields))}
           error={mine ? errors.fields : undefined}
         />
-        <Field
-          label="Conditions (JSON; empty: every submission)"
-          name={name("when")}
-          multiline
-          value={shown("when", jsonText(d.when))}
-          error={mine ? errors.when : undefined}
-        />
+        <ConditionRows prefix={d.id} rows={mine ? typedRows(typed, d.id) : rowsOf(d.when)} error={mine ? errors.when : undefined} />
         <Check name={name("enabled")} label="On: kept submissions are sent to it" checked={d.enabled} />
         <Notice text={mine ? errors.destination : undefined} kind="error" />
         <div class="actions">
@@ -270,11 +265,9 @@ export function destinationsSection(view: DestinationsView): SettingsSection {
                   value={typed[`${type}.fields`]}
                   error={errors.destinationType === type ? errors.fields : undefined}
                 />
-                <Field
-                  label='Conditions (optional JSON: [{"field": "topic", "op": "equals", "value": "sales"}])'
-                  name={`${type}.when`}
-                  multiline
-                  value={typed[`${type}.when`]}
+                <ConditionRows
+                  prefix={type}
+                  rows={errors.destinationType === type ? typedRows(typed, type) : []}
                   error={errors.destinationType === type ? errors.when : undefined}
                 />
                 <div class="actions">
