@@ -1,6 +1,6 @@
 // Google Sheets: a service account's signed JWT exchanged for an access token at the key's own token_uri
-// (RFC 7523, as Google's "Using OAuth 2.0 for server to server applications" says), kept until it expires,
-// then a row appended with values:append and valueInputOption=RAW (a value starting with = stays text).
+// (RFC 7523, as Google's "Using OAuth 2.0 for server to server applications" says), kept until it expires.
+// The row it lets the sender append is destination-types/google-sheets.ts's.
 // node:crypto signs the JWT: one RS256 signature did not warrant google-auth-library or jose in the binary.
 import { createHash, sign } from "node:crypto";
 import type { AttemptResult, SendContext } from "../destination-types/kind.ts";
