@@ -37,6 +37,10 @@ export function defang(text: string): string {
   });
 }
 
+// The domain of an address kept as given: a host's letters, digits, dots and hyphens, nothing after it (a path
+// such as `support@evil.example/reset` would leave a link to evil.example).
+const ADDRESS_DOMAIN = /^[\p{L}\p{N}.-]+$/u;
+
 /**
  * A visitor's value as every owner channel shows it (the notification mail, Teams, Telegram, ntfy): links
  * defanged as `defang` does, so that nothing submitted is clickable, but an email address that is one whole
@@ -44,6 +48,6 @@ export function defang(text: string): string {
  */
 export function ownerText(text: string): string {
   return text.replace(LINKISH, (match, _scheme?: string, _host?: string, _bare?: string, local?: string, domain?: string) =>
-    local !== undefined && domain !== undefined && isEmail(match) ? match : defang(match),
+    local !== undefined && domain !== undefined && ADDRESS_DOMAIN.test(domain) && isEmail(match) ? match : defang(match),
   );
 }
