@@ -10,7 +10,7 @@ import { DESTINATION_KINDS } from "../../src/services/outbox/destination-types/l
 import { pager } from "./pager-destination.ts";
 
 // The one line a new type adds to src/services/outbox/destination-types/list.ts.
-(DESTINATION_KINDS as unknown as DestinationKind[]).push(pager);
+(DESTINATION_KINDS as readonly DestinationKind[] as DestinationKind[]).push(pager);
 
 const { startServerInProcess } = await import("../cli/world.ts");
 const { runInProcess } = await import("./fake-io.ts");
