@@ -1,7 +1,7 @@
 // Google Sheets: a row appended with values:append and valueInputOption=RAW (a value starting with = stays text),
 // with an access token the service account's key obtains (senders/sheets.ts).
 import { mappedEntries, outcome, valueText, vendorMessage, vendorUrl } from "../senders/common.ts";
-import { accessToken, type ServiceAccountKey } from "../senders/sheets.ts";
+import { accessToken, forgetToken, type ServiceAccountKey } from "../senders/sheets.ts";
 import { destinationKind, text } from "./kind.ts";
 import type { Zod } from "../../../lib/validate.ts";
 
@@ -71,7 +71,7 @@ export const googleSheets = destinationKind({
       headers: { authorization: `Bearer ${got.token}`, "content-type": "application/json", "user-agent": context.userAgent },
       body: JSON.stringify({ majorDimension: "ROWS", values: [row] }),
     });
-    if (answer.status === 401) context.tokens.clear();
+    if (answer.status === 401) forgetToken(context, key);
     return outcome(answer, (status) => {
       const message = vendorMessage(answer) ?? "";
       if (status === 401) return "Sheets: Google refused the access token (401); the next attempt asks for a new one.";

@@ -43,6 +43,11 @@ const tokenCacheKey = (key: ServiceAccountKey) =>
     .update(JSON.stringify([key.token_uri, key.client_email, key.private_key_id ?? "", key.private_key]))
     .digest("base64url");
 
+/** Forgets the key's cached token (Google refused it): the next attempt asks for a new one; other keys' stay. */
+export function forgetToken(context: SendContext<unknown>, key: ServiceAccountKey): void {
+  context.tokens.delete(tokenCacheKey(key));
+}
+
 /** An access token for the key (RFC 7523): the cached one while it lasts, else a new one from its token_uri. */
 export async function accessToken(context: SendContext<unknown>, key: ServiceAccountKey): Promise<{ token: string } | { failed: AttemptResult }> {
   const cacheKey = tokenCacheKey(key);
