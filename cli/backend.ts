@@ -2,7 +2,7 @@
 // when a backend of their kind is opened, so that a command pays only for the mode it runs in.
 import { existsSync } from "node:fs";
 import { loadServeConfig, settingFromEnv } from "../src/config.ts";
-import { isLibsqlUrl } from "../src/db/location.ts";
+import { isDatabaseUrl } from "../src/db/location.ts";
 import { ApiError } from "../src/errors.ts";
 import type { Operation } from "../src/api/operation.ts";
 import type { AppOptions } from "../src/http/context.ts";
@@ -87,7 +87,7 @@ export async function openBackend(options: ConnectionOptions, env: Record<string
 
 /** The database file, refused when it is not there: a mistyped --db must not read as an empty database. */
 export function existingDatabase(location: string): string {
-  if (!isLibsqlUrl(location) && !existsSync(location)) {
+  if (!isDatabaseUrl(location) && !existsSync(location)) {
     throw new CliError(`no database at ${location}: name it with --db (or FORMSVC_DB), or start one with formsvc serve`);
   }
   return location;

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { existsSync } from "node:fs";
-import { isLibsqlUrl } from "../src/db/location.ts";
+import { isDatabaseUrl, redactedLocation } from "../src/db/location.ts";
 import { localDatabase } from "./backend.ts";
 import { CliError } from "./errors.ts";
 import type { Io } from "./io.ts";
@@ -23,16 +23,16 @@ export interface MigrateReport {
  */
 export async function runMigrate(options: { dryRun?: boolean }, globals: { db?: string; url?: string; json?: boolean }, io: Io): Promise<void> {
   const database = localDatabase(globals, io.env, "migrate");
-  const libsql = isLibsqlUrl(database);
-  if (!libsql && !existsSync(database)) throw new CliError(`no database at ${database}: pass --db PATH or set FORMSVC_DB`);
+  const server = isDatabaseUrl(database);
+  if (!server && !existsSync(database)) throw new CliError(`no database at ${database}: pass --db PATH or set FORMSVC_DB`);
   const [{ backupBeforeMigrating, sqliteSchemaStatus, SCHEMA_VERSION }, { openStore }] = await Promise.all([
     import("../src/db/migrate.ts"),
     import("../src/db/client.ts"),
   ]);
-  // A libSQL server is asked by opening it; a file is read on a read-only connection, and not touched by a dry run.
-  const status = libsql ? null : sqliteSchemaStatus(database);
+  // A database server is asked by opening it; a file is read on a read-only connection, and not touched by a dry run.
+  const status = server ? null : sqliteSchemaStatus(database);
   const report: MigrateReport = {
-    database,
+    database: redactedLocation(database),
     from: status?.applied ?? 0,
     to: SCHEMA_VERSION,
     migrations: status?.pending ?? [],
@@ -42,7 +42,7 @@ export async function runMigrate(options: { dryRun?: boolean }, globals: { db?: 
   if (status && status.pending.length === 0) {
     io.err(`${database} is at schema version ${status.applied}, this formsvc's: nothing to do\n`);
   } else if (options.dryRun) {
-    if (libsql) throw new CliError("--dry-run reads SQLite files only: a libSQL database is migrated by formsvc migrate or serve");
+    if (server) throw new CliError("--dry-run reads SQLite files only: a database server is migrated by formsvc migrate or serve");
     io.err(`${database} is at schema version ${report.from}; formsvc migrate would back it up into its folder, then run:\n`);
     if (!globals.json) io.out(`${report.migrations.join("\n")}\n`);
   } else {
@@ -51,7 +51,7 @@ export async function runMigrate(options: { dryRun?: boolean }, globals: { db?: 
     const store = await openStore(database, { authToken: io.env.FORMSVC_DB_AUTH_TOKEN || undefined, migrate: true });
     store.close();
     report.from = store.schema.from;
-    io.err(`${database}: schema version ${store.schema.from} → ${store.schema.to}\n`);
+    io.err(`${report.database}: schema version ${store.schema.from} → ${store.schema.to}\n`);
   }
   if (globals.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
 }

@@ -4,7 +4,7 @@ import { dirname, resolve } from "node:path";
 import type { BackupStatus } from "../src/workers/backups.ts";
 import { SETTINGS } from "../src/config-settings.ts";
 import type { ServeConfig, ServeFlags } from "../src/config.ts";
-import { isLibsqlUrl } from "../src/db/location.ts";
+import { isDatabaseUrl } from "../src/db/location.ts";
 import { asciiAddress } from "../src/lib/mail-address.ts";
 import { selfCommand } from "../src/lib/self-command.ts";
 import { CliError } from "./errors.ts";
@@ -60,7 +60,7 @@ function publicAddressNote(config: ServeConfig, linkBase: string): string {
  * says in one line why it cannot; a raw ENOENT from deep in SQLite tells a new owner nothing.
  */
 function ensureDatabaseDirectory(db: string, io: Io): void {
-  if (db === ":memory:" || isLibsqlUrl(db)) return;
+  if (db === ":memory:" || isDatabaseUrl(db)) return;
   const dir = dirname(resolve(db));
   if (existsSync(dir)) return;
   try {

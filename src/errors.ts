@@ -88,7 +88,7 @@ export class ClientClosedRequest extends Error {
 export const CLIENT_CLOSED_STATUS = 499;
 
 // SQLite's answers that mean the database cannot be used right now, rather than a mistake in a query.
-const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|READONLY|CANTOPEN|CORRUPT|NOTADB|PROTOCOL)/;
+const UNAVAILABLE_CODES = /^(SQLITE_(BUSY|LOCKED|IOERR|FULL|READONLY|CANTOPEN|CORRUPT|NOTADB|PROTOCOL)|DATABASE_UNAVAILABLE)/;
 
 /** True when `error` says the database does not answer (locked, read-only, gone, full, closed). */
 export function isDatabaseUnavailable(error: unknown): boolean {

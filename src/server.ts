@@ -6,7 +6,7 @@ import { derivedBaseUrl } from "./config-settings.ts";
 import type { ServeConfig } from "./config.ts";
 import { existsSync } from "node:fs";
 import { openStore, type SchemaChange } from "./db/client.ts";
-import { isLibsqlUrl } from "./db/location.ts";
+import { isDatabaseUrl } from "./db/location.ts";
 import { backupBeforeMigrating, sqliteSchemaStatus } from "./db/migrate.ts";
 import type { AppOptions } from "./http/context.ts";
 import { Metrics, serveMetricsAlone } from "./http/metrics.ts";
@@ -49,7 +49,7 @@ export class StartupError extends Error {}
 
 /** A SQLite file an earlier formsvc left is copied into its own folder before serve migrates it; the copy's path. */
 function backupIfBehind(db: string): string | null {
-  if (db === ":memory:" || isLibsqlUrl(db) || !existsSync(db)) return null;
+  if (db === ":memory:" || isDatabaseUrl(db) || !existsSync(db)) return null;
   const status = sqliteSchemaStatus(db);
   if (status.applied === 0 || status.pending.length === 0) return null;
   try {
@@ -145,7 +145,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
   let metricsServer: ReturnType<typeof Bun.serve> | null = null;
   try {
     if (config.domains.length > 0) {
-      const dir = isLibsqlUrl(config.db) ? resolve("acme") : join(dirname(resolve(config.db)), "acme");
+      const dir = isDatabaseUrl(config.db) ? resolve("acme") : join(dirname(resolve(config.db)), "acme");
       const settings = { domains: config.domains, email: config.acmeEmail, directoryUrl: config.acmeDirectory, dir };
       const { httpPort, httpsPort, acmeCheckMs: checkMs } = config;
       https = await startHttps({ settings, host: config.host, httpPort, httpsPort, checkMs, log: { line: log.request, error: log.error } }, listen);

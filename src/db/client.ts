@@ -3,7 +3,7 @@ import { Database as SqliteDatabase, type Statement } from "bun:sqlite";
 import { closeSync, existsSync, openSync } from "node:fs";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
 import { copyInto, migrateSqlite, PING, refuseOlderSchema, sqliteSchemaStatus, WRITE_CHECK } from "./migrate.ts";
-import { isLibsqlUrl } from "./location.ts";
+import { isLibsqlUrl, isPostgresUrl } from "./location.ts";
 import * as schema from "./schema.ts";
 import { type Db, isBusy, LOCK_WAIT_MS, MAX_BATCH, type SchemaChange, type Store, type WriteStatement } from "./store.ts";
 
@@ -267,11 +267,14 @@ function switchToWal(writer: SqliteDatabase): void {
 }
 
 /**
- * Opens the database: a SQLite file path, or a libSQL URL (`libsql://…`, `http://…`, `file:…`). A new database
+ * Opens the database: a SQLite file path, a libSQL URL (`libsql://…`, `http://…`, `file:…`), or a PostgreSQL
+ * URL (`postgres://…`, at most `pool` connections). A new database
  * is made; one an earlier formsvc left is migrated only with `migrate` (serve, formsvc migrate), else refused
  * with SchemaBehindError and left unchanged.
  */
-export async function openStore(location: string, options: { authToken?: string; migrate?: boolean } = {}): Promise<Store> {
+export async function openStore(location: string, options: { authToken?: string; migrate?: boolean; pool?: number } = {}): Promise<Store> {
   const migrate = options.migrate ?? false;
+  // PostgreSQL's client code is loaded only for a postgres:// URL, as libSQL's for a libSQL one.
+  if (isPostgresUrl(location)) return (await import("./postgres.ts")).openPostgres(location, { migrate, pool: options.pool });
   return isLibsqlUrl(location) ? (await import("./libsql.ts")).openLibsql(location, options.authToken, migrate) : openSqlite(location, migrate);
 }

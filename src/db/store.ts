@@ -1,4 +1,4 @@
-// The open database's shape, shared by both drivers (client.ts for bun:sqlite, libsql.ts) and the migrations.
+// The open database's shape, shared by the drivers (client.ts for bun:sqlite, libsql.ts, postgres.ts) and the migrations.
 import type { Database as SqliteDatabase } from "bun:sqlite";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
@@ -11,7 +11,7 @@ export type Db = BaseSQLiteDatabase<any, any, typeof schema>;
 /** The open database: `db` for reads, `write` for every change, serialised through one writer. */
 export interface Store {
   /** bun:sqlite on a file, or the libSQL client (a server, or a file: URL); each request of the latter may cross a network. */
-  readonly driver: "sqlite" | "libsql";
+  readonly driver: "sqlite" | "libsql" | "postgres";
   readonly db: Db;
   /**
    * Runs `work` in one write transaction (BEGIN IMMEDIATE); writes queue behind each other, never interleave.
@@ -71,3 +71,8 @@ export const isBusy = (error: unknown) => (error as { code?: string }).code?.sta
 
 /** Most writes one commit takes (a SQLite transaction, or one libSQL request). */
 export const MAX_BATCH = 256;
+
+/** The database cannot be reached or written at the moment (a server restarting, failing over, or read-only). */
+export class DatabaseUnavailable extends Error {
+  readonly code = "DATABASE_UNAVAILABLE";
+}

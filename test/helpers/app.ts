@@ -12,6 +12,7 @@ import { operator } from "../../src/services/principal.ts";
 import type { WebhookOptions } from "../../src/services/outbox/webhooks.ts";
 import type { CaptchaOptions } from "../../src/services/spam/captcha.ts";
 import { TEST_DNS } from "./dns.ts";
+import { freshPostgres } from "./postgres.ts";
 import { checkResponse } from "./openapi.ts";
 
 export const BASE = "http://formsvc.test";
@@ -37,11 +38,23 @@ export interface TestAccount {
 }
 
 /**
- * The driver the suite runs on: bun:sqlite by default, libSQL with FORMSVC_TEST_DRIVER=libsql, so that
- * the same tests check both (`FORMSVC_TEST_DRIVER=libsql bun test test/api`).
+ * The driver the suite runs on: bun:sqlite by default, libSQL with FORMSVC_TEST_DRIVER=libsql, PostgreSQL
+ * (embedded, test/helpers/postgres.ts) with FORMSVC_TEST_DRIVER=postgres, so that the same tests check each
+ * (`FORMSVC_TEST_DRIVER=postgres bun test test/api`).
  */
-export type Driver = "sqlite" | "libsql";
-const defaultDriver = (): Driver => (process.env.FORMSVC_TEST_DRIVER === "libsql" ? "libsql" : "sqlite");
+export type Driver = "sqlite" | "libsql" | "postgres";
+const DRIVERS: readonly Driver[] = ["sqlite", "libsql", "postgres"];
+const defaultDriver = (): Driver => DRIVERS.find((driver) => driver === process.env.FORMSVC_TEST_DRIVER) ?? "sqlite";
+
+/** The database a test app opens on `driver`: a file in `dir`, or a fresh PostgreSQL database. */
+async function testDatabase(driver: Driver, dir: string): Promise<{ location: string; drop(): Promise<void> }> {
+  const file = join(dir, "formsvc.db");
+  if (driver === "postgres") {
+    const database = await freshPostgres();
+    return { location: database.url, drop: database.drop };
+  }
+  return { location: driver === "libsql" ? `file:${file}` : file, drop: async () => {} };
+}
 
 export async function testApp(
   options: {
@@ -58,8 +71,8 @@ export async function testApp(
   } = {},
 ): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), "formsvc-test-"));
-  const file = join(dir, "formsvc.db");
-  const store = await openStore((options.driver ?? defaultDriver()) === "libsql" ? `file:${file}` : file);
+  const database = await testDatabase(options.driver ?? defaultDriver(), dir);
+  const store = await openStore(database.location);
   // Webhook addresses are checked against a fixed table of names: the machine has no DNS to ask.
   const services = createServices(
     store,
@@ -128,6 +141,7 @@ export async function testApp(
     close() {
       store.close();
       rmSync(dir, { recursive: true, force: true });
+      void database.drop();
     },
   };
 }

@@ -1,0 +1,40 @@
+-- The few SQLite functions that formsvc's queries call, defined on PostgreSQL under the same names and with
+-- the same meaning, so that one query text runs on both engines (docs/scaling.md, "How the same code runs").
+-- json_each over a JSON array or object: one row per element, `key` its index (a number, as text padded to
+-- sort as one) or name, `value` the element (a string as itself, anything else as JSON text).
+CREATE FUNCTION json_each(document text) RETURNS TABLE (key text, value text) LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE jsonb_typeof(d) WHEN 'array' THEN lpad((e.ordinality - 1)::text, 10, '0') ELSE e.k END,
+		CASE jsonb_typeof(e.v) WHEN 'string' THEN e.v #>> '{}' ELSE e.v::text END
+	FROM (SELECT document::jsonb AS d) AS j
+	CROSS JOIN LATERAL (
+		SELECT NULL::text AS k, a.v, a.ordinality FROM jsonb_array_elements(CASE jsonb_typeof(j.d) WHEN 'array' THEN j.d ELSE '[]'::jsonb END) WITH ORDINALITY AS a(v, ordinality)
+		UNION ALL
+		SELECT o.k, o.v, 0 FROM jsonb_each(CASE jsonb_typeof(j.d) WHEN 'object' THEN j.d ELSE '{}'::jsonb END) AS o(k, v)
+	) AS e
+$$;
+--> statement-breakpoint
+-- json_tree's leaves (strings, numbers, booleans): `atom` as SQLite gives it.
+CREATE FUNCTION json_tree(document text) RETURNS TABLE (atom text) LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE jsonb_typeof(v) WHEN 'string' THEN v #>> '{}' ELSE v::text END
+	FROM jsonb_path_query(document::jsonb, 'strict $.**') AS v
+	WHERE jsonb_typeof(v) NOT IN ('object', 'array', 'null')
+$$;
+--> statement-breakpoint
+-- json_extract of one path of the form $[n] or $.name: a string as itself.
+CREATE FUNCTION json_extract(document text, path text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE jsonb_typeof(v) WHEN 'string' THEN v #>> '{}' ELSE v::text END
+	FROM (SELECT jsonb_path_query_first(document::jsonb, path::jsonpath) AS v) AS x
+$$;
+--> statement-breakpoint
+-- The 1-based position of `needle` in `haystack`, 0 when absent.
+CREATE FUNCTION instr(haystack text, needle text) RETURNS integer LANGUAGE sql IMMUTABLE AS $$ SELECT strpos(haystack, needle) $$;
+--> statement-breakpoint
+-- SQLite's two-argument max and min: the larger or smaller of two numbers.
+CREATE FUNCTION max(a bigint, b bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT greatest(a, b) $$;
+--> statement-breakpoint
+CREATE FUNCTION min(a bigint, b bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT least(a, b) $$;
+--> statement-breakpoint
+-- json_group_array of text values: a JSON array as text.
+CREATE FUNCTION json_group_array_final(items text[]) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT coalesce(array_to_json(items)::text, '[]') $$;
+--> statement-breakpoint
+CREATE AGGREGATE json_group_array(text) (SFUNC = array_append, STYPE = text[], FINALFUNC = json_group_array_final, INITCOND = '{}');
