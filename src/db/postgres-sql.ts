@@ -10,8 +10,6 @@ import * as schema from "./schema.ts";
 
 /** Rewrites of SQLite-only words, applied outside quoted text: each keeps the statement's meaning. */
 const REWRITES: [RegExp, string][] = [
-  // A hint to SQLite's planner: PostgreSQL plans without it.
-  [/\s+INDEXED BY\s+"?\w+"?/gi, ""],
   // SQLite's row id, as PostgreSQL's row address: used only to pick rows to delete in small batches.
   [/\browid\b/gi, "ctid"],
   // SQLite's INTEGER is 64 bits wide; PostgreSQL's is 32.
@@ -52,6 +50,10 @@ export function postgresText(sqlite: string): string {
   // Split into quoted parts (strings, identifiers), left as they are, and the rest, rewritten.
   let n = 0;
   text = qualifiedUpsert(sqlite)
+    // A hint to SQLite's planner: PostgreSQL plans without it.
+    .replace(/\s+INDEXED BY\s+"?\w+"?/gi, "")
+    // An upsert's target names its columns with their table; PostgreSQL takes bare names there.
+    .replace(/( on conflict \()([^)]*)\)/gi, (_, head: string, names: string) => `${head}${names.replace(/"\w+"\./g, "")})`)
     .split(/('(?:[^']|'')*'|"(?:[^"]|"")*")/)
     .map((part, i) => {
       if (i % 2 === 1) return part;

@@ -94,7 +94,7 @@ export async function freshPostgres(): Promise<{ url: string; drop(): Promise<vo
   const name = `formsvc_test_${process.pid}_${++databases}`;
   const admin = new SQL({ url: pg.url("postgres"), max: 1 });
   try {
-    await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE}`);
+    await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE} STRATEGY FILE_COPY`);
   } finally {
     await admin.close();
   }
