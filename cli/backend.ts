@@ -2,7 +2,7 @@
 // when a backend of their kind is opened, so that a command pays only for the mode it runs in.
 import { existsSync } from "node:fs";
 import { loadServeConfig, settingFromEnv } from "../src/config.ts";
-import { isDatabaseUrl } from "../src/db/location.ts";
+import { isDatabaseUrl, isPostgresUrl } from "../src/db/location.ts";
 import { ApiError } from "../src/errors.ts";
 import type { Operation } from "../src/api/operation.ts";
 import type { AppOptions } from "../src/http/context.ts";
@@ -83,6 +83,19 @@ export async function openBackend(options: ConnectionOptions, env: Record<string
   if (options.key) throw new CliError("--key goes with --url (or FORMSVC_URL): without a server address the command works on the database file", EXIT.usage);
   const location = options.db || settingFromEnv("db", env);
   return localBackend(create ? location : existingDatabase(location), options, env);
+}
+
+/**
+ * Refuses a command that is a SQLite file's own tool (backup, restore, scheduled backups) on PostgreSQL, in one
+ * line that names the tool to use there (docs/scaling.md).
+ */
+export function sqliteFileOnly(location: string, what: string): void {
+  if (isPostgresUrl(location)) {
+    throw new CliError(
+      `${what} copies a SQLite file; a PostgreSQL database is backed up and restored with pg_dump and pg_restore, or the provider's backups`,
+      EXIT.usage,
+    );
+  }
 }
 
 /** The database file, refused when it is not there: a mistyped --db must not read as an empty database. */

@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import type { Command } from "commander";
 import { existsSync, rmSync, statSync } from "node:fs";
-import { localDatabase } from "./backend.ts";
+import { localDatabase, sqliteFileOnly } from "./backend.ts";
 import { CliError } from "./errors.ts";
 import type { Io } from "./io.ts";
 import { megabytes, thousands } from "./progress.ts";
@@ -33,6 +33,7 @@ function countsOf(path: string): { forms: number; submissions: number } {
  */
 export async function runBackup(path: string, globals: { db?: string; url?: string; json?: boolean }, io: Io): Promise<void> {
   const source = localDatabase(globals, io.env, "backup");
+  sqliteFileOnly(source, "formsvc backup");
   if (!existsSync(source)) throw new CliError(`no database at ${source}: pass --db PATH or set FORMSVC_DB`);
   if (existsSync(path)) throw new CliError(`${path} exists already: back up to a new file, so that no good copy is overwritten`);
   const { copyInto, openForReading } = await import("../src/db/migrate.ts");

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { chmodSync, chownSync, closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { migrations } from "../src/db/migrations/index.ts";
-import { localDatabase } from "./backend.ts";
+import { localDatabase, sqliteFileOnly } from "./backend.ts";
 import { CliError, EXIT } from "./errors.ts";
 import type { Io } from "./io.ts";
 import { megabytes, thousands } from "./progress.ts";
@@ -168,6 +168,7 @@ export async function runRestore(
   globals: { db?: string; url?: string; json?: boolean },
   io: Io,
 ): Promise<void> {
+  sqliteFileOnly(localDatabase(globals, io.env, "restore"), "formsvc restore");
   const database = resolve(localDatabase(globals, io.env, "restore"));
   if (backup.startsWith("s3://")) return restoreFromBucket(backup, flags, globals, io, dirname(database));
   if (!existsSync(backup) || !statSync(backup).isFile()) throw new CliError(`no backup at ${backup}`);

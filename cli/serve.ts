@@ -4,9 +4,10 @@ import { dirname, resolve } from "node:path";
 import type { BackupStatus } from "../src/workers/backups.ts";
 import { SETTINGS } from "../src/config-settings.ts";
 import type { ServeConfig, ServeFlags } from "../src/config.ts";
-import { isDatabaseUrl } from "../src/db/location.ts";
+import { isDatabaseUrl, redactedLocation } from "../src/db/location.ts";
 import { asciiAddress } from "../src/lib/mail-address.ts";
 import { selfCommand } from "../src/lib/self-command.ts";
+import { sqliteFileOnly } from "./backend.ts";
 import { CliError } from "./errors.ts";
 import type { Io } from "./io.ts";
 
@@ -82,13 +83,14 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
     import("../src/services/people/users.ts"),
   ]);
   const config = loadServeConfig(options, io.env);
+  if (config.backupDir) sqliteFileOnly(config.db, "--backup-dir");
   ensureDatabaseDirectory(config.db, io);
   const server = await startServer(config);
   const { from, to } = server.schema;
   if (from !== to) io.err(from === 0 ? `database schema ${from} → ${to} (new database)\n` : `database schema ${from} → ${to}\n`);
   if (server.schemaBackup) io.err(`the database was backed up before it was migrated, to ${server.schemaBackup}\n`);
   // The address actually bound (0.0.0.0 is every interface), then where this machine reaches it.
-  io.err(`formsvc listening on ${server.bound}, ${server.url} (database ${config.db})\n`);
+  io.err(`formsvc listening on ${server.bound}, ${server.url} (database ${redactedLocation(config.db)})\n`);
   if (config.baseUrl !== server.url) io.err(`public address ${config.baseUrl}\n`);
   io.err(publicAddressNote(config, server.services.urls.baseUrl()));
   if (server.metricsUrl) io.err(`metrics at ${server.metricsUrl}\n`);
@@ -120,7 +122,7 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
     );
   }
   if (facts.apiKeys === 0) {
-    io.err(`No API keys yet. Make the first one with:\n  ${selfCommand()} keys create --db ${config.db} --name admin\n`);
+    io.err(`No API keys yet. Make the first one with:\n  ${selfCommand()} keys create --db ${redactedLocation(config.db)} --name admin\n`);
   }
   await new Promise<void>((resolve, reject) => {
     const stop = (signal: NodeJS.Signals) => {

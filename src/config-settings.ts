@@ -1,3 +1,4 @@
+import { DEFAULT_POOL } from "./db/location.ts";
 import { boolean, captchaVerifyUrls, domains, duration, integer, listenAddress, logFormat, mailFrom, scale, smtpUrl, url } from "./config-values.ts";
 import { ApiError } from "./errors.ts";
 import { parseS3Url } from "./lib/s3.ts";
@@ -98,9 +99,16 @@ export const SETTINGS = {
     flag: "--db <path>",
     env: "FORMSVC_DB",
     default: "./formsvc.db",
-    help: "SQLite file (made and migrated at start), or a libSQL server's `libsql://…` URL, its token in `FORMSVC_DB_AUTH_TOKEN` (see [docs/scaling.md](docs/scaling.md))",
+    help: "SQLite file (made and migrated at start), a libSQL server's `libsql://…` URL, its token in `FORMSVC_DB_AUTH_TOKEN`, or a PostgreSQL `postgres://…` URL (see [docs/scaling.md](docs/scaling.md))",
     parse: text,
     global: true,
+  }),
+  dbPool: setting({
+    flag: "--db-pool <n>",
+    env: "FORMSVC_DB_POOL",
+    default: String(DEFAULT_POOL),
+    help: "most connections this process opens to PostgreSQL",
+    parse: whole(1, 1000),
   }),
   baseUrl: setting({
     flag: "--base-url <url>",

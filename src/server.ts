@@ -6,7 +6,7 @@ import { derivedBaseUrl } from "./config-settings.ts";
 import type { ServeConfig } from "./config.ts";
 import { existsSync } from "node:fs";
 import { openStore, type SchemaChange } from "./db/client.ts";
-import { isDatabaseUrl } from "./db/location.ts";
+import { isDatabaseUrl, redactedLocation } from "./db/location.ts";
 import { backupBeforeMigrating, sqliteSchemaStatus } from "./db/migrate.ts";
 import type { AppOptions } from "./http/context.ts";
 import { Metrics, serveMetricsAlone } from "./http/metrics.ts";
@@ -64,13 +64,13 @@ const hostPort = (host: string, port: number) => `${host.includes(":") ? `[${hos
 /** Opens the database (migrating it), checks that it takes writes, binds the port and serves; the only place that listens. */
 export async function startServer(config: ServeConfig, log: AppOptions["log"] = serverLog(config.logFormat)): Promise<RunningServer> {
   const schemaBackup = backupIfBehind(config.db);
-  const store = await openStore(config.db, { authToken: config.dbAuthToken, migrate: true });
+  const store = await openStore(config.db, { authToken: config.dbAuthToken, migrate: true, pool: config.dbPool });
   try {
     await store.checkWritable();
   } catch (error) {
     store.close();
     throw new StartupError(
-      `cannot write the database ${config.db} (${(error as Error).message}): the user formsvc runs as must be able to write the file and ` +
+      `cannot write the database ${redactedLocation(config.db)} (${(error as Error).message}): the user formsvc runs as must be able to write the file and ` +
         "its directory, where SQLite keeps the -wal and -shm files beside it",
     );
   }

@@ -4,15 +4,12 @@
 // PostgreSQL's and the rows back into the SQLite drivers' shape (docs/scaling.md, "How the same code runs").
 import type { SQL as BunSql } from "bun";
 import { drizzle as drizzleProxy } from "drizzle-orm/sqlite-proxy";
-import { redactedLocation } from "./location.ts";
+import { DEFAULT_POOL, redactedLocation } from "./location.ts";
 import { WRITE_CHECK } from "./migrate.ts";
 import { migratePostgres } from "./postgres-migrate.ts";
 import { postgresParam, postgresText, sqliteRows } from "./postgres-sql.ts";
 import * as schema from "./schema.ts";
 import { type Db, DatabaseUnavailable, LOCK_WAIT_MS, type Store } from "./store.ts";
-
-/** Connections of one process to PostgreSQL when --db-pool does not say (docs/cli.md). */
-export const DEFAULT_POOL = 10;
 
 /** One connection's way of running a statement: the pool's (any connection), or a transaction's own. */
 type Runner = Pick<BunSql, "unsafe">;

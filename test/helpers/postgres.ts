@@ -88,13 +88,13 @@ export function postgresServer(): Promise<PostgresServer> {
 
 let databases = 0;
 
-/** A new database, migrated, on the test run's server: its URL, and `drop` to remove it. */
-export async function freshPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
+/** A new database on the test run's server, migrated (or empty): its URL, and `drop` to remove it. */
+export async function freshPostgres(options: { empty?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const pg = await postgresServer();
   const name = `formsvc_test_${process.pid}_${++databases}`;
   const admin = new SQL({ url: pg.url("postgres"), max: 1 });
   try {
-    await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE} STRATEGY FILE_COPY`);
+    await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${options.empty ? "template0" : TEMPLATE} STRATEGY FILE_COPY`);
   } finally {
     await admin.close();
   }
