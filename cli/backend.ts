@@ -114,7 +114,7 @@ export async function openLocalServices(location: string, env: Record<string, st
     import("../src/services/settings.ts"),
     import("../src/lib/address.ts"),
   ]);
-  const store = await openStore(location, { authToken: env.FORMSVC_DB_AUTH_TOKEN || undefined });
+  const store = await openStore(location, { authToken: env.FORMSVC_DB_AUTH_TOKEN || undefined, pool: settingFromEnv("dbPool", env) });
   // The addresses the server recorded when it last started, unless the environment names others.
   const served = await settingsService(store).servedUrls();
   const baseUrl = (env.FORMSVC_BASE_URL ?? served?.baseUrl ?? loadServeConfig({}, {}).baseUrl).replace(/\/+$/, "");

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { existsSync } from "node:fs";
 import { isDatabaseUrl, redactedLocation } from "../src/db/location.ts";
+import { settingFromEnv } from "../src/config.ts";
 import { localDatabase } from "./backend.ts";
 import { CliError } from "./errors.ts";
 import type { Io } from "./io.ts";
@@ -48,7 +49,7 @@ export async function runMigrate(options: { dryRun?: boolean }, globals: { db?: 
   } else {
     if (status) report.backup = backupBeforeMigrating(database, status.applied);
     if (report.backup) io.err(`backed up ${database} to ${report.backup}\n`);
-    const store = await openStore(database, { authToken: io.env.FORMSVC_DB_AUTH_TOKEN || undefined, migrate: true });
+    const store = await openStore(database, { authToken: io.env.FORMSVC_DB_AUTH_TOKEN || undefined, migrate: true, pool: settingFromEnv("dbPool", io.env) });
     store.close();
     report.from = store.schema.from;
     io.err(`${report.database}: schema version ${store.schema.from} → ${store.schema.to}\n`);

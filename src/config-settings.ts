@@ -1,4 +1,3 @@
-import { DEFAULT_POOL } from "./db/location.ts";
 import { boolean, captchaVerifyUrls, domains, duration, integer, listenAddress, logFormat, mailFrom, scale, smtpUrl, url } from "./config-values.ts";
 import { ApiError } from "./errors.ts";
 import { parseS3Url } from "./lib/s3.ts";
@@ -106,7 +105,7 @@ export const SETTINGS = {
   dbPool: setting({
     flag: "--db-pool <n>",
     env: "FORMSVC_DB_POOL",
-    default: String(DEFAULT_POOL),
+    default: "10",
     help: "most connections this process opens to PostgreSQL",
     parse: whole(1, 1000),
   }),

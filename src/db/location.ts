@@ -13,6 +13,3 @@ export const isDatabaseUrl = (location: string) => isLibsqlUrl(location) || isPo
 export function redactedLocation(location: string): string {
   return location.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*:)[^/@]*@/i, "$1***@").replace(/([?&]password=)[^&]*/gi, "$1***");
 }
-
-/** Connections of one process to PostgreSQL when --db-pool does not say (docs/cli.md). */
-export const DEFAULT_POOL = 10;

@@ -4,7 +4,7 @@
 // PostgreSQL's and the rows back into the SQLite drivers' shape (docs/scaling.md, "How the same code runs").
 import type { SQL as BunSql } from "bun";
 import { drizzle as drizzleProxy } from "drizzle-orm/sqlite-proxy";
-import { DEFAULT_POOL, redactedLocation } from "./location.ts";
+import { redactedLocation } from "./location.ts";
 import { WRITE_CHECK } from "./migrate.ts";
 import { migratePostgres } from "./postgres-migrate.ts";
 import { postgresParam, postgresText, sqliteRows } from "./postgres-sql.ts";
@@ -71,7 +71,8 @@ export async function openPostgres(url: string, options: { migrate: boolean; poo
   const shown = redactedLocation(url);
   const pool = new SQL({
     url,
-    max: options.pool ?? DEFAULT_POOL,
+    // --db-pool (every command passes it); Bun's own size otherwise.
+    ...(options.pool ? { max: options.pool } : {}),
     // Seconds: a database that does not answer is said at once rather than waited on for minutes.
     connectionTimeout: LOCK_WAIT_MS / 1000,
     idleTimeout: 60,
