@@ -46,7 +46,8 @@ async function startServer(): Promise<PostgresServer> {
     port,
     user: "postgres",
     password: PASSWORD,
-    persistent: false,
+    // Kept across stop() and start() (a test stops the server as a restart would); removed when the run ends.
+    persistent: true,
     createPostgresUser: true,
     initdbFlags: ["--no-sync", "--encoding=UTF8"],
     // No socket file (its default folder may not be writable by that user); the tests speak TCP. The data of a
