@@ -95,8 +95,15 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string" && UNAVAILABLE_CODES.test(code)) return true;
-  return /closed database|database (is|has) closed|database is locked|readonly database/i.test(error.message);
+  if (/closed database|database (is|has) closed|database is locked|readonly database/i.test(error.message)) return true;
+  // drizzle wraps a driver's error in its own ("Failed query: …"), the driver's as its cause.
+  return error.cause !== error && isDatabaseUnavailable(error.cause);
 }
 
 /** The answer when the database does not answer. */
-export const unavailableError = () => new ApiError("unavailable", "The service cannot reach its database right now. Try again in a moment.");
+// Seconds a client waits before trying again: a restart or a failover of the database takes a few.
+const UNAVAILABLE_RETRY_S = 2;
+export const unavailableError = () =>
+  new ApiError("unavailable", "The service cannot reach its database right now. Try again in a moment.", {
+    headers: { "Retry-After": String(UNAVAILABLE_RETRY_S) },
+  });
