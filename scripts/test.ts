@@ -39,6 +39,7 @@ const POSTGRES_API = [
   "endpoint-page",
   "errors",
   "export",
+  "form-page",
   "forms",
   "forms-file",
   "forms-update",
@@ -63,6 +64,7 @@ const POSTGRES_API = [
   "submit-origin",
   "submit-rate-limit",
   "team",
+  "webhooks",
 ].map((name) => `./test/api/${name}.test.ts`);
 const apiFiles = readdirSync(join(root, "test/api"))
   .filter((name) => name.endsWith(".test.ts"))

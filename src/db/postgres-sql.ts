@@ -12,8 +12,6 @@ import * as schema from "./schema.ts";
 const REWRITES: [RegExp, string][] = [
   // SQLite's row id, as PostgreSQL's row address: used only to pick rows to delete in small batches.
   [/\browid\b/gi, "ctid"],
-  // SQLite's INTEGER is 64 bits wide; PostgreSQL's is 32.
-  [/\bAS INTEGER\)/gi, "AS BIGINT)"],
 ];
 
 const texts = new Map<string, string>();
@@ -50,6 +48,10 @@ export function postgresText(sqlite: string): string {
   // Split into quoted parts (strings, identifiers), left as they are, and the rest, rewritten.
   let n = 0;
   text = qualifiedUpsert(sqlite)
+    // SQLite's CAST to INTEGER takes the number a text starts with (0 for none), 64 bits wide.
+    .replace(/\bCAST\(([^()]*) AS INTEGER\)/gi, "sqlite_integer(($1)::text)")
+    // Of an expression (a number): 64 bits wide, as SQLite's INTEGER.
+    .replace(/\bAS INTEGER\)/gi, "AS BIGINT)")
     // A hint to SQLite's planner: PostgreSQL plans without it.
     .replace(/\s+INDEXED BY\s+"?\w+"?/gi, "")
     // An upsert's target names its columns with their table; PostgreSQL takes bare names there.

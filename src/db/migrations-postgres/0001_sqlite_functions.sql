@@ -38,3 +38,17 @@ CREATE FUNCTION min(a bigint, b bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS
 CREATE FUNCTION json_group_array_final(items text[]) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT coalesce(array_to_json(items)::text, '[]') $$;
 --> statement-breakpoint
 CREATE AGGREGATE json_group_array(text) (SFUNC = array_append, STYPE = text[], FINALFUNC = json_group_array_final, INITCOND = '{}');
+--> statement-breakpoint
+-- CAST(x AS INTEGER) as SQLite reads it: the whole number a text starts with, 0 when it starts with none.
+CREATE FUNCTION sqlite_integer(value text) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+	SELECT coalesce(substring(value FROM '^\s*[-+]?[0-9]+')::bigint, 0)
+$$;
+--> statement-breakpoint
+-- A left shift whose count is a bigint (SQLite's integers are all 64 bits wide).
+CREATE FUNCTION sqlite_shift_left(a bigint, b bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT a << b::integer $$;
+--> statement-breakpoint
+CREATE OPERATOR << (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = sqlite_shift_left);
+--> statement-breakpoint
+CREATE FUNCTION sqlite_shift_left(a integer, b bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT a::bigint << b::integer $$;
+--> statement-breakpoint
+CREATE OPERATOR << (LEFTARG = integer, RIGHTARG = bigint, FUNCTION = sqlite_shift_left);
