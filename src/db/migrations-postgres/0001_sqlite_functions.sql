@@ -1,15 +1,17 @@
 -- The few SQLite functions that formsvc's queries call, defined on PostgreSQL under the same names and with
 -- the same meaning, so that one query text runs on both engines (docs/scaling.md, "How the same code runs").
--- json_each over a JSON array or object: one row per element, `key` its index (a number, as text padded to
--- sort as one) or name, `value` the element (a string as itself, anything else as JSON text).
-CREATE FUNCTION json_each(document text) RETURNS TABLE (key text, value text) LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE jsonb_typeof(d) WHEN 'array' THEN lpad((e.ordinality - 1)::text, 10, '0') ELSE e.k END,
-		CASE jsonb_typeof(e.v) WHEN 'string' THEN e.v #>> '{}' ELSE e.v::text END
-	FROM (SELECT document::jsonb AS d) AS j
+-- json_each over a JSON array or object: one row per element in the document's order, `key` its index (a
+-- number, as text padded to sort as one) or name, `value` the element (a string as itself, anything else as
+-- JSON text), `id` its place in the document.
+CREATE FUNCTION json_each(document text) RETURNS TABLE (key text, value text, id bigint) LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE json_typeof(j.d) WHEN 'array' THEN lpad((e.n - 1)::text, 10, '0') ELSE e.k END,
+		CASE json_typeof(e.v) WHEN 'string' THEN e.v #>> '{}' ELSE e.v::text END,
+		e.n
+	FROM (SELECT document::json AS d) AS j
 	CROSS JOIN LATERAL (
-		SELECT NULL::text AS k, a.v, a.ordinality FROM jsonb_array_elements(CASE jsonb_typeof(j.d) WHEN 'array' THEN j.d ELSE '[]'::jsonb END) WITH ORDINALITY AS a(v, ordinality)
+		SELECT NULL::text AS k, a.v, a.n FROM json_array_elements(CASE json_typeof(j.d) WHEN 'array' THEN j.d ELSE '[]'::json END) WITH ORDINALITY AS a(v, n)
 		UNION ALL
-		SELECT o.k, o.v, 0 FROM jsonb_each(CASE jsonb_typeof(j.d) WHEN 'object' THEN j.d ELSE '{}'::jsonb END) AS o(k, v)
+		SELECT o.k, o.v, o.n FROM json_each(CASE json_typeof(j.d) WHEN 'object' THEN j.d ELSE '{}'::json END) WITH ORDINALITY AS o(k, v, n)
 	) AS e
 $$;
 --> statement-breakpoint
