@@ -61,6 +61,7 @@ const POSTGRES_API = [
   "submit-edges",
   "submit-fields",
   "submit-hostile",
+  "submit-idempotency",
   "submit-origin",
   "submit-rate-limit",
   "team",

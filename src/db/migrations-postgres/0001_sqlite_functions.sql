@@ -36,6 +36,11 @@ CREATE FUNCTION max(a bigint, b bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS
 --> statement-breakpoint
 CREATE FUNCTION min(a bigint, b bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT least(a, b) $$;
 --> statement-breakpoint
+-- The same of a sum (numeric on PostgreSQL).
+CREATE FUNCTION max(a numeric, b numeric) RETURNS numeric LANGUAGE sql IMMUTABLE AS $$ SELECT greatest(a, b) $$;
+--> statement-breakpoint
+CREATE FUNCTION min(a numeric, b numeric) RETURNS numeric LANGUAGE sql IMMUTABLE AS $$ SELECT least(a, b) $$;
+--> statement-breakpoint
 -- json_group_array of text values: a JSON array as text.
 CREATE FUNCTION json_group_array_final(items text[]) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT coalesce(array_to_json(items)::text, '[]') $$;
 --> statement-breakpoint
