@@ -9,6 +9,7 @@ import { formsFileCommands } from "./plan.ts";
 import { mcpCommand } from "./mcp.ts";
 import type { Io } from "./io.ts";
 import { keysCommand } from "./keys.ts";
+import { mailCommand } from "./mail.ts";
 import { migrateCommand } from "./migrate.ts";
 import { notificationsCommand } from "./notifications.ts";
 import { cellText } from "./output.ts";
@@ -43,6 +44,7 @@ const COMMANDS: [names: string[], register: (program: Command, io: Io) => void][
   [["forms"], formsCommand],
   [["submissions"], submissionsCommand],
   [["notifications"], notificationsCommand],
+  [["mail"], mailCommand],
   [["webhooks"], webhooksCommand],
   [["destinations"], destinationsCommand],
   [["pull", "plan", "apply"], formsFileCommands],

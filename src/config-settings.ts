@@ -1,4 +1,4 @@
-import { boolean, captchaVerifyUrls, domains, duration, integer, listenAddress, logFormat, mailFrom, scale, smtpUrl, url } from "./config-values.ts";
+import { boolean, captchaVerifyUrls, domains, duration, integer, listenAddress, logFormat, mailFrom, mailUrl, scale, smtpUrl, url } from "./config-values.ts";
 import { ApiError } from "./errors.ts";
 import { parseS3Url } from "./lib/s3.ts";
 import { isEmail } from "./lib/validate.ts";
@@ -162,15 +162,22 @@ export const SETTINGS = {
     flag: "--smtp-url <url>",
     env: "FORMSVC_SMTP_URL",
     shown: "none: mail is off",
-    help: "SMTP server for notification emails, smtp://user:pass@host:587 (STARTTLS when offered) or smtps://user:pass@host (TLS); percent-encode @ or : in the user or password",
+    help: "SMTP server for notification emails, smtp://user:pass@host:587 (STARTTLS when offered) or smtps://user:pass@host (TLS); percent-encode @ or : in the user or password; the old name of --mail-url for SMTP",
     parse: (value) => (value === undefined ? null : smtpUrl(value)),
+  }),
+  mailUrl: setting({
+    flag: "--mail-url <url>",
+    env: "FORMSVC_MAIL_URL",
+    shown: "--smtp-url's, else none: mail is off",
+    help: "how every mail goes out: smtp:// or smtps:// as --smtp-url, or an HTTP provider: postmark://TOKEN@, resend://KEY@, ses://KEY_ID:SECRET@REGION, mailgun://KEY@DOMAIN (?region=eu), sendgrid://KEY@ ([docs/deploy.md](docs/deploy.md#choosing-a-mail-transport)); percent-encode @, : or / in a key",
+    parse: (value, name, earlier) => mailUrl(name, value, earlier.smtpUrl as string | null),
   }),
   mailFrom: setting({
     flag: "--mail-from <address>",
     env: "FORMSVC_MAIL_FROM",
     shown: "formsvc <the SMTP login> if it is an address, else formsvc <formsvc@localhost>",
-    help: 'From of notification emails: you@example.com or "Forms <forms@example.com>"',
-    parse: (value, name, earlier) => mailFrom(name, value, earlier.smtpUrl as string | null),
+    help: 'From of every email, for every transport: you@example.com or "Forms <forms@example.com>"',
+    parse: (value, name, earlier) => mailFrom(name, value, earlier.mailUrl as string | null),
   }),
   metrics: setting({
     flag: "--metrics",

@@ -2,6 +2,8 @@
 // and says what is wrong with it in the words of its flag.
 import { ApiError } from "./errors.ts";
 import { parseMailbox, type Mailbox } from "./lib/mail.ts";
+import { chooseTransport } from "./lib/mail-transports/index.ts";
+import { splitMailUrl } from "./lib/mail-transports/url.ts";
 import { parseDuration } from "./lib/time.ts";
 import { isEmail } from "./lib/validate.ts";
 import { CAPTCHA_VERIFY_URLS } from "./services/spam/captcha.ts";
@@ -64,6 +66,21 @@ export function smtpUrl(value: string): string {
   return value;
 }
 
+/**
+ * The mail transport's address of --mail-url (docs/deploy.md, "Choosing a mail transport"), else --smtp-url's,
+ * else null (mail is off). The message says what is wrong and never repeats the value, which holds a secret.
+ */
+export function mailUrl(name: string, value: string | undefined, smtp: string | null): string | null {
+  if (value === undefined) return smtp ?? null;
+  if (smtp !== null) throw new ApiError("invalid_parameter", `${name} and smtp-url both name a mail transport: give one of them`, { field: name });
+  try {
+    chooseTransport(value);
+  } catch (error) {
+    throw new ApiError("invalid_parameter", `${name} is not a mail address formsvc can send through: ${(error as Error).message}`, { field: name });
+  }
+  return value;
+}
+
 /** The SMTP URL as it may be shown: the password replaced by ***. */
 export function redactedSmtpUrl(value: string): string {
   const url = new URL(value);
@@ -72,8 +89,8 @@ export function redactedSmtpUrl(value: string): string {
 }
 
 /** The From when none is set: the SMTP login when it is an email address (as most providers require), else formsvc@localhost. */
-function defaultMailFrom(smtp: string | null): Mailbox {
-  const user = smtp ? decodeURIComponent(new URL(smtp).username) : "";
+function defaultMailFrom(mail: string | null): Mailbox {
+  const user = mail && /^smtps?:/i.test(mail) ? splitMailUrl(mail).user : "";
   return { name: "formsvc", address: isEmail(user) ? user : "formsvc@localhost" };
 }
 
@@ -115,8 +132,8 @@ export function duration(name: string, value: string, min: number, max: number):
 }
 
 /** The From given, or when none is: the SMTP login when it is an email address, else formsvc@localhost. */
-export function mailFrom(name: string, value: string | undefined, smtp: string | null): Mailbox {
-  if (value === undefined) return defaultMailFrom(smtp);
+export function mailFrom(name: string, value: string | undefined, mail: string | null): Mailbox {
+  if (value === undefined) return defaultMailFrom(mail);
   const mailbox = parseMailbox(value);
   if (!mailbox) {
     throw new ApiError("invalid_parameter", `${name} must be an address such as you@example.com or "Forms <forms@example.com>", not "${value}"`, {

@@ -15,7 +15,7 @@ import { currentPublicOrigin } from "./http/forwarded.ts";
 import { errorResponse } from "./http/respond.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { serverLog } from "./log.ts";
-import { smtpMailer } from "./mailer.ts";
+import { transportMailer } from "./mailer.ts";
 import { startPurger } from "./workers/purger.ts";
 import { systemResolver } from "./lib/address.ts";
 import { checkForUpdate } from "./lib/release.ts";
@@ -107,7 +107,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
   });
   const app = createApp({
     services,
-    mail: config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom, config.mailTimeoutMs) : null,
+    mail: config.mailUrl ? transportMailer(config.mailUrl, config.mailFrom, config.mailTimeoutMs, services.mailStatus) : null,
     maxBody: config.maxBody,
     maxFileSize: config.maxFileSize,
     trustProxy: config.trustProxy,
@@ -160,11 +160,12 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     store.close();
     throw new StartupError(`cannot listen: ${(error as Error).message}`);
   }
-  // Without an SMTP server nothing is sent: live forms' notifications wait, pending, for one to be configured.
-  // nodemailer is loaded only when mail is on.
-  const sender = config.smtpUrl
+  // Without a mail transport nothing is sent: live forms' notifications wait, pending, for one to be configured.
+  // The sender (and nodemailer, for SMTP) is loaded only when mail is on.
+  const sender = config.mailUrl
     ? (await import("./workers/mail-sender.ts")).startSender(services.notifications, {
-        smtpUrl: config.smtpUrl,
+        mailUrl: config.mailUrl,
+        status: services.mailStatus,
         from: config.mailFrom,
         retryBaseMs: config.mailRetryBaseMs,
         timeoutMs: config.mailTimeoutMs,

@@ -3,6 +3,7 @@ import { destinationOperations } from "./destinations.ts";
 import { formPageOperations } from "./form-page.ts";
 import { formOperations } from "./forms.ts";
 import { keyOperations } from "./keys.ts";
+import { mailOperations } from "./mail.ts";
 import { notificationOperations } from "./notifications.ts";
 import type { Operation } from "./operation.ts";
 import { altchaWidgetOperation, publicOperations } from "./public.ts";
@@ -27,6 +28,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...formPageOperations,
   ...statsOperations,
   ...activityOperations,
+  ...mailOperations,
 ];
 
 /** The operation of this id (among `operations`, all of them but in tests); a name no declaration has is a mistake in the caller. */

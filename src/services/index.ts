@@ -19,6 +19,7 @@ import { usersService } from "./people/users.ts";
 import type { PublicUrls } from "./urls.ts";
 import { defaultWebhookOptions, webhooksService, type WebhookOptions } from "./outbox/webhooks.ts";
 import { destinationsService } from "./outbox/destinations.ts";
+import { mailStatusService } from "./outbox/mail-status.ts";
 
 /** The domain, used alike by the HTTP routes and the local CLI. */
 export function createServices(store: Store, urls: PublicUrls, options: { webhooks?: WebhookOptions } = {}) {
@@ -45,6 +46,7 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
     spam,
     files,
     notifications,
+    mailStatus: mailStatusService(store),
     webhooks,
     destinations,
     settings: settingsService(store),

@@ -1,23 +1,23 @@
-import nodemailer from "nodemailer";
 import { headerSafe, type Mailbox } from "../lib/mail.ts";
 import { needsSmtpUtf8, planAddresses, type AddressPlan } from "../lib/mail-address.ts";
-import { offersSmtpUtf8 } from "../lib/smtp-probe.ts";
+import { chooseTransport, openTransport, withoutSecrets } from "../lib/mail-transports/index.ts";
+import { MailRefusal } from "../lib/mail-transports/kind.ts";
+import { SMTP_POOL } from "../lib/mail-transports/smtp.ts";
+import { withoutAddresses, type MailStatusService } from "../services/outbox/mail-status.ts";
 import { startOutboxLoop, withinGrace, workerName } from "./outbox.ts";
 import type { NotificationsService, OutgoingNotification } from "../services/outbox/notifications.ts";
 import { HELD_PER_SLOT } from "../services/outbox/shares.ts";
 
 /** How many notifications one process sends at once, over as many pooled SMTP connections (one per account at a time). */
-const CONCURRENCY = 4;
+const CONCURRENCY = SMTP_POOL;
 /** How often the queue is looked at even when nothing here woke the sender. */
 const POLL_MS = 60_000;
 /** How long a stop waits for a send under way (systemd's default stop timeout is 90 s). */
 const STOP_GRACE_MS = 20_000;
-/** How long the server's answer on SMTPUTF8 is trusted before it is asked again. */
-const SMTPUTF8_KNOWN_MS = 60_000;
 
 export interface SenderOptions {
-  /** smtp:// or smtps:// with the credentials in it. */
-  smtpUrl: string;
+  /** The transport's address with its credentials (docs/deploy.md, "Choosing a mail transport"). */
+  mailUrl: string;
   from: Mailbox;
   retryBaseMs: number;
   /** The longest one step of a send may wait on the mail server (connecting, its greeting, each answer); 10 s. */
@@ -25,6 +25,8 @@ export interface SenderOptions {
   /** How long a claim lasts; twice the longest send unless a test wants a killed process's items back sooner. */
   leaseMs?: number;
   log: { line(text: string): void; error(message: string, error: unknown): void };
+  /** Where the last mail sent and the last failure are kept for the Account page. */
+  status?: MailStatusService;
 }
 
 /** The running sender: stop it before the database closes. */
@@ -39,35 +41,17 @@ export interface NotificationSender {
 }
 
 /**
- * A mail server's 5xx answer to the message (RFC 5321 §4.2.1: a permanent refusal, such as 501 or 550): the same
- * message would be refused again, so it is not retried. A 4xx, a timeout or a lost connection is tried again.
- */
-function isPermanentRefusal(error: unknown): boolean {
-  const code = (error as { responseCode?: unknown } | null)?.responseCode;
-  return typeof code === "number" && code >= 500 && code < 600;
-}
-
-/**
- * Text for the server's log, which outlives an erasure: a mail server's answer may quote the recipient (a
- * submitter's address, for a confirmation), so addresses are blanked, and control characters shown escaped.
- * The notification's id finds its entry, which holds the whole answer until the entry is erased.
+ * Text for the server's log, which outlives an erasure: an answer may quote the recipient (a submitter's
+ * address, for a confirmation), so addresses are blanked, and control characters shown escaped. The
+ * notification's id finds its entry, which holds the whole answer until the entry is erased.
  */
 function logSafe(text: string): string {
-  return text
-    .replace(/[^\s<>()"',;:@]+@[^\s<>()"',;:@]+/g, "<address>")
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
-/** The password of an SMTP URL as it may appear in text, encoded or not, so that it can be blanked out. */
-function secretsOf(smtpUrl: string): string[] {
-  const password = new URL(smtpUrl).password;
-  if (!password) return [];
-  return [...new Set([password, decodeURIComponent(password)])].filter((s) => s.length > 0);
+  return withoutAddresses(text).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /**
- * Sends the pending notifications of the outbox through a small pool of SMTP connections, a few at once (one
- * per account at a time): at start (what a crash left),
+ * Sends the pending notifications of the outbox through the transport of --mail-url, a few at once (one
+ * per account at a time; over SMTP, a small pool of connections): at start (what a crash left),
  * right after a submission queued one, and on a timer when the next retry is due. A failed attempt is tried
  * again after the backoff of RETRY_STEPS and marked failed after the last. It runs beside the server and
  * never holds up an answer: a submission only wakes it.
@@ -75,37 +59,22 @@ function secretsOf(smtpUrl: string): string[] {
 export function startSender(notifications: NotificationsService, options: SenderOptions): NotificationSender {
   const worker = workerName();
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const transport = nodemailer.createTransport({
-    url: options.smtpUrl,
-    // Connections kept open and reused, rather than a new conversation (connect, greeting, login) per message.
-    pool: true,
-    maxConnections: CONCURRENCY,
-    // A mail server that does not answer must not hold the queue (or a stop) for nodemailer's default minutes.
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs * 3,
-  });
+  const chosen = chooseTransport(options.mailUrl);
+  const transport = openTransport(chosen, timeoutMs);
   // The longest a send takes before one of those timeouts ends it: connecting, the greeting, then a few answers
   // to wait for. A claim lasts for two of them, and the loop extends it while the send goes on.
   const sendMs = timeoutMs * 5;
   const leaseMs = options.leaseMs ?? sendMs * 2;
-  const secrets = secretsOf(options.smtpUrl);
   const abort = new AbortController();
 
   /** An error as one line for lastError and the log: no control characters, no password. */
   function describe(error: unknown): string {
-    let text = headerSafe(error instanceof Error ? error.message : String(error)) || "unknown error";
-    for (const secret of secrets) text = text.split(secret).join("***");
-    return text;
+    return withoutSecrets(headerSafe(error instanceof Error ? error.message : String(error)) || "unknown error", chosen.secrets);
   }
 
-  // What the server said of SMTPUTF8, kept for a minute: a run of such messages asks once, a changed server is heard soon.
-  let smtpUtf8Known: { offered: boolean; until: number } | null = null;
-  async function serverOffersSmtpUtf8(): Promise<boolean> {
-    if (smtpUtf8Known && Date.now() < smtpUtf8Known.until) return smtpUtf8Known.offered;
-    const offered = await offersSmtpUtf8(options.smtpUrl, timeoutMs);
-    smtpUtf8Known = { offered, until: Date.now() + SMTPUTF8_KNOWN_MS };
-    return offered;
+  /** Keeps the outcome for the Account page; a failure to keep it is logged, never a failed send. */
+  async function remember(kind: "sent" | "failed", what: string, detail: string): Promise<void> {
+    await options.status?.[kind](what, detail).catch((error) => options.log.error("mail status", error));
   }
 
   /**
@@ -114,11 +83,12 @@ export function startSender(notifications: NotificationsService, options: Sender
    */
   async function addressesOf(notification: OutgoingNotification): Promise<AddressPlan> {
     const wanted = { from: options.from.address, to: notification.to, cc: notification.cc, replyTo: notification.replyTo };
-    return planAddresses(wanted, needsSmtpUtf8(wanted) && (await serverOffersSmtpUtf8()));
+    return planAddresses(wanted, needsSmtpUtf8(wanted) && (await transport.takesUtf8Addresses()));
   }
 
   async function deliver(notification: OutgoingNotification): Promise<void> {
     let note: string | null = null;
+    let answer = "";
     try {
       const plan = await addressesOf(notification);
       if (plan.refusal) {
@@ -128,31 +98,32 @@ export function startSender(notifications: NotificationsService, options: Sender
       }
       note = plan.note;
       const { from, to, cc, replyTo } = plan.addresses;
-      await transport.sendMail({
-        from: { name: notification.fromName ?? options.from.name, address: from },
-        to,
-        subject: notification.subject,
-        replyTo: replyTo ?? undefined,
-        ...(cc.length > 0 ? { cc } : {}),
-        // What was left out is said in the message too: the owner may still want to answer or copy by hand.
-        text: note ? `${notification.text}\n${note}\n` : notification.text,
-        // RFC 3834: tells auto-responders (vacation replies) not to answer a machine.
-        headers: { "Auto-Submitted": "auto-generated" },
-        disableFileAccess: true,
-        disableUrlAccess: true,
-        signal: abort.signal,
-      });
+      answer = await transport.send(
+        {
+          from: { name: notification.fromName ?? options.from.name, address: from },
+          to: [to],
+          cc,
+          replyTo,
+          subject: notification.subject,
+          // What was left out is said in the message too: the owner may still want to answer or copy by hand.
+          text: note ? `${notification.text}\n${note}\n` : notification.text,
+          id: notification.id,
+        },
+        abort.signal,
+      );
     } catch (error) {
       // Cut short by stop(): not an attempt that failed; it stays pending and goes out after the restart.
       if (abort.signal.aborted) return;
       const reason = describe(error);
-      const permanent = isPermanentRefusal(error);
+      const permanent = error instanceof MailRefusal && error.permanent;
+      await remember("failed", notification.kind, `${notification.id}: ${reason}`);
       const status = await notifications.markAttemptFailed(notification, worker, reason, Date.now(), options.retryBaseMs, permanent);
       const outcome = status === "failed" ? (permanent ? "refused for good, not retried" : "gave up") : "will retry";
       options.log.line(`notification ${notification.id}: attempt ${notification.attempts + 1} failed, ${outcome}: ${logSafe(reason)}`);
       return;
     }
     await notifications.markSent(notification, worker, Date.now(), note);
+    await remember("sent", notification.kind, `${notification.id}: ${withoutSecrets(headerSafe(answer), chosen.secrets)}`);
     options.log.line(`notification ${notification.id} sent${note ? `: ${logSafe(note)}` : ""}`);
   }
 

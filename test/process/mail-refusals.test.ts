@@ -44,7 +44,7 @@ test("a 501 refusal of a confirmation's recipient fails it at once, and the log 
   let sender: NotificationSender | null = null;
   try {
     sender = startSender(fx.t.services.notifications, {
-      smtpUrl: `smtp://127.0.0.1:${port}`,
+      mailUrl: `smtp://127.0.0.1:${port}`,
       from: { name: "formsvc", address: "formsvc@localhost" },
       // A retry, were there one, would be due at once.
       retryBaseMs: 1,

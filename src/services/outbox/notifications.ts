@@ -49,6 +49,7 @@ export interface OutgoingNotification {
   text: string;
   /** The sender name the form's owner chose for a confirmation; null: the server's own. */
   fromName: string | null;
+  kind: Notification["kind"];
 }
 
 /** Delays before the 2nd, 3rd, ... attempt, in units of the retry base (a minute by default): 1 min, 5 min, 30 min, 2 h, 6 h. */
@@ -189,6 +190,7 @@ export function notificationsService(store: Store, formsService: FormsService, d
           attempts: notifications.attempts,
           body: notifications.body,
           fromName: notifications.fromName,
+          kind: notifications.kind,
           submissionId: submissions.id,
           data: submissions.data,
           createdAt: submissions.createdAt,
@@ -216,6 +218,7 @@ export function notificationsService(store: Store, formsService: FormsService, d
             cc: row.cc ? row.cc.split(", ") : [],
             attempts: row.attempts,
             fromName: row.fromName,
+            kind: row.kind as Notification["kind"],
             // A confirmation's text was rendered when it was queued; a notification's is built now.
             text:
               row.body ??
