@@ -12,18 +12,18 @@ import type { Io } from "./io.ts";
 
 export interface ServeOptions extends ServeFlags {}
 
-/** Where notifications go, or that mail is off and how to turn it on; the SMTP password is never shown. */
-function mailStatus(config: ServeConfig, redactedSmtpUrl: (url: string) => string): string {
+/** Where notifications go, or that mail is off and how to turn it on; no password or key is ever shown. */
+function mailStatus(config: ServeConfig, shown: (url: string) => string): string {
   const from = config.mailFrom.name ? `${config.mailFrom.name} <${config.mailFrom.address}>` : config.mailFrom.address;
-  if (config.smtpUrl) {
-    const sending = `notification emails go out through ${redactedSmtpUrl(config.smtpUrl)}, from ${from}\n`;
+  if (config.mailUrl) {
+    const sending = `notification emails go out through ${shown(config.mailUrl)}, from ${from}\n`;
     // A sender with no ASCII form is refused by every server that does not offer SMTPUTF8: said now, not at the first send.
     if (asciiAddress(config.mailFrom.address) !== null) return sending;
     return `${sending}warning: the sender address ${config.mailFrom.address} (--mail-from) needs a mail server that offers SMTPUTF8; with one that does not, every email is refused (the delivery log says why). An ASCII address goes everywhere.\n`;
   }
   return (
     "mail is off: notifications of live forms are kept pending, not sent. Turn it on with\n" +
-    "  --smtp-url smtp://user:pass@mail.example.com:587 (or FORMSVC_SMTP_URL) and --mail-from (FORMSVC_MAIL_FROM)\n"
+    "  --mail-url smtp://user:pass@mail.example.com:587 or postmark://TOKEN@ (or FORMSVC_MAIL_URL) and --mail-from (FORMSVC_MAIL_FROM)\n"
   );
 }
 
@@ -76,7 +76,7 @@ function ensureDatabaseDirectory(db: string, io: Io): void {
 /** Serves until SIGINT or SIGTERM; on a database with no key, says how to make the first one. */
 export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   // The server is loaded when serve runs, not by every command of the CLI.
-  const [{ loadServeConfig, redactedSmtpUrl }, { startServer }, { SETUP_LINK_MS }] = await Promise.all([
+  const [{ loadServeConfig, shownMailUrl }, { startServer }, { SETUP_LINK_MS }] = await Promise.all([
     import("../src/config.ts"),
     import("../src/server.ts"),
     import("../src/services/people/users.ts"),
@@ -94,7 +94,7 @@ export async function runServe(options: ServeOptions, io: Io): Promise<void> {
   if (server.metricsUrl) io.err(`metrics at ${server.metricsUrl}\n`);
   else if (config.metrics) io.err(`metrics at ${server.url}/metrics\n`);
   io.err(`forms take submissions at ${config.submitUrl}/f/{slug}\n`);
-  io.err(mailStatus(config, redactedSmtpUrl));
+  io.err(mailStatus(config, shownMailUrl));
   if (server.backups) io.err(backupLine(server.backups()));
   if (server.https) {
     io.err(

@@ -1,5 +1,6 @@
 import { boolean, captchaVerifyUrls, domains, duration, integer, listenAddress, logFormat, mailFrom, mailUrl, scale, smtpUrl, url } from "./config-values.ts";
 import { ApiError } from "./errors.ts";
+import { MAIL_TRANSPORTS } from "./lib/mail-transports/index.ts";
 import { parseS3Url } from "./lib/s3.ts";
 import { isEmail } from "./lib/validate.ts";
 import { DEFAULT_CAPTCHA_TIMEOUT_MS } from "./services/spam/captcha.ts";
@@ -169,7 +170,7 @@ export const SETTINGS = {
     flag: "--mail-url <url>",
     env: "FORMSVC_MAIL_URL",
     shown: "--smtp-url's, else none: mail is off",
-    help: "how every mail goes out: smtp:// or smtps:// as --smtp-url, or an HTTP provider: postmark://TOKEN@, resend://KEY@, ses://KEY_ID:SECRET@REGION, mailgun://KEY@DOMAIN (?region=eu), sendgrid://KEY@ ([docs/deploy.md](docs/deploy.md#choosing-a-mail-transport)); percent-encode @, : or / in a key",
+    help: `how every mail goes out: ${MAIL_TRANSPORTS.map((transport) => transport.example).join(", ")} ([docs/deploy.md](docs/deploy.md#choosing-a-mail-transport)); percent-encode @, : or / in a key`,
     parse: (value, name, earlier) => mailUrl(name, value, earlier.smtpUrl as string | null),
   }),
   mailFrom: setting({

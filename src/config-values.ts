@@ -88,6 +88,11 @@ export function redactedSmtpUrl(value: string): string {
   return url.href.replace(/\/$/, "");
 }
 
+/** The mail URL as serve's start-up line shows it: SMTP's with the password as ***, a provider's scheme and host. */
+export function shownMailUrl(value: string): string {
+  return /^smtps?:/i.test(value) ? redactedSmtpUrl(value) : chooseTransport(value).shown;
+}
+
 /** The From when none is set: the SMTP login when it is an email address (as most providers require), else formsvc@localhost. */
 function defaultMailFrom(mail: string | null): Mailbox {
   const user = mail && /^smtps?:/i.test(mail) ? splitMailUrl(mail).user : "";

@@ -1,4 +1,4 @@
-export { redactedSmtpUrl } from "./config-values.ts";
+export { redactedSmtpUrl, shownMailUrl } from "./config-values.ts";
 import { flagName, SETTINGS, type Setting } from "./config-settings.ts";
 import { ApiError } from "./errors.ts";
 import type { S3Target } from "./lib/s3.ts";

@@ -7,6 +7,9 @@ import { selfCommand } from "../lib/self-command.ts";
 import { SESSION_IDLE_MS, warmDecoy } from "../services/people/users.ts";
 import { action, checkToken, currentSession, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";
 import { cookie, localPath, originProblem, page, PRESESSION_COOKIE, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE } from "./http.ts";
+import { sendMailTest, type MailTestResult } from "../services/outbox/mail-status.ts";
+import { can } from "../services/people/roles.ts";
+import type { Session } from "../services/people/users.ts";
 import { AccountPage, MessagePage, SetupPage, SignInPage, type UpdateAnswer } from "./pages/auth.tsx";
 
 const render = (status: number, element: unknown, headers: Record<string, string> = {}) => page(status, String(element), headers);
@@ -151,9 +154,29 @@ export function authRoutes(router: Router<Handler>): void {
       const update = ctx.url.searchParams.get("check") === "update" ? await askForUpdate(ctx) : undefined;
       return render(
         200,
-        <AccountPage session={session} notice={noticeOf(ctx)} backup={ctx.options.backups?.()} update={update} updateCheck={!!ctx.options.updateCheck} />,
+        <AccountPage
+          session={session}
+          notice={noticeOf(ctx)}
+          backup={ctx.options.backups?.()}
+          update={update}
+          updateCheck={!!ctx.options.updateCheck}
+          mail={await mailPanel(ctx, session)}
+        />,
       );
     }),
+  );
+
+  // The test goes to the signed-in admin, and the provider's answer is shown on the page it was asked from.
+  router.on(
+    "POST",
+    "/dashboard/account/mail-test",
+    action(async (ctx, session) => {
+      const test = await sendMailTest(ctx.options.mail, { to: session.user.email });
+      return render(
+        200,
+        <AccountPage session={session} backup={ctx.options.backups?.()} updateCheck={!!ctx.options.updateCheck} mail={await mailPanel(ctx, session, test)} />,
+      );
+    }, "admin"),
   );
 
   router.on(
@@ -171,4 +194,10 @@ export function authRoutes(router: Router<Handler>): void {
       return signInAs(ctx, session.user.id, "/dashboard/account?notice=password");
     }, "read"),
   );
+}
+
+/** The mail card's facts for an admin; undefined for anyone else, who sees no card. */
+async function mailPanel(ctx: RequestContext, session: Session, test?: MailTestResult) {
+  if (!can(session.user.role, "admin")) return undefined;
+  return { transport: ctx.options.mail?.server ?? null, status: await ctx.services.mailStatus.status(), test };
 }

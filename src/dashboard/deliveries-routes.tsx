@@ -60,6 +60,7 @@ export function deliveriesPageRoutes(router: Router<Handler>): void {
           to: session.user.email,
           subject: "formsvc test email",
           text: `This is a test email from formsvc, sent from the deliveries page of "${row.name}" through ${mail.server}.\n`,
+          kind: "test",
         });
       } catch (error) {
         ctx.options.log.error("the test email could not be sent", error);

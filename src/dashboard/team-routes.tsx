@@ -84,7 +84,7 @@ export function teamPageRoutes(router: Router<Handler>): void {
         let mailed = false;
         if (ctx.options.mail) {
           try {
-            await ctx.options.mail.send(invitationEmail(invitation, session.user.email, url));
+            await ctx.options.mail.send({ ...invitationEmail(invitation, session.user.email, url), kind: "invitation" });
             mailed = true;
           } catch (error) {
             ctx.options.log.error("the invitation email could not be sent", error);

@@ -83,7 +83,7 @@ describe("a team: owner, editor, viewer", () => {
       expect.stringMatching(/^owner@example\.com\s+owner\s+every form\s+.+\s+you$/),
     ]);
     expect(await page.locator("#invite .mail-off").textContent()).toStartWith(
-      "Mail is off: Invitations are not mailed. To turn it on, start the server with --smtp-url",
+      "Mail is off: Invitations are not mailed. To turn it on, start the server with --mail-url",
     );
     links.editor = await invite("ed@example.com", "editor");
     expect(links.editor).toMatch(new RegExp(`^${server.url}/dashboard/invite\\?token=[0-9A-Za-z]{43}$`));

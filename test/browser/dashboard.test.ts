@@ -241,7 +241,7 @@ describe("the dashboard, as a new owner uses it", () => {
     await page.locator("#emails tbody tr").first().getByRole("button", { name: "Send now" }).click();
     await page.waitForURL(/notice=retried/, WAIT);
     // This server has no mail server: the page says so, and does not claim the email goes out.
-    expect(await page.locator(".notice").textContent()).toBe("The notification is due now, but mail is off: it is sent once the server runs with --smtp-url.");
+    expect(await page.locator(".notice").textContent()).toBe("The notification is due now, but mail is off: it is sent once the server runs with --mail-url.");
     expect(await page.locator("#emails .mail-off").textContent()).toStartWith("Mail is off: notification emails wait here, pending, and none is sent.");
     await expectAccessible(page);
     await screenshot(page, "deliveries");

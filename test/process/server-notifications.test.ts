@@ -226,7 +226,7 @@ test("with the SMTP server down the notification stays pending and goes out once
 
 test("without --smtp-url mail is off and notifications wait; after a crash, a server with SMTP sends them", async () => {
   const first = await serve();
-  const off = "mail is off: notifications of live forms are kept pending, not sent. Turn it on with\n  --smtp-url smtp://user:pass@mail.example.com:587";
+  const off = "mail is off: notifications of live forms are kept pending, not sent. Turn it on with\n  --mail-url smtp://user:pass@mail.example.com:587";
   expect(await saidOnStderr(first, off)).toContain(off);
   const me = await owner(first);
   const form = await me.form({});

@@ -4,6 +4,7 @@ import type { BackupStatus } from "../../workers/backups.ts";
 import { buildInfo, type UpdateCheck } from "../../lib/release.ts";
 import type { Session } from "../../services/people/users.ts";
 import { Csrf, Field, Layout, Notice } from "./layout.tsx";
+import { MailCard, type MailPanel } from "./mail.tsx";
 
 type Errors = Record<string, string | undefined>;
 
@@ -158,8 +159,11 @@ export function AccountPage({
   backup = null,
   update,
   updateCheck = false,
+  mail,
 }: {
   session: Session;
+  /** The server's mail, for admins only. */
+  mail?: MailPanel;
   errors?: Errors;
   notice?: string;
   backup?: BackupStatus | null;
@@ -177,6 +181,7 @@ export function AccountPage({
         <p class="muted">Sessions end after 14 days without use, on sign-out, and when the password changes.</p>
       </section>
       {backup ? <BackupCard backup={backup} /> : null}
+      {mail ? <MailCard mail={mail} session={session} /> : null}
       <VersionCard enabled={updateCheck} update={update} />
       <section class="card">
         <h2>Change password</h2>

@@ -50,6 +50,8 @@ export interface MailTransport<Config = unknown> {
   schemes: readonly string[];
   /** The provider's name as an owner reads it ("Postmark"). */
   label: string;
+  /** Its address as help and docs show it, with placeholders for the secrets. */
+  example: string;
   /** Reads the transport's address; an Error whose message never repeats a secret when it is not one. */
   parse(url: MailUrl): Config;
   /** Scheme and host as pages may show them: never a key or password. */

@@ -21,6 +21,7 @@ function explain(answer: ProviderAnswer): Explained {
 export const mailgun: MailTransport<MailgunConfig> = {
   schemes: ["mailgun"],
   label: "Mailgun",
+  example: "mailgun://KEY@DOMAIN (?region=eu)",
   parse: (url) => {
     const key = keyOf(url, "mailgun://API_KEY@mg.example.com");
     if (!/^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,63}$/.test(url.host))

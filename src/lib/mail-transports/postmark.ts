@@ -22,6 +22,7 @@ function explain(answer: ProviderAnswer): Explained {
 export const postmark: MailTransport<PostmarkConfig> = {
   schemes: ["postmark"],
   label: "Postmark",
+  example: "postmark://TOKEN@",
   parse: (url) => ({ token: keyOf(url, "postmark://SERVER_TOKEN@"), endpoint: endpointOf(url, "https://api.postmarkapp.com", "/email") }),
   shown: (config) => `postmark://${new URL(config.endpoint).host}`,
   secrets: (config) => [config.token],

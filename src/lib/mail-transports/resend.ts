@@ -19,6 +19,7 @@ function explain(answer: ProviderAnswer): Explained {
 export const resend: MailTransport<ResendConfig> = {
   schemes: ["resend"],
   label: "Resend",
+  example: "resend://KEY@",
   parse: (url) => ({ key: keyOf(url, "resend://API_KEY@"), endpoint: endpointOf(url, "https://api.resend.com", "/emails") }),
   shown: (config) => `resend://${new URL(config.endpoint).host}`,
   secrets: (config) => [config.key],

@@ -25,6 +25,7 @@ function explain(answer: ProviderAnswer): Explained {
 export const sendgrid: MailTransport<SendgridConfig> = {
   schemes: ["sendgrid"],
   label: "SendGrid",
+  example: "sendgrid://KEY@",
   parse: (url) => ({ key: keyOf(url, "sendgrid://API_KEY@"), endpoint: endpointOf(url, "https://api.sendgrid.com", "/v3/mail/send") }),
   shown: (config) => `sendgrid://${new URL(config.endpoint).host}`,
   secrets: (config) => [config.key],

@@ -27,6 +27,7 @@ function explain(answer: ProviderAnswer): Explained {
 export const ses: MailTransport<SesConfig> = {
   schemes: ["ses"],
   label: "Amazon SES",
+  example: "ses://KEY_ID:SECRET@REGION",
   parse: (url) => {
     if (!url.user || !url.password) throw new Error("it has no access key: write it as ses://ACCESS_KEY_ID:SECRET@REGION");
     if (!/^[a-z]{2}(-[a-z]+)+-\d$/.test(url.host)) throw new Error("it names no region: write it as ses://ACCESS_KEY_ID:SECRET@eu-west-1");

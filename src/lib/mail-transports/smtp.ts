@@ -81,6 +81,7 @@ function open(config: SmtpConfig, { timeoutMs }: { timeoutMs: number }): MailCon
 export const smtp: MailTransport<SmtpConfig> = {
   schemes: ["smtp", "smtps"],
   label: "The mail server",
+  example: "smtp://user:pass@host:587, smtps://user:pass@host",
   parse: (url) => {
     if (!url.host) throw new Error("it names no host: write it as smtp://user:pass@mail.example.com:587");
     const secure = url.scheme === "smtps";
