@@ -265,6 +265,7 @@ describe("help and version", () => {
       "forms",
       "submissions",
       "notifications",
+      "mail",
       "webhooks",
       "destinations",
       "pull",
