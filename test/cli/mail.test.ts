@@ -82,6 +82,15 @@ describe("mail doctor", () => {
     });
   });
 
+  test("without a transport the domain is checked all the same, and mail being off is a warning", async () => {
+    const run = await runInProcess(["mail", "doctor", "--from", "forms@good.example", "--dns-server", dns.address]);
+    expect(run.code).toBe(0);
+    expect(run.stdout.split("\n").slice(0, 2)).toEqual([
+      "warn  transport: mail is off: give --mail-url (FORMSVC_MAIL_URL) to check its provider too (docs/deploy.md)",
+      "ok    spf: good.example: v=spf1 include:spf.mtasv.net ~all",
+    ]);
+  });
+
   test("for Resend the SPF is looked for on send.DOMAIN", async () => {
     const run = await runInProcess(["mail", "doctor", "--mail-url", "resend://re_key@", "--from", "Forms <forms@resent.example>", "--dns-server", dns.address]);
     expect(run.code).toBe(0);
@@ -102,7 +111,7 @@ describe("mail doctor", () => {
     ]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(
-      `fail  smtp port: port ${port} cannot be reached from this server: many VPS providers block outgoing SMTP; use an HTTP transport (--mail-url postmark://…) (127.0.0.1: ECONNREFUSED)\n`,
+      `fail  smtp: port ${port} cannot be reached from this server: many VPS providers block outgoing SMTP; use an HTTP transport (--mail-url postmark://…) (127.0.0.1: ECONNREFUSED)\n`,
     );
     expect(run.stdout).toContain("ok    transport: mail goes through smtp://forms@127.0.0.1:");
     expect(run.stdout).not.toContain("hunter2");

@@ -111,7 +111,7 @@ export async function mailDoctor(options: { from: string; chosen: ChosenTranspor
   const checks: DoctorCheck[] = [
     chosen
       ? { name: "transport", status: "ok", detail: `mail goes through ${chosen.shown}, from ${options.from}` }
-      : { name: "transport", status: "fail", detail: "mail is off: start the server with --mail-url (docs/deploy.md)" },
+      : { name: "transport", status: "warn", detail: "mail is off: give --mail-url (FORMSVC_MAIL_URL) to check its provider too (docs/deploy.md)" },
   ];
   checks.push(
     ...(await Promise.all([
@@ -125,9 +125,9 @@ export async function mailDoctor(options: { from: string; chosen: ChosenTranspor
     const reason = await probePort(port.host, port.port);
     checks.push(
       reason === null
-        ? { name: "smtp port", status: "ok", detail: `${port.host} port ${port.port} answers from this server` }
+        ? { name: "smtp", status: "ok", detail: `${port.host} port ${port.port} answers from this server` }
         : {
-            name: "smtp port",
+            name: "smtp",
             status: "fail",
             detail: `port ${port.port} cannot be reached from this server: many VPS providers block outgoing SMTP; use an HTTP transport (--mail-url postmark://…) (${port.host}: ${reason})`,
           },

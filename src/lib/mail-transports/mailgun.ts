@@ -42,7 +42,6 @@ export const mailgun: MailTransport<MailgunConfig> = {
       form.set("subject", mail.subject);
       form.set("text", mail.text);
       if (mail.replyTo) form.set("h:Reply-To", mail.replyTo);
-      form.set("h:Auto-Submitted", "auto-generated");
       const headers = { authorization: `Basic ${btoa(`api:${config.key}`)}` };
       const answer = await providerRequest("Mailgun", config.endpoint, { headers, body: form }, { timeoutMs, signal, explain });
       return `Mailgun accepted it: ${field(answer.json, "id") ?? "no id"}`;

@@ -38,7 +38,6 @@ export const sendgrid: MailTransport<SendgridConfig> = {
         ...(mail.replyTo ? { reply_to: { email: mail.replyTo } } : {}),
         subject: mail.subject,
         content: [{ type: "text/plain", value: mail.text }],
-        headers: { "Auto-Submitted": "auto-generated" },
       };
       const headers = { authorization: `Bearer ${config.key}`, "content-type": "application/json" };
       const answer = await providerRequest("SendGrid", config.endpoint, { headers, body: JSON.stringify(body) }, { timeoutMs, signal, explain });

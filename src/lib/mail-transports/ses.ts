@@ -52,9 +52,8 @@ export const ses: MailTransport<SesConfig> = {
         ...(mail.replyTo ? { ReplyToAddresses: [mail.replyTo] } : {}),
         Content: {
           Simple: {
-            Subject: { Data: mail.subject, Charset: "UTF-8" },
-            Body: { Text: { Data: mail.text, Charset: "UTF-8" } },
-            Headers: [{ Name: "Auto-Submitted", Value: "auto-generated" }],
+            Subject: { Data: mail.subject },
+            Body: { Text: { Data: mail.text } },
           },
         },
       };
