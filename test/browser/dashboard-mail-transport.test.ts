@@ -18,7 +18,16 @@ let page: Page;
 
 beforeAll(async () => {
   postmark = postmarkStandIn(TOKEN);
-  const args = ["--rate-limit", "0", "--mail-url", `postmark://${TOKEN}@?base=${postmark.base}`, "--mail-from", "Forms <forms@example.com>"];
+  const args = [
+    "--rate-limit",
+    "0",
+    "--mail-url",
+    `postmark://${TOKEN}@?base=${postmark.base}`,
+    "--mail-from",
+    "Forms <forms@example.com>",
+    "--mail-retry-base-ms",
+    "1",
+  ];
   dashboard = await startDashboard({ args });
   ({ server, page } = dashboard);
 });
@@ -55,4 +64,18 @@ test("the Account page names the transport, sends a test to the admin, and shows
   expect(await page.content()).not.toContain(TOKEN);
   expect(postmark.requests.every((request) => request.headers.get("x-postmark-server-token") === TOKEN)).toBe(true);
   expect(server.stderr()).not.toContain(TOKEN);
+});
+
+test("an invitation Postmark does not take for now (503) is tried again and arrives once", async () => {
+  postmark.script({ status: 503 });
+  const before = postmark.mails.length;
+  await page.goto(`${server.url}/dashboard/team`);
+  await page.getByLabel("Email").fill("ed@example.com");
+  await page.getByRole("combobox", { name: "Role" }).selectOption("editor");
+  await Promise.all([page.waitForURL(/\/dashboard\/team$/, WAIT), page.getByRole("button", { name: "Invite" }).click()]);
+  const url = (await page.locator("#invite-url").textContent())!;
+  const mails = await postmark.waitFor(before + 1);
+  expect(mails.slice(before).map((mail) => mail.to)).toEqual([["ed@example.com"]]);
+  expect(mails.at(-1)!.text).toContain(`\n${url}\n`);
+  expect(postmark.requests.at(-2)!.body).toContain("ed@example.com");
 });
