@@ -1,7 +1,7 @@
 // The one request an HTTP mail provider takes, and what its answer means for the outbox: 2xx sent; 429, 5xx
 // or no answer tried again; any other 4xx refused for good, in the owner's words (docs/deploy.md).
 import { headerSafe } from "../mail.ts";
-import { MailRefusal } from "./kind.ts";
+import { type MailConnection, MailRefusal, type OutgoingMail } from "./kind.ts";
 
 /** A provider's answer as read once: status, headers and body (JSON when it parses). */
 export interface ProviderAnswer {
@@ -84,6 +84,6 @@ export function mailboxText(mailbox: { name: string; address: string }): string 
 }
 
 /** An HTTP provider's connection: what it sends is the whole of it, and it takes only ASCII addresses. */
-export function httpConnection(send: (mail: import("./kind.ts").OutgoingMail, signal?: AbortSignal) => Promise<string>) {
+export function httpConnection(send: (mail: OutgoingMail, signal?: AbortSignal) => Promise<string>): MailConnection {
   return { send, takesUtf8Addresses: async () => false, close() {} };
 }
