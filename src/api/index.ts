@@ -1,3 +1,4 @@
+import { ApiError } from "../errors.ts";
 import { activityOperations } from "./activity.ts";
 import { destinationOperations } from "./destinations.ts";
 import { formPageOperations } from "./form-page.ts";
@@ -36,6 +37,8 @@ export function operationById(operationId: string, operations: readonly Operatio
   return found;
 }
 
+const DOT_OR_EMPTY = /^\.{0,2}$/;
+
 /** What a client sends for an operation: its method, its path with the parameters filled in, and the declared query parameters given. */
 export function requestFor(
   operationId: string,
@@ -47,6 +50,9 @@ export function requestFor(
   const path = declared.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined) throw new Error(`${operationId} needs the path parameter ${name}`);
+    // A URL parser reads `.` and `..` as the segments that climb the path (`/api/forms/F/submissions/..` is the
+    // form itself) and an empty id drops a segment: no id of formsvc is one of these.
+    if (DOT_OR_EMPTY.test(value)) throw new ApiError("invalid_parameter", `${name} must be an id: not empty, ".", or "..".`, { field: name });
     return encodeURIComponent(value);
   });
   const names: readonly string[] = declared.query ?? [];

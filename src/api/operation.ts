@@ -102,5 +102,6 @@ function guarded(declared: Operation): Handler {
 
 /** Adds every operation to the router, in the order given (a literal segment before a parameter of the same place). */
 export function routeOperations(router: Router<Handler>, operations: readonly Operation[]): void {
-  for (const declared of operations) router.on(declared.method, routerPath(declared.path), guarded(declared));
+  // Only a read takes a trailing slash: a write to `/api/forms/F/` may be a client's `/api/forms/F/webhooks/..`.
+  for (const declared of operations) router.on(declared.method, routerPath(declared.path), guarded(declared), { exact: declared.method !== "GET" });
 }

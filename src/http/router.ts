@@ -15,14 +15,18 @@ export type RouteMatch<H> = { handler: H; params: Record<string, string>; route:
 export class Router<H> {
   private readonly routes: Route<H>[] = [];
 
-  /** Adds a route; `:name` matches one path segment. */
-  on(method: string, path: string, handler: H): this {
+  /**
+   * Adds a route; `:name` matches one path segment. A trailing `/` is taken too unless `exact`: a client's `..`
+   * reaches the server already resolved (`/api/forms/F/submissions/..` arrives as `/api/forms/F/`), so a
+   * change must name its whole path.
+   */
+  on(method: string, path: string, handler: H, { exact = false }: { exact?: boolean } = {}): this {
     const names: string[] = [];
     const source = path.replace(/:(\w+)/g, (_, name: string) => {
       names.push(name);
       return "([^/]+)";
     });
-    this.routes.push({ method, path, pattern: new RegExp(`^${source}/?$`), names, handler });
+    this.routes.push({ method, path, pattern: new RegExp(exact ? `^${source}$` : `^${source}/?$`), names, handler });
     return this;
   }
 
@@ -46,7 +50,8 @@ export class Router<H> {
       }
       allowed.add(route.method);
     }
-    if (allowed.size > 0) {
+    // A trailing `/` only reads: another method there is no endpoint rather than the wrong method.
+    if (allowed.size > 0 && !(path.length > 1 && path.endsWith("/"))) {
       if (allowed.has("GET")) allowed.add("HEAD");
       const allow = [...allowed].join(", ");
       throw new ApiError("method_not_allowed", `${method} is not allowed here; use ${allow}.`, { headers: { Allow: allow } });

@@ -114,7 +114,8 @@ export function toolRequest(tool: Tool, args: Record<string, unknown>, base: str
   const hasBody = Boolean(tool.operation.body);
   if (hasBody && args.body === undefined) throw new ApiError("invalid_body", "body is required: the operation's JSON body.", { field: "body" });
   const { method, path } = requestFor(tool.name, params, query);
-  const url = new URL(path, base);
+  // Appended, not resolved against `base`: a base with a path of its own (behind a proxy) keeps it.
+  const url = new URL(`${base.replace(/\/+$/, "")}${path}`);
   for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
   const headers: Record<string, string> = { authorization, accept: "application/json" };
   if (hasBody) headers["content-type"] = "application/json";
