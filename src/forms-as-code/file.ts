@@ -57,26 +57,25 @@ export interface DesiredForm {
 /** The forms file was not usable: the message names the place in it. Exit 1, and nothing was changed. */
 export class FileError extends Error {}
 
-/** Replaces every `${NAME}` by its environment variable; a secret must be one. Collects the names that are not set. */
+/**
+ * Replaces each `${NAME}` where a secret goes (a `writeOnly` key of the schema) by its environment variable, and
+ * collects the names that are not set. Everywhere else a string is taken as written: a reference in a title or
+ * a message would print the variable in `plan` and publish it on the form's page.
+ */
 function resolve(value: unknown, path: string[], secrets: Set<string>, env: Record<string, string | undefined>, missing: Set<string>): unknown {
   if (Array.isArray(value)) return value.map((item, i) => resolve(item, [...path, String(i)], secrets, env, missing));
   if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, resolve(inner, [...path, key], secrets, env, missing)]));
   if (typeof value !== "string") return value;
+  // path is forms.<slug>.<setting>...: a secret's path within a form starts after the slug, and names no item.
+  const secret = secrets.has(
+    path
+      .slice(2)
+      .filter((part) => !/^\d+$/.test(part))
+      .join("."),
+  );
+  if (!secret) return value;
   const reference = REFERENCE.exec(value);
-  if (!reference) {
-    // path is forms.<slug>.<setting>...: a secret's path within a form starts after the slug, and names no item.
-    if (
-      secrets.has(
-        path
-          .slice(2)
-          .filter((part) => !/^\d+$/.test(part))
-          .join("."),
-      )
-    ) {
-      throw new FileError(`${path.join(".")} is a secret: write a \${NAME} reference to an environment variable, never the value`);
-    }
-    return value;
-  }
+  if (!reference) throw new FileError(`${path.join(".")} is a secret: write a \${NAME} reference to an environment variable, never the value`);
   const found = env[reference[1]!];
   if (found === undefined) missing.add(reference[1]!);
   return found ?? "";

@@ -207,3 +207,22 @@ describe("pull", () => {
     expect(local).toEqual({ code: 0, stdout: "", stderr: "No changes: the forms are as the file says.\n" });
   });
 });
+
+describe("references", () => {
+  test("a name and a page title written as references to FORMSVC_URL and FORMSVC_KEY stay as written through plan and apply", async () => {
+    const title = `\${FORMSVC_KEY}`;
+    const file = { forms: { literal: { name: `\${FORMSVC_URL}`, fields: [{ name: "email", type: "email" }], page: { enabled: true, title } } } };
+    const path = write("literal-title.json", file);
+    const planned = await a.run(["plan", "-f", path]);
+    expect({ code: planned.code, stdout: planned.stdout }).toEqual({
+      code: 2,
+      stdout: `+ literal\n+ literal.name: "\${FORMSVC_URL}"\n+ literal.fields.email: {"type":"email"}\n+ literal.page: {"enabled":true,"title":"\${FORMSVC_KEY}"}\n`,
+    });
+    expect((await a.run(["apply", "--yes", "-f", path])).code).toBe(0);
+    expect((await a.api("/api/forms/literal")).name).toBe(`\${FORMSVC_URL}`);
+    const page = await (await fetch(`${a.server.url}/f/literal`)).text();
+    expect(page).toContain(`<h1>\${FORMSVC_KEY}</h1>`);
+    expect(page).not.toContain(a.key);
+    expect(await a.run(["plan", "-f", path])).toEqual({ code: 0, stdout: "", stderr: "No changes: the forms are as the file says.\n" });
+  });
+});
