@@ -251,6 +251,7 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
       notification: { subject: special._subject, replyTo: special._replyto ?? kept.email, cc },
       idempotency: key ? { ...key, location, redirected } : undefined,
       language,
+      gone: post.gone,
     });
     return { submissionId: submission.id, location, redirected, spamReason: verdict.reason, replayed: false, language };
   }

@@ -6,7 +6,7 @@ import type { Store, WriteStatement } from "../../db/client.ts";
 import { files, forms, idempotencyKeys, submissions, type SubmissionRow } from "../../db/schema.ts";
 import { bound, insertIfStored, whenStored, type Bound, type StatementMaker, type Step } from "../../db/statement.ts";
 import { DAY_MS, type SpamReason } from "../../domain/types.ts";
-import { ApiError } from "../../errors.ts";
+import { ApiError, ClientClosedRequest } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { attachFiles } from "../files.ts";
 import { awaitsOptIn } from "../outbox/confirmations.ts";
@@ -74,6 +74,11 @@ export interface ReceiveFlags {
   idempotency?: IdempotencyRequest;
   /** The visitor's language (a catalog's code): the confirmation email's own words are in it. */
   language?: string;
+  /**
+   * True once the post's client can no longer get its answer (Bun gave up on the request): asked inside the
+   * write's transaction, so that a post is stored only when nothing but the commit stands between it and its answer.
+   */
+  gone?: () => boolean;
 }
 
 /** One submission to write, its createdAt chosen by the caller. */
@@ -221,6 +226,8 @@ export function postWriter(store: Store, deps: KeepDeps) {
       // same batch would take each other's times and all lose.
       const createdAt = Math.max(Date.now(), last + 1, (lastCreated.get(form.id) ?? 0) + 1);
       lastCreated.set(form.id, createdAt);
+      // Over the network the answer can still be lost during the request; this keeps the window to that request.
+      if (input.flags.gone?.()) throw new ClientClosedRequest();
       const write = submissionWrite({ ...input, createdAt });
       const outcome = await runWrite(store, write, deps);
       if (outcome.stored) return { row: write.row, queued: outcome.queued };

@@ -9,7 +9,7 @@ import type { Database } from "bun:sqlite";
 import type { Db, Store } from "../../db/client.ts";
 import { submissions } from "../../db/schema.ts";
 import { insertRows, preparedText, runStep } from "../../db/statement.ts";
-import { ApiError } from "../../errors.ts";
+import { ApiError, ClientClosedRequest } from "../../errors.ts";
 import { keep, type KeepDeps } from "./keep.ts";
 import { IDEMPOTENCY_WINDOW_MS, IdempotencyKeyTaken, postWriter, submissionWrite, type Received, type SubmissionWrite, type Written } from "./write.ts";
 
@@ -75,6 +75,10 @@ async function writeBatch(tx: Db, batch: Waiting[], deps: KeepDeps): Promise<({ 
       states.set(formId, state);
     }
     if (!state) return { error: new ApiError("form_not_found", "This form no longer exists.") };
+    // Asked here, in the same turn of the event loop as the COMMIT and the answer: no request of the connection
+    // can be read in between, so Bun cannot give up on a post after it is stored (docs/api.md, "Requests that
+    // Bun refuses").
+    if (input.flags.gone?.()) return { error: new ClientClosedRequest() };
     const key = input.flags.idempotency?.key;
     if (key !== undefined) {
       // Taken by a post committed before, or by an earlier post of this batch: answered as that one.
