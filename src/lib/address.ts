@@ -87,6 +87,20 @@ function v6Reason(address: string): string | null {
   return null;
 }
 
+/**
+ * The network a client address stands for, one per household or host: an IPv4 address itself (an IPv4-mapped
+ * IPv6 one as IPv4), an IPv6 address's /64, which one subscriber holds whole; anything else as given.
+ */
+export function clientNetwork(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (isIP(address) !== 6) return address;
+  return `${v6Groups(address)
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(":")}::/64`;
+}
+
 /** Why `address` (a literal IPv4 or IPv6 address) is no place for a webhook, or null when it is public. */
 export function blockedAddressReason(address: string): string | null {
   const bare = address.replace(/^\[|\]$/g, "");

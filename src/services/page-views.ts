@@ -1,20 +1,21 @@
 // Views of a form's page and embed, without a cookie and without keeping an address (docs/api.md, "Views"): a
-// visitor is a keyed hash of (client address, User-Agent, form, UTC day), its key made at random for each day and
-// replaced the next, when the day's hashes are deleted too. Each visitor counts once per form and day.
+// visitor is a keyed hash of (client network, form, UTC day), its key made at random for each day and replaced
+// the next, when the day's hashes are deleted too. Each network counts once per form and day: not the
+// User-Agent, which a client picks at will, so that one host cannot count a view per name it makes up.
 import { and, between, eq, lt, sql } from "drizzle-orm";
 import type { Store } from "../db/client.ts";
 import { formViews, formVisitors, settings } from "../db/schema.ts";
 import { DAY_MS } from "../domain/types.ts";
+import { clientNetwork } from "../lib/address.ts";
 
 /** The setting that holds today's key: `<day>.<key in base64>`, replaced on the first view of each day. */
 const KEY_SETTING = "view_key";
 
 const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 
-/** Who is viewing: what the visitor's hash is made of, beside the form and the day. */
+/** Who is viewing: the client's address, whose network the visitor's hash is made of, beside the form and the day. */
 export interface Viewer {
   ip: string;
-  userAgent: string | null;
 }
 
 /** The views of a form's page and embed: counted per visitor and day, read per day. */
@@ -54,7 +55,7 @@ export function pageViewsService(store: Store) {
       const day = dayOf(now);
       const key = await keyOf(day);
       const visitor = new Bun.CryptoHasher("sha256", key)
-        .update(`${viewer.ip}\n${viewer.userAgent ?? ""}\n${formId}\n${day}`)
+        .update(`${clientNetwork(viewer.ip)}\n${formId}\n${day}`)
         .digest("base64url")
         .slice(0, 22);
       return store.write(

@@ -14,7 +14,7 @@ import { hasPage, languageOf, pageHeaders, viewOf } from "./view.ts";
 /** Counts the view; a failure to count is logged and the visitor still gets the page. */
 async function countView(ctx: RequestContext, form: Form): Promise<void> {
   try {
-    await ctx.services.pageViews.count(form.id, { ip: ctx.ip, userAgent: ctx.request.headers.get("user-agent") });
+    await ctx.services.pageViews.count(form.id, { ip: ctx.ip });
   } catch (error) {
     ctx.options.log.error("a view of a form's page was not counted", error);
   }
