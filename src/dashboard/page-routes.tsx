@@ -87,7 +87,7 @@ export function pagePageRoutes(router: Router<Handler>): void {
         headers: {
           "content-type": "text/html; charset=utf-8",
           "cache-control": "no-store",
-          "content-security-policy": `${pagePolicy(widget)}; frame-ancestors 'self'`,
+          "content-security-policy": pagePolicy(widget),
           "x-content-type-options": "nosniff",
         },
       });

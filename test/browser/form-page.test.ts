@@ -25,14 +25,17 @@ const PAGE = {
 let rig: SiteRig;
 let noScript: BrowserContext;
 
-/** A page of another site: the embed of `slug` from the server, or a plain form posting to it. */
+/** A page of another site: the embed of `slug` from the server, the form's page in a frame, or a plain form posting to it. */
 function sitePage(url: URL): Response {
   const server = escapeHtml(url.searchParams.get("server") ?? "");
   const slug = escapeHtml(url.searchParams.get("slug") ?? "");
+  const framed = `<h1>Our site</h1><iframe title="The form" src="${server}/f/${slug}" onload="document.body.dataset.framed = 'loaded'"></iframe>`;
   const body =
-    url.pathname === "/embed.html"
-      ? `<h1>Our site</h1><div data-formsvc="${slug}"${url.searchParams.has("lang") ? ` data-language="${escapeHtml(url.searchParams.get("lang")!)}"` : ""}></div><script src="${server}/embed.js" async></script>`
-      : `<h1>Contact</h1><form action="${server}/f/${slug}" method="post"><label>Message <textarea name="message" id="message"></textarea></label><button>Send</button></form>`;
+    url.pathname === "/framed.html"
+      ? framed
+      : url.pathname === "/embed.html"
+        ? `<h1>Our site</h1><div data-formsvc="${slug}"${url.searchParams.has("lang") ? ` data-language="${escapeHtml(url.searchParams.get("lang")!)}"` : ""}></div><script src="${server}/embed.js" async></script>`
+        : `<h1>Contact</h1><form action="${server}/f/${slug}" method="post"><label>Message <textarea name="message" id="message"></textarea></label><button>Send</button></form>`;
   const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title><style>h2, label { color: #c00; font-size: 40px; }</style></head><body><main>${body}</main></body></html>`;
   return new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } });
 }
@@ -207,6 +210,29 @@ test("the embed on another site's page: in a shadow root, errors beside fields, 
     await page.close();
   }
   expect(await stored(form.id)).toHaveLength(1);
+}, 60_000);
+
+test("the form's page in a frame of another site is not shown there (the embed is the way onto other sites)", async () => {
+  const form = await pageForm();
+  const page = await rig.browser.newPage();
+  try {
+    await page.goto(`${rig.siteUrl}/framed.html?server=${encodeURIComponent(rig.server.url)}&slug=${form.slug}`);
+    // The frame's load event fires for a refused frame too: then what it shows is final.
+    await page.locator("body[data-framed=loaded]").waitFor({ ...WAIT, state: "attached" });
+    const frame = page.frameLocator("iframe");
+    expect(await frame.getByRole("button", { name: "Send" }).count()).toBe(0);
+    expect(await frame.getByText("Write to us").count()).toBe(0);
+  } finally {
+    await page.close();
+  }
+  // On its own, the page is there.
+  const own = await rig.browser.newPage();
+  try {
+    await own.goto(`${rig.server.url}/f/${form.slug}`);
+    await own.getByRole("button", { name: "Send" }).waitFor(WAIT);
+  } finally {
+    await own.close();
+  }
 }, 60_000);
 
 test("a form whose page is off: the embed renders nothing and says why in the console", async () => {

@@ -62,5 +62,8 @@ export function pagePolicy(widget: CaptchaWidget | null): string {
     "img-src 'self' https: http: data:",
     "base-uri 'none'",
     "form-action 'self' https: http:",
+    // Framed by no other site (a page posing as theirs, or theirs clicked through it): the embed is the way onto
+    // another site. Its own origin may: the dashboard's preview frames it.
+    "frame-ancestors 'self'",
   ].join("; ");
 }
