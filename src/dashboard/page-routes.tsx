@@ -77,6 +77,10 @@ export function pagePageRoutes(router: Router<Handler>): void {
     "/dashboard/forms/:id/page/preview",
     signedIn(async (ctx, session) => {
       const { row } = await ownForm(ctx, session, ctx.params.id!);
+      // Its words come from the address: opened as a page of its own, any link would show anyone's words at an
+      // address of the dashboard. Only a frame gets them (and only the dashboard may frame it): anything else
+      // is sent to the section, with no words of the link.
+      if (ctx.request.headers.get("sec-fetch-dest") !== "iframe") return redirect(sectionHref(row.id, "page"));
       const saved = ctx.services.forms.toForm(row);
       const form = { ...saved, page: previewPage(saved, ctx.url.searchParams) };
       const language = form.page.language ?? pickLanguage({ acceptLanguage: ctx.request.headers.get("accept-language") });
@@ -87,7 +91,7 @@ export function pagePageRoutes(router: Router<Handler>): void {
         headers: {
           "content-type": "text/html; charset=utf-8",
           "cache-control": "no-store",
-          "content-security-policy": pagePolicy(widget),
+          "content-security-policy": `${pagePolicy(widget)}; sandbox`,
           "x-content-type-options": "nosniff",
         },
       });

@@ -14,7 +14,8 @@ let server: ServerProcess;
 let page: Page;
 
 beforeAll(async () => {
-  dashboard = await startDashboard({ csp: true });
+  // Behind a proxy, as most are, so that the visitors below come from addresses of their own.
+  dashboard = await startDashboard({ csp: true, args: ["--rate-limit", "0", "--trust-proxy"] });
   ({ server, page } = dashboard);
 });
 
@@ -70,6 +71,19 @@ describe("a form's page, from the dashboard", () => {
     expect(await section().locator("#page-stats").textContent()).toBe("Last 30 days: 0 views, 0 submissions, conversion —.");
   });
 
+  test("a link to the preview with words of its own, opened in the browser, shows the section and none of its words", async () => {
+    const settings = new URL(page.url());
+    const formPath = settings.pathname.replace(/\/settings$/, "");
+    const words = new URLSearchParams({ pageTitle: "Your session has expired", pageDescription: "Sign in again at https://evil.example/login" });
+    await page.goto(`${server.url}${formPath}/page/preview?${words}`);
+    await page.waitForURL(`${server.url}${formPath}/settings#page`, WAIT);
+    expect(await page.getByText("Your session has expired").count()).toBe(0);
+    expect(await page.getByText("evil.example").count()).toBe(0);
+    // The section's own preview, in its frame, is still the page as saved.
+    const preview = page.frameLocator("iframe.page-preview");
+    expect(await preview.getByRole("heading", { level: 1 }).textContent()).toBe("Write to us");
+  });
+
   test("the settings page with the section, the link and the QR code: accessible, and nothing wider than a phone", async () => {
     await checkBothWidths(page, "dashboard-page");
     // axe reads the whole settings page and the framed preview twice: on a machine shared with other work, slow.
@@ -77,8 +91,8 @@ describe("a form's page, from the dashboard", () => {
 
   test("two visitors, one of them twice, and one submission: 2 views and a conversion of 50%", async () => {
     // Two visitors open the page (one of them twice); one sends the form.
-    for (const agent of ["Visitor A", "Visitor A", "Visitor B"]) {
-      const answer = await fetch(`${server.url}/f/contact`, { headers: { accept: "text/html", "user-agent": agent } });
+    for (const address of ["198.51.100.1", "198.51.100.1", "198.51.100.2"]) {
+      const answer = await fetch(`${server.url}/f/contact`, { headers: { accept: "text/html", "x-forwarded-for": address } });
       expect(answer.status).toBe(200);
     }
     const sent = await fetch(`${server.url}/f/contact`, {
