@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { BASE } from "../helpers/app.ts";
 import { expectJsonError, publicFixture, type PublicFixture } from "./public-support.ts";
 
 const JSON_ACCEPT = { accept: "application/json" };
@@ -127,4 +128,20 @@ describe("CORS preflight", () => {
     expect(answer.headers.get("access-control-allow-origin")).toBe("https://example.com");
     await expectJsonError(answer, 400, "empty_submission");
   });
+});
+
+test("a form with allowedDomains takes posts from its own page at formsvc's address, without the owner listing it", async () => {
+  const form = await fx.form({
+    allowedDomains: ["example.com"],
+    fields: [{ name: "email", type: "email", required: true }],
+    page: { enabled: true, title: "Write to us" },
+  });
+  // What a browser sends from the form's page: the page's origin and address.
+  const fromPage = { origin: BASE, referer: `${BASE}/f/${form.slug}`, "content-type": "application/x-www-form-urlencoded", accept: "text/html" };
+  const answer = await fx.post(form.slug, { headers: fromPage, body: "email=ann%40example.com" });
+  expect({ status: answer.status, location: answer.headers.get("location") }).toEqual({ status: 303, location: `${BASE}/f/${form.slug}/thanks` });
+  expect((await fx.stored(form.id)).map((s) => s.data)).toEqual([{ email: "ann@example.com" }]);
+  // Another site is refused as before.
+  const elsewhere = await postFrom(["example.com"], { origin: "https://evil.example" });
+  expect(elsewhere).toEqual({ status: 403, code: "origin_not_allowed", acao: null, stored: 0 });
 });

@@ -81,12 +81,21 @@ export interface Accepted {
   language: string;
 }
 
-/** Form exists (404), is active (403), and the page it was posted from may use it (403). */
-function checkForm(form: FormRow | null, post: Post): asserts form is FormRow {
+/** The origins of formsvc's own pages (the form's page among them): where a form's posts may always come from. */
+const ownOrigins = (urls: PublicUrls): string[] =>
+  [answerBaseUrl(urls), urls.baseUrl(), urls.submitUrl()].flatMap((address) => (URL.canParse(address) ? [new URL(address).origin] : []));
+
+/**
+ * Form exists (404), is active (403), and the page it was posted from may use it (403): a page of the form's
+ * allowed domains, or formsvc's own (the form's page), which the owner need not list.
+ */
+function checkForm(form: FormRow | null, post: Post, urls: PublicUrls): asserts form is FormRow {
   if (!form) throw new ApiError("form_not_found", "This form does not exist. Check the form's action address.");
   if (!form.isActive) throw new ApiError("form_inactive", "This form is not accepting submissions right now.");
   const domains = domainsOf(form);
-  if (!post.byOwner && domains.length > 0 && !domainAllowed(domains, post.origin)) {
+  if (post.byOwner || domains.length === 0 || domainAllowed(domains, post.origin)) return;
+  const origin = post.origin && URL.canParse(post.origin) ? new URL(post.origin).origin : null;
+  if (!origin || !ownOrigins(urls).includes(origin)) {
     throw new ApiError("origin_not_allowed", "This form does not accept submissions from this website.");
   }
 }
@@ -269,7 +278,7 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
       let language = pickLanguage({ form: fromForm, acceptLanguage: post.acceptLanguage });
       let posted: Record<string, unknown> | null = null;
       try {
-        checkForm(form, post);
+        checkForm(form, post, urls);
         const key = idempotencyKeyOf(post.idempotencyKey ?? null);
         const retryAfter = post.byOwner ? 0 : policy.rateLimit(`${form.id}|${post.ip}`);
         if (retryAfter > 0) {
