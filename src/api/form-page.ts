@@ -15,11 +15,11 @@ export const formPageOperations: Operation[] = [
     operationId: "formPage",
     summary: "The form's page",
     description:
-      "For a browser (Accept without application/json): the page made from the form's declared fields, in the visitor's language (?_language=, else page.language, else Accept-Language, else English). Each load counts a view, once per visitor and day. A form whose page is off or that declares no fields answers 405 with a page that says this is a submission address.",
+      "For a browser (Accept without application/json): the page made from the form's declared fields, in the visitor's language (?_language=, else page.language, else Accept-Language, else English). Each load counts a view, once per address and day. A form whose page is off or that declares no fields answers 405 with a page that says this is a submission address. A client asking for JSON (Accept: application/json) gets the API's error instead: 405 method_not_allowed, or 404 form_not_found.",
     tag: TAG,
     scope: "public",
     ok: { status: 200, description: "The form's page.", media: HTML },
-    errors: [405],
+    errors: [404, 405],
     handler: formPage,
   }),
   operation({

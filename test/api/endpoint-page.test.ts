@@ -22,3 +22,28 @@ test("a redirectUrl with a line break or tab in it is refused, not stored in a f
     expect(((await response.json()) as { error: { code: string; field: string } }).error).toMatchObject({ code: "invalid_body", field: "redirectUrl" });
   }
 });
+
+test("a client asking for JSON at a form's address gets the API's JSON error, with or without a page, and 404 for no form", async () => {
+  f = await publicFixture();
+  const bare = await f.form();
+  const paged = await f.form({ fields: [{ name: "email", type: "email" }], page: { enabled: true } });
+  for (const slug of [bare.slug, paged.slug]) {
+    const response = await f.t.request("GET", `/f/${slug}`, { headers: { accept: "application/json" } });
+    expect({
+      status: response.status,
+      allow: response.headers.get("allow"),
+      type: response.headers.get("content-type"),
+      error: ((await response.json()) as { error: unknown }).error,
+    }).toEqual({
+      status: 405,
+      allow: "POST, OPTIONS",
+      type: "application/json; charset=utf-8",
+      error: {
+        code: "method_not_allowed",
+        message: "This is a form's submission address: POST a submission here. Its page, when it has one, is for a browser.",
+      },
+    });
+  }
+  const missing = await f.t.request("GET", "/f/no-such-form", { headers: { accept: "application/json" } });
+  expect({ status: missing.status, code: ((await missing.json()) as { error: { code: string } }).error.code }).toEqual({ status: 404, code: "form_not_found" });
+});

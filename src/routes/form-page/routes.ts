@@ -22,10 +22,18 @@ async function countView(ctx: RequestContext, form: Form): Promise<void> {
 
 const notAPage = () => html(405, endpointPage(), { Allow: "POST, OPTIONS" });
 
-/** GET /f/{slug}: the form's page for a browser; the submission address's own page otherwise. */
+/** What a client that asks for JSON gets at a form's address: the API's error, saying what the address is for. */
+function notForJson(found: boolean): never {
+  if (!found) throw new ApiError("form_not_found", "This form does not exist. Check the slug in the address.");
+  throw new ApiError("method_not_allowed", "This is a form's submission address: POST a submission here. Its page, when it has one, is for a browser.", {
+    headers: { Allow: "POST, OPTIONS" },
+  });
+}
+
+/** GET /f/{slug}: the form's page for a browser; the submission address's own page otherwise (a JSON error for a JSON client). */
 export async function formPage(ctx: RequestContext): Promise<Response> {
-  if (wantsJson(ctx.request)) return notAPage();
   const row = await ctx.services.forms.findBySlug(ctx.params.slug!);
+  if (wantsJson(ctx.request)) notForJson(row !== null);
   const form = row ? ctx.services.forms.toForm(row) : null;
   if (!form || !hasPage(form)) return notAPage();
   const view = viewOf(ctx, form, languageOf(ctx, form), `/f/${form.slug}`);
