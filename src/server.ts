@@ -18,9 +18,8 @@ import { serverLog } from "./log.ts";
 import { smtpMailer } from "./mailer.ts";
 import { startPurger } from "./workers/purger.ts";
 import { systemResolver } from "./lib/address.ts";
-import { checkForUpdate } from "./lib/release.ts";
+import { checkForUpdate, userAgent } from "./lib/release.ts";
 import { startWebhookSender } from "./workers/webhook-sender.ts";
-import pkg from "../package.json" with { type: "json" };
 import { createServices, type Services } from "./services/index.ts";
 
 export interface RunningServer {
@@ -185,7 +184,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     retryScale: config.webhookRetryScale,
     timeoutMs: config.webhookTimeoutMs,
     leaseMs: config.outboxLeaseMs ?? undefined,
-    userAgent: `formsvc/${pkg.version}`,
+    userAgent: userAgent(),
     log: { line: log.request, error: log.error },
   });
   if (config.backupDir) {

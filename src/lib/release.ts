@@ -69,6 +69,9 @@ export function buildInfo(): BuildInfo {
   };
 }
 
+/** What formsvc calls itself in its outgoing requests (webhooks, destinations): its version as `formsvc version` says it. */
+export const userAgent = (): string => `formsvc/${buildInfo().version}`;
+
 /** A release folder's address with one trailing slash; with a version, that version's own folder. */
 export function releaseFolder(base: string, version?: string): string {
   const folder = base.endsWith("/") ? base : `${base}/`;

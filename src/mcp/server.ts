@@ -8,9 +8,9 @@ import {
   McpError,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import pkg from "../../package.json" with { type: "json" };
 import type { Principal } from "../domain/types.ts";
 import { ApiError } from "../errors.ts";
+import { buildInfo } from "../lib/release.ts";
 import { errorResult, mayCall, type Tool, toolNamed, toolRequest, toolResult, toolsFor } from "./tools.ts";
 
 /** How the MCP server reaches the API: every call is a request to the same app (or server) the HTTP API is. */
@@ -57,7 +57,7 @@ async function readThrough(access: ApiAccess, uri: string, name: string, args: R
  */
 export function createMcpServer(access: ApiAccess): Server {
   const server = new Server(
-    { name: "formsvc", version: pkg.version },
+    { name: "formsvc", version: buildInfo().version },
     {
       capabilities: { tools: {}, resources: {} },
       instructions:

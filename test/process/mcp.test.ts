@@ -177,6 +177,13 @@ describe("over stdio (formsvc mcp)", () => {
     expect((await call(client, "getForm", { id: "contact-mcp" })).json.id).toBe(formId);
   });
 
+  test("serverInfo says the version `formsvc version` says, over stdio and over HTTP", async () => {
+    const { version } = JSON.parse((await runCli(["version", "--json"])).stdout) as { version: string };
+    const local = await overStdio(["--db", world.server.db]);
+    expect(local.getServerVersion()).toEqual({ name: "formsvc", version });
+    expect((await overHttp(world.key)).getServerVersion()).toEqual({ name: "formsvc", version });
+  });
+
   test("remote, with --url and a read-only --key: the server's tools for that key, and its refusals", async () => {
     const client = await overStdio(["--url", world.server.url, "--key", readKey]);
     expect(await names(client)).toEqual(expectedTools((permission) => permission === "read"));

@@ -2,7 +2,6 @@ import { afterEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
 import { Webhook } from "standardwebhooks";
-import pkg from "../../package.json" with { type: "json" };
 import { runCli } from "../helpers/cli.ts";
 import { startReceiver, type Answer, type Receiver } from "../helpers/receiver.ts";
 import { startServerProcess, type ServerProcess } from "../helpers/server.ts";
@@ -126,7 +125,8 @@ test("a submission reaches the receiver as a submission.created event that the s
   expect(call!.path).toBe("/hooks/formsvc");
   expect(call!.headers).toMatchObject({
     "content-type": "application/json",
-    "user-agent": `formsvc/${pkg.version}`,
+    // The version `formsvc version` says, the binary's own.
+    "user-agent": `formsvc/${JSON.parse((await runCli(["version", "--json"])).stdout).version}`,
     "webhook-id": expect.stringMatching(/^msg_/),
     "webhook-signature": expect.stringMatching(/^v1,[A-Za-z0-9+/]+=*$/),
   });

@@ -1,13 +1,13 @@
 // Destinations of a form (docs/api.md, "Destinations"): where a kept submission is sent besides the webhooks.
 // Their deliveries are queued with the webhooks' (webhook-outbox.ts, queueStatement) and sent by the same sender.
 import { and, asc, count, eq } from "drizzle-orm";
-import pkg from "../../../package.json" with { type: "json" };
 import type { Db, Store } from "../../db/client.ts";
 import { destinations, type DestinationRow } from "../../db/schema.ts";
 import { MAX_DESTINATIONS_PER_FORM, type Principal } from "../../domain/types.ts";
 import { ApiError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { iso } from "../../lib/time.ts";
+import { userAgent } from "../../lib/release.ts";
 import { lazySchema, parseBody } from "../../lib/validate.ts";
 import { recordActivity } from "../people/activity.ts";
 import { fieldsOf, type FormsService } from "../forms.ts";
@@ -220,7 +220,7 @@ export function destinationsService(store: Store, formsService: FormsService, op
         resolve: options.resolve,
         timeoutMs: 10_000,
         signal: AbortSignal.timeout(15_000),
-        userAgent: `formsvc/${pkg.version}`,
+        userAgent: userAgent(),
         tokens,
       });
       return { ok: result.ok, responseStatus: result.responseStatus, durationMs: Math.round(result.durationMs), error: result.error };
