@@ -2,6 +2,7 @@
 // when a backend of their kind is opened, so that a command pays only for the mode it runs in.
 import { existsSync } from "node:fs";
 import { loadServeConfig, settingFromEnv } from "../src/config.ts";
+import { SETTINGS } from "../src/config-settings.ts";
 import { isLibsqlUrl } from "../src/db/location.ts";
 import { ApiError } from "../src/errors.ts";
 import type { Operation } from "../src/api/operation.ts";
@@ -106,8 +107,10 @@ export async function openLocalServices(location: string, env: Record<string, st
   const served = await settingsService(store).servedUrls();
   const baseUrl = (env.FORMSVC_BASE_URL ?? served?.baseUrl ?? loadServeConfig({}, {}).baseUrl).replace(/\/+$/, "");
   const submitUrl = (env.FORMSVC_SUBMIT_URL ?? (env.FORMSVC_BASE_URL ? baseUrl : served?.submitUrl) ?? baseUrl).replace(/\/+$/, "");
-  // The operator's own check of webhook addresses follows the server's setting, as the environment gives it.
-  const allowPrivate = settingFromEnv("webhooksAllowPrivate", env);
+  // The operator's own check of webhook and destination addresses is the server's: its setting as the
+  // environment gives it, else as the server last recorded it, so that the CLI takes what the server takes.
+  const fromServer = env[SETTINGS.webhooksAllowPrivate.env] === undefined ? await settingsService(store).servedAllowPrivate() : null;
+  const allowPrivate = fromServer ?? settingFromEnv("webhooksAllowPrivate", env);
   return createServices(store, { baseUrl: () => baseUrl, submitUrl: () => submitUrl }, { webhooks: { allowPrivate, resolve: systemResolver } });
 }
 

@@ -205,8 +205,10 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     if (config.derived.baseUrl) config.baseUrl = derivedBaseUrl(config.host, server.port!);
     if (config.derived.submitUrl) config.submitUrl = config.baseUrl;
     if (config.derived.baseUrl && config.trustProxy) learnt = await services.settings.learntBaseUrl();
-    // The local CLI shows forms' submitUrl as this server does, without being told the addresses again.
+    // The local CLI shows forms' submitUrl as this server does, without being told the addresses again, and
+    // takes the webhook and destination addresses this server takes.
     await services.settings.recordServedUrls({ baseUrl: baseUrl(), submitUrl: submitUrl() });
+    await services.settings.recordServedAllowPrivate(config.webhooksAllowPrivate);
   } catch (error) {
     await stop();
     throw error;

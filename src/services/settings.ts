@@ -19,6 +19,8 @@ export interface ServedUrls {
 
 const KEYS = { baseUrl: "base_url", submitUrl: "submit_url" } as const;
 const LEARNT_BASE_URL = "learnt_base_url";
+/** Whether the server lets webhooks and destinations reach private addresses (--webhooks-allow-private). */
+const SERVED_ALLOW_PRIVATE = "served_webhooks_allow_private";
 
 /**
  * What `formsvc serve` records in the database for the local CLI: the addresses it serves under, so that a
@@ -50,6 +52,24 @@ export function settingsService(store: Store) {
           await tx.insert(settings).values({ key, value }).onConflictDoUpdate({ target: settings.key, set: { value } });
         }
       });
+    },
+
+    /**
+     * Records whether the server lets webhooks and destinations reach private addresses, so that the local CLI
+     * adds and checks them by the server's rule rather than refuse what the server takes. Unchanged, no write.
+     */
+    async recordServedAllowPrivate(allowPrivate: boolean): Promise<void> {
+      const value = String(allowPrivate);
+      if ((await this.servedAllowPrivate()) === allowPrivate) return;
+      await store.write(async (tx) => {
+        await tx.insert(settings).values({ key: SERVED_ALLOW_PRIVATE, value }).onConflictDoUpdate({ target: settings.key, set: { value } });
+      });
+    },
+
+    /** Whether the last server let webhooks reach private addresses; null when no server recorded it. */
+    async servedAllowPrivate(): Promise<boolean | null> {
+      const [row] = await store.db.select().from(settings).where(eq(settings.key, SERVED_ALLOW_PRIVATE));
+      return row ? row.value === "true" : null;
     },
 
     /** The public address learnt behind a trusted proxy (see learnBaseUrl), or null. */

@@ -95,3 +95,23 @@ test("a test the service refuses exits 1 with the reason; a bad config file is a
   expect(broken.code).toBe(2);
   expect(broken.stderr).toContain("--config-file");
 });
+
+test("local mode takes the loopback destination the server takes, without being told again; refuses it as the server does", async () => {
+  const config = file("ntfy-local.json", { topic: "local-topic", baseUrl: vendors.url });
+  // The operator's shell, with nothing of the server's flags in it.
+  const added = await runCli(["destinations", "add", SLUG, "ntfy", "--config-file", config, "--db", server.db], { env: {} });
+  expect({ code: added.code, stderr: added.stderr }).toEqual({ code: 0, stderr: expect.stringMatching(/^Made ntfy destination dst_/) });
+  const strict = await startServerProcess({ args: ["--rate-limit", "0"] });
+  try {
+    const strictKey = (await runCli(["keys", "create", "--db", strict.db])).stdout.trim();
+    expect((await runCli(["forms", "create", "--name", "Strict", "--slug", "strict", "--db", strict.db], { env: {} })).code).toBe(0);
+    const args = ["destinations", "add", "strict", "ntfy", "--config-file", config];
+    const local = await runCli([...args, "--db", strict.db], { env: {} });
+    const remote = await runCli(args, { env: { FORMSVC_URL: strict.url, FORMSVC_KEY: strictKey } });
+    expect(local).toEqual(remote);
+    expect(local.code).toBe(2);
+    expect(local.stderr).toContain("is a loopback address");
+  } finally {
+    await strict.stop();
+  }
+});
