@@ -64,7 +64,10 @@ export class FileError extends Error {}
  */
 function resolve(value: unknown, path: string[], secrets: Set<string>, env: Record<string, string | undefined>, missing: Set<string>): unknown {
   if (Array.isArray(value)) return value.map((item, i) => resolve(item, [...path, String(i)], secrets, env, missing));
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, resolve(inner, [...path, key], secrets, env, missing)]));
+  if (isObject(value)) {
+    const entries = Object.entries(value).map(([key, inner]) => [key, resolve(inner, [...path, key], secrets, env, missing)] as const);
+    return Object.fromEntries(entries.filter(([, resolved]) => resolved !== UNSET));
+  }
   if (typeof value !== "string") return value;
   // path is forms.<slug>.<setting>...: a secret's path within a form starts after the slug, and names no item.
   const secret = secrets.has(
@@ -77,9 +80,14 @@ function resolve(value: unknown, path: string[], secrets: Set<string>, env: Reco
   const reference = REFERENCE.exec(value);
   if (!reference) throw new FileError(`${path.join(".")} is a secret: write a \${NAME} reference to an environment variable, never the value`);
   const found = env[reference[1]!];
+  // `${NAME:-}` unset: the file gives no value there, as if the key were left out.
+  if (found === undefined && reference[2]) return UNSET;
   if (found === undefined) missing.add(reference[1]!);
   return found ?? "";
 }
+
+/** What an optional reference to an unset variable reads as: the key is left out. */
+const UNSET = Symbol("unset");
 
 /** Reads the file's text: every reference read from `env`, every form checked by the API's own schemas. Nothing is sent. */
 export async function readFormsFile(text: string, env: Record<string, string | undefined>): Promise<DesiredForm[]> {
@@ -191,7 +199,13 @@ function withReferences(value: unknown, path: string, secrets: Set<string>, sche
     const parent = keys.slice(0, -1).join(".");
     const issues = schema.safeParse(withAt(out, keys, PLACEHOLDER)).error?.issues ?? [];
     const unknown = issues.some((issue) => issue.code === "unrecognized_keys" && issue.path.join(".") === parent && issue.keys.includes(key));
-    if (!unknown) out = withAt(out, keys, `\${${referenceName(...name, key)}}`);
+    if (unknown) continue;
+    // A destination's secret its type may do without (an ntfy topic's token) may be set or not, which the API
+    // does not say: `${NAME:-}` lets the variable stay unset, so that a pulled file plans as it is. A webhook's
+    // and a captcha's are always there (the server makes a webhook's), and another instance must get the same.
+    const without = path === "destinations" ? (schema.safeParse(out).error?.issues ?? []) : null;
+    const optional = without !== null && !without.some((issue) => [...issue.path].join(".") === secret.slice(path.length + 1));
+    out = withAt(out, keys, `\${${referenceName(...name, key)}${optional ? ":-" : ""}}`);
   }
   return out;
 }

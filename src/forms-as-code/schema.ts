@@ -17,8 +17,11 @@ import { createSchema as webhookCreate, updateSchema as webhookUpdate } from "..
 /** The path the file's JSON Schema is served at (no key), which `pull` writes into `$schema`. */
 export const SCHEMA_PATH = "/api/formsvc.schema.json";
 
-/** A `${NAME}` reference to an environment variable: how the file holds a secret. */
-export const REFERENCE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+/**
+ * A `${NAME}` reference to an environment variable: how the file holds a secret. `${NAME:-}` is one that may be
+ * left unset (an optional secret, such as an ntfy topic's token): then the file gives no value there.
+ */
+export const REFERENCE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(:-)?\}$/;
 
 /**
  * What each setting is when the file leaves it out (what a form made with only a name shows): apply resets a
@@ -135,7 +138,7 @@ function referencesForSecrets(node: unknown, path: string[], found?: (path: stri
       type: "string",
       pattern: REFERENCE.source,
       writeOnly: true,
-      description: `A secret: a \${NAME} reference to an environment variable, read when the file is applied. The file never holds the value.`,
+      description: `A secret: a \${NAME} reference to an environment variable, read when the file is applied (\${NAME:-} when the variable may be unset: then no value). The file never holds the value.`,
     };
   }
   // Only a property's name adds to the path: items, unions and a record's values are the same place.

@@ -122,7 +122,7 @@ describe("destinations in the forms file", () => {
     for (const secret of Object.values(env)) expect(pulled.stdout).not.toContain(secret);
     expect(JSON.parse(pulled.stdout).forms.contact.destinations).toEqual([
       { type: "telegram", config: { chatId: VENDOR.telegram.chatId, baseUrl: vendors.url, botToken: `\${FORMSVC_CONTACT_DESTINATIONS_1_BOT_TOKEN}` } },
-      { type: "ntfy", config: { topic: VENDOR.ntfy.topic, baseUrl: vendors.url, token: `\${FORMSVC_CONTACT_DESTINATIONS_2_TOKEN}` }, enabled: false },
+      { type: "ntfy", config: { topic: VENDOR.ntfy.topic, baseUrl: vendors.url, token: `\${FORMSVC_CONTACT_DESTINATIONS_2_TOKEN:-}` }, enabled: false },
     ]);
     const path = write("pulled.json", pulled.stdout);
     const secrets = { FORMSVC_CONTACT_DESTINATIONS_1_BOT_TOKEN: VENDOR.telegram.botToken, FORMSVC_CONTACT_DESTINATIONS_2_TOKEN: VENDOR.ntfy.token };
@@ -130,6 +130,21 @@ describe("destinations in the forms file", () => {
     expect(await b.run(["plan", "-f", path], secrets)).toEqual(NO_CHANGES);
     const shown = (list: Record<string, unknown>[]) => list.map(({ type, config, fields, when, enabled }) => ({ type, config, fields, when, enabled }));
     expect(shown(await destinationsOf(b))).toEqual(shown(await destinationsOf(a)));
+  });
+
+  test("pull, then plan with no variable set for an ntfy topic without a token: no changes", async () => {
+    const tokenless = { type: "ntfy", config: { topic: "open-topic", baseUrl: vendors.url } };
+    expect((await a.run(["apply", "--yes", "-f", write("tokenless.json", formsFile([telegram(), tokenless]))], env)).code).toBe(0);
+    const pulled = await a.run(["pull"]);
+    const path = write("pulled-tokenless.json", pulled.stdout);
+    expect(JSON.parse(pulled.stdout).forms.contact.destinations[1].config.token).toBe(`\${FORMSVC_CONTACT_DESTINATIONS_2_TOKEN:-}`);
+    // The telegram bot token is required: its variable must be set; the ntfy token's may stay unset.
+    expect(await a.run(["plan", "-f", path], { FORMSVC_CONTACT_DESTINATIONS_1_BOT_TOKEN: VENDOR.telegram.botToken })).toEqual(NO_CHANGES);
+    const unset = await a.run(["plan", "-f", path]);
+    expect({ code: unset.code, stderr: unset.stderr }).toEqual({
+      code: 1,
+      stderr: `formsvc: ${path}: not set in the environment: FORMSVC_CONTACT_DESTINATIONS_1_BOT_TOKEN\n`,
+    });
   });
 
   test("the served JSON Schema holds each destination type's secrets as write-only references", async () => {
