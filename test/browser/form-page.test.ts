@@ -248,6 +248,22 @@ test("a form whose page is off: the embed renders nothing and says why in the co
   }
 });
 
+test("the embed on a site not in allowedDomains says why in the console, not only that a fetch failed", async () => {
+  const form = await pageForm({ allowedDomains: ["example.com"] });
+  const page = await rig.browser.newPage();
+  try {
+    const warned = page.waitForEvent("console", { predicate: (m) => m.type() === "warning" && m.text().includes("formsvc"), ...WAIT });
+    await page.goto(`${rig.siteUrl}/embed.html?server=${encodeURIComponent(rig.server.url)}&slug=${form.slug}`);
+    const site = new URL(rig.siteUrl).host;
+    expect((await warned).text()).toBe(
+      `formsvc: the form "${form.slug}" is not shown: This form does not accept submissions from this website: add ${site} to the form's allowedDomains.`,
+    );
+    expect(await page.locator(`[data-formsvc="${form.slug}"]`).evaluate((host) => host.shadowRoot)).toBeNull();
+  } finally {
+    await page.close();
+  }
+});
+
 test("languages: _language=de gives a German page and field errors, Accept-Language: fr a French one, an unknown language English", async () => {
   const form = await pageForm({ page: { enabled: true } });
   const page = await rig.browser.newPage();

@@ -6,6 +6,7 @@ import { ApiError } from "../../errors.ts";
 import type { RequestContext } from "../../http/context.ts";
 import { endpointPage, thanksPage } from "../../http/pages.ts";
 import { html, json, wantsJson } from "../../http/respond.ts";
+import { hostOf } from "../../lib/domains.ts";
 import { corsHeaders } from "../submit.ts";
 import script from "./client.js" with { type: "text" };
 import { formHtml, formPageHtml, formStyles, formThanksHtml, type PageErrors } from "./render.ts";
@@ -55,8 +56,16 @@ export async function formThanks(ctx: RequestContext): Promise<Response> {
 /** GET /f/{slug}/embed: what /embed.js puts in a site's page: the form's markup, its styles and the captcha's scripts. */
 export async function embed(ctx: RequestContext): Promise<Response> {
   const row = await ctx.services.forms.findBySlug(ctx.params.slug!);
-  const headers = { ...corsHeaders(ctx.request, row), "Cache-Control": "no-store", Vary: "Origin, Accept-Language" };
+  const headers: Record<string, string> = { ...corsHeaders(ctx.request, row), "Cache-Control": "no-store", Vary: "Origin, Accept-Language" };
   if (!row) throw new ApiError("form_not_found", "This form does not exist. Check the slug in data-formsvc.", { headers });
+  const origin = ctx.request.headers.get("origin");
+  if (origin && !headers["Access-Control-Allow-Origin"]) {
+    // The refusal itself is readable by the site, so that its owner reads why rather than "Failed to fetch".
+    const host = hostOf(origin)?.host ?? origin;
+    throw new ApiError("origin_not_allowed", `This form does not accept submissions from this website: add ${host} to the form's allowedDomains.`, {
+      headers: { ...headers, "Access-Control-Allow-Origin": origin },
+    });
+  }
   const form = ctx.services.forms.toForm(row);
   if (!hasPage(form)) {
     throw new ApiError("not_found", "This form has no page to embed: declare its fields and turn its page on (page.enabled).", { headers });
