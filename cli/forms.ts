@@ -257,9 +257,11 @@ export async function runFormsGet(ref: string, globals: ConnectionOptions & { js
 /** A conversion as a person reads it: "12.5%", or "—" without views. */
 const percent = (value: number | null) => (value === null ? "—" : `${value}%`);
 
-/** The settings `forms create` and `forms update` take alike: spam rules, the filter, the page, the captcha's site key. */
+/** The settings `forms create` and `forms update` take alike: the fields, spam rules, the filter, the page, the captcha's site key. */
 function sharedSettingOptions(command: Command): Command {
   return command
+    .option("--fields-file <path>", "a JSON file with the array of fields the form declares ([] for none; see docs/api.md)")
+    .option("--other-fields <what>", "what posted fields the form does not declare become: keep, drop or refuse")
     .option("--spam-rules-file <file>", "spam rules as JSON: {blockedWords, blockedEmails, blockDisposableEmails, maxLinks, duplicateWindowHours}; '' to clear")
     .option("--spam-filter <bool>", "true to let the account's learning filter judge posts (default), false to turn it off")
     .option("--spam-threshold <score>", `the filter's score, 0 to 1, over which a post is spam (default ${DEFAULT_FILTER_THRESHOLD})`)
@@ -299,7 +301,7 @@ export function formsCommand(program: Command, io: Io): void {
   )
     .addHelpText(
       "after",
-      "\nExamples:\n  formsvc forms create --name Contact --email you@example.com --domains example.com,www.example.com\n  formsvc forms create --name Newsletter --slug newsletter --json | jq -r .submitUrl\n  formsvc forms create --name Staging --test\n" +
+      "\nExamples:\n  formsvc forms create --name Contact --email you@example.com --domains example.com,www.example.com\n  formsvc forms create --name Newsletter --slug newsletter --json | jq -r .submitUrl\n  formsvc forms create --name Contact --fields-file fields.json --page-file page.json\n  formsvc forms create --name Staging --test\n" +
         "  printf '%s\\n' \"$TURNSTILE_SECRET\" | formsvc forms create --name Signup --captcha turnstile --captcha-secret-stdin\n",
     )
     .action((flags: FormFlags, command: Command) => runFormsCreate(flags, command.optsWithGlobals(), io));
@@ -329,8 +331,6 @@ export function formsCommand(program: Command, io: Io): void {
       .option("--file-uploads <bool>", "true to accept files in multipart posts, false to refuse them")
       .option("--retention-days <days>", `delete submissions older than this, ${DAYS} ('' to keep for ever)`)
       .option("--spam-retention-days <days>", `delete spam older than this, ${DAYS} ('' to keep it for ever)`)
-      .option("--fields-file <path>", "a JSON file with the array of fields the form declares ([] for none; see docs/api.md)")
-      .option("--other-fields <what>", "what posted fields the form does not declare become: keep, drop or refuse")
       .option("--captcha <provider>", "check a captcha before storing: recaptcha, hcaptcha, turnstile or altcha; none to remove it")
       .option("--captcha-secret <secret>", "the captcha provider's secret key (write-only: never shown again)")
       .option("--captcha-secret-stdin", "read the captcha secret key from one line of stdin (kept out of shell history)")

@@ -128,6 +128,21 @@ for (const mode of MODES) {
       expect(JSON.parse((await world.run(mode, ["forms", "update", `contact-${mode}`, "--fields-file", file, "--json"])).stdout).fields).toEqual([]);
     });
 
+    test("create takes --fields-file and --other-fields, so that a form with a page is made in one command", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "formsvc-fields-"));
+      const fields = [{ name: "email", type: "email", required: true }];
+      writeFileSync(join(dir, "fields.json"), JSON.stringify(fields));
+      writeFileSync(join(dir, "page.json"), JSON.stringify({ enabled: true, title: "Write to us" }));
+      const args = ["forms", "create", "--name", "Paged", "--slug", `paged-${mode}`, "--fields-file", join(dir, "fields.json")];
+      const created = await world.run(mode, [...args, "--other-fields", "refuse", "--page-file", join(dir, "page.json"), "--json"]);
+      expect({ code: created.code, form: JSON.parse(created.stdout) }).toMatchObject({
+        code: 0,
+        form: { fields, otherFields: "refuse", page: { enabled: true, title: "Write to us" } },
+      });
+      // The list tests below count the forms of the other tests only.
+      expect((await world.run(mode, ["forms", "delete", `paged-${mode}`, "--yes"])).code).toBe(0);
+    });
+
     test("an unknown form is exit 5, a taken slug exit 1", async () => {
       expect(await world.run(mode, ["forms", "get", "no-such-form"])).toEqual({ code: 5, stdout: "", stderr: "formsvc: No form no-such-form.\n" });
       expect(await world.run(mode, ["forms", "create", "--name", "Again", "--slug", `contact-${mode}`])).toEqual({
