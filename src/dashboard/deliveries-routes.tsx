@@ -20,6 +20,7 @@ export function deliveriesPageRoutes(router: Router<Handler>): void {
       const list = await ctx.services.notifications.list(principal, row.id, { limit: PAGE_SIZE, offset: (pageNumber - 1) * PAGE_SIZE });
       const form = ctx.services.forms.toForm(row);
       const webhooks = await ctx.services.webhooks.list(principal, row.id);
+      const destinations = await ctx.services.destinations.list(principal, row.id);
       const deliveries = await ctx.services.webhooks.deliveries(principal, row.id, null, { limit: PAGE_SIZE, offset: 0 });
       const sections = [
         NotificationsSection({
@@ -31,7 +32,7 @@ export function deliveriesPageRoutes(router: Router<Handler>): void {
           mailServer: ctx.options.mail?.server ?? null,
         }),
         EndpointsSection({ form, circuits: await ctx.services.webhooks.circuits(row.id, Date.now()) }),
-        webhookDeliveriesSection({ session, form, deliveries: deliveries.deliveries, webhooks }),
+        webhookDeliveriesSection({ session, form, deliveries: deliveries.deliveries, webhooks, destinations }),
       ];
       return render(200, <DeliveriesPage session={session} form={form} sections={sections} notice={noticeOf(ctx)} />);
     }),

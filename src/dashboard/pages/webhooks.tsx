@@ -5,8 +5,11 @@ import { counted } from "../../lib/plural.ts";
 import { can } from "../../services/people/roles.ts";
 import type { Session } from "../../services/people/users.ts";
 import type { WebhookDelivery } from "../../services/outbox/deliveries.ts";
+import { DESTINATION_TARGETS } from "../../services/outbox/destination-types.ts";
+import type { Destination } from "../../services/outbox/destinations.ts";
 import type { Webhook } from "../../services/outbox/webhooks.ts";
 import type { DeliverySection } from "./deliveries.tsx";
+import { TYPE_INPUTS } from "./destinations.tsx";
 import { CopyButton, Csrf, Field, Notice, Time } from "./layout.tsx";
 import { DataTable } from "./table.tsx";
 import type { SettingsSection } from "./settings.tsx";
@@ -151,15 +154,24 @@ export function webhookDeliveriesSection({
   form,
   deliveries,
   webhooks,
+  destinations,
 }: {
   session: Session;
   form: Form;
   deliveries: WebhookDelivery[];
   webhooks: Webhook[];
+  destinations: Destination[];
 }): DeliverySection {
   const address = (id: string) => webhooks.find((w) => w.id === id)?.url ?? id;
-  // A delivery goes to a webhook's address or to one of the form's destinations.
-  const target = (d: WebhookDelivery) => (d.webhookId ? address(d.webhookId) : `destination ${d.destinationId}`);
+  // A delivery goes to a webhook's address or to one of the form's destinations, named by its type and where
+  // it sends (a Teams channel's address is a secret: its type alone).
+  const destination = (id: string) => {
+    const found = destinations.find((d) => d.id === id);
+    if (!found) return "a removed destination";
+    const where = DESTINATION_TARGETS[found.type].map((key) => String(found.config[key] ?? "")).filter(Boolean);
+    return [`${TYPE_INPUTS[found.type]?.title ?? found.type} destination`, ...where].join(" · ");
+  };
+  const target = (d: WebhookDelivery) => (d.webhookId ? address(d.webhookId) : destination(d.destinationId ?? ""));
   const editable = can(session.user.role, "edit");
   return {
     id: "webhooks",
