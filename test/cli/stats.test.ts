@@ -5,7 +5,8 @@ import { makeForm, startWorld, type CliWorld } from "./world.ts";
 
 let world: CliWorld;
 beforeAll(async () => {
-  world = await startWorld();
+  // Behind a proxy, as most are, so that the page's visitors come from addresses of their own.
+  world = await startWorld({ trustProxy: true });
 });
 afterAll(() => world.stop());
 
@@ -34,7 +35,9 @@ test("forms update --page-file turns the form's page on, forms get shows it; sta
   const [local, remote] = await world.both(["forms", "update", "paged", "--page-file", file]);
   expect(local.stdout).toEqual(remote.stdout);
   expect(local.stdout).toContain(`page\ton at ${world.server.url}/f/paged, in de`);
-  for (const agent of ["A", "A", "B", "C", "D"]) await fetch(`${world.server.url}/f/paged`, { headers: { accept: "text/html", "user-agent": agent } });
+  for (const address of ["203.0.113.1", "203.0.113.1", "203.0.113.2", "203.0.113.3", "203.0.113.4"]) {
+    await fetch(`${world.server.url}/f/paged`, { headers: { accept: "text/html", "x-forwarded-for": address } });
+  }
   await world.post("paged", { email: "a@example.com" });
   const [stats] = await world.both(["forms", "stats", "paged", "--since", "0d"]);
   expect(stats.stdout).toBe(`${today()}\t1\t0\t4\t25%\n`);

@@ -51,8 +51,8 @@ export async function startServerInProcess(flags: ServeFlags = {}): Promise<InPr
   };
 }
 
-export async function startWorld(): Promise<CliWorld> {
-  const running = await startServerInProcess({ rateLimit: "0" });
+export async function startWorld(flags: ServeFlags = {}): Promise<CliWorld> {
+  const running = await startServerInProcess({ rateLimit: "0", ...flags });
   const { db } = running;
   const minted = await runInProcess(["keys", "create", "--db", db, "--name", "cli-tests"]);
   if (minted.code !== 0) throw new Error(`keys create failed: ${minted.stderr}`);
