@@ -46,6 +46,19 @@ test("forms update --page-file turns the form's page on, forms get shows it; sta
   for (const result of bad) expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: expect.stringContaining("--page-file") });
 });
 
+test("the conversion never reads over 100%: a day's submissions count up to its views", async () => {
+  await makeForm(world, "Busy", "busy");
+  const fields = join(world.server.dir, "fields.json");
+  writeFileSync(fields, JSON.stringify([{ name: "email", type: "email", required: true }]));
+  await world.ok(["forms", "update", "busy", "--fields-file", fields, "--page-file", join(world.server.dir, "page.json")]);
+  await fetch(`${world.server.url}/f/busy`, { headers: { accept: "text/html", "x-forwarded-for": "203.0.113.7" } });
+  // One visitor of the page, and three posts from a site's own form.
+  for (const email of ["a@example.com", "b@example.com", "c@example.com"]) await world.post("busy", { email });
+  const [local, remote] = await world.both(["forms", "stats", "busy", "--since", "0d"]);
+  expect(local).toEqual(remote);
+  expect(local.stdout).toBe(`${today()}\t3\t0\t1\t100%\n`);
+});
+
 test("forms stats --json prints the API's object; a bad --until is exit 2 naming the flag", async () => {
   await makeForm(world, "Quiet", "quiet");
   const [local, remote] = await world.both(["forms", "stats", "quiet", "--since", today(), "--json"]);
