@@ -102,6 +102,9 @@ function guarded(declared: Operation): Handler {
 
 /** Adds every operation to the router, in the order given (a literal segment before a parameter of the same place). */
 export function routeOperations(router: Router<Handler>, operations: readonly Operation[]): void {
-  // Only a read takes a trailing slash: a write to `/api/forms/F/` may be a client's `/api/forms/F/webhooks/..`.
-  for (const declared of operations) router.on(declared.method, routerPath(declared.path), guarded(declared), { exact: declared.method !== "GET" });
+  // A write of the management API names its whole path: `/api/forms/F/` may be a client's `/api/forms/F/webhooks/..`.
+  // A read takes a trailing slash, and so does a public post (a site's form may post to `/f/contact/`).
+  for (const declared of operations) {
+    router.on(declared.method, routerPath(declared.path), guarded(declared), { exact: declared.method !== "GET" && declared.scope !== "public" });
+  }
 }

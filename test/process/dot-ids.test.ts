@@ -87,3 +87,13 @@ test("a raw DELETE of `/api/forms/F/submissions/..` is answered 404 and deletes 
   }
   expect(await formState()).toEqual(intact);
 });
+
+test("a site's form posting to the form's address with a trailing slash is still taken", async () => {
+  await makeForm(world, "Slashed", "slashed-form");
+  const answer = await fetch(`${world.server.url}/f/slashed-form/`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+    body: "email=bo%40example.com",
+  });
+  expect(answer.status).toBe(200);
+});
