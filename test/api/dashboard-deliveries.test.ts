@@ -9,7 +9,8 @@ let key: string;
 let form: { id: string; slug: string };
 
 beforeAll(async () => {
-  t = await testApp({ webhooks: { allowPrivate: true } });
+  // The destination's address is on this machine, which this app allows as --webhooks-allow-private does.
+  t = await testApp({ webhooks: { allowPrivate: true, resolve: async () => [{ address: "127.0.0.1", family: 4 }] } });
   const account = await t.account("owner");
   key = await account.key();
   form = await account.form({ name: "Routed" });
