@@ -147,6 +147,19 @@ export function usersCommand(program: Command, io: Io): void {
     });
 
   users
+    .command("reset-2fa <email>")
+    .description("turn two-step sign-in off for a user who lost their phone and recovery codes (they set it up again after signing in)")
+    .addHelpText("after", "\nExample:\n  formsvc users reset-2fa ada@example.com\n")
+    .action(async (email: string, _options, command: Command) => {
+      const reset = await withLocal(command, io, "users reset-2fa", (services) => services.twoStep.reset(email));
+      io.err(
+        reset
+          ? `Two-step sign-in is off for ${email.trim().toLowerCase()}.\n`
+          : `Two-step sign-in was not on for ${email.trim().toLowerCase()}: nothing changed.\n`,
+      );
+    });
+
+  users
     .command("role <email> <role>")
     .description("give a user another role (owner, admin, editor, viewer) and, with --forms, limit them to some forms")
     .option("--forms <forms>", "limit an editor or viewer to these forms (ids or slugs, comma-separated); without it: every form")

@@ -4,10 +4,10 @@ import { RateLimiter } from "../http/rate-limit.ts";
 import type { Router } from "../http/router.ts";
 import { randomBase62 } from "../lib/random.ts";
 import { selfCommand } from "../lib/self-command.ts";
-import { SESSION_IDLE_MS, warmDecoy } from "../services/people/users.ts";
+import { SECOND_STEP_MS, SESSION_IDLE_MS, warmDecoy } from "../services/people/users.ts";
 import { action, checkToken, currentSession, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";
 import { cookie, localPath, originProblem, page, PRESESSION_COOKIE, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE } from "./http.ts";
-import { AccountPage, MessagePage, SetupPage, SignInPage, type UpdateAnswer } from "./pages/auth.tsx";
+import { AccountPage, CodePage, MessagePage, SetupPage, SignInPage, type UpdateAnswer } from "./pages/auth.tsx";
 
 const render = (status: number, element: unknown, headers: Record<string, string> = {}) => page(status, String(element), headers);
 
@@ -38,11 +38,14 @@ async function askForUpdate(ctx: RequestContext): Promise<UpdateAnswer> {
   }
 }
 
-/** Opens a session and sends the browser on, with the session cookie. */
+/** Opens a session and sends the browser on, with the session cookie (the Sessions list keeps its browser and address). */
 async function signInAs(ctx: RequestContext, userId: string, next: string, viaLink = false): Promise<Response> {
-  const { token } = await ctx.services.users.createSession(userId, { viaLink });
-  return redirect(next, [cookie(ctx, SESSION_COOKIE, token, SESSION_IDLE_MS / 1000), cookie(ctx, PRESESSION_COOKIE, "", 0)]);
+  const { token } = await ctx.services.users.createSession(userId, { viaLink, userAgent: ctx.request.headers.get("user-agent"), ip: ctx.ip });
+  return redirect(next, [cookie(ctx, SESSION_COOKIE, token, SESSION_IDLE_MS / 1000), cookie(ctx, PRESESSION_COOKIE, "", 0), cookie(ctx, SECOND_COOKIE, "", 0)]);
 }
+
+/** The cookie that carries a correct password's one-time token to the second step (the code page). */
+const SECOND_COOKIE = "formsvc_second";
 
 const endSession = (ctx: RequestContext) => cookie(ctx, SESSION_COOKIE, "", 0);
 
@@ -95,6 +98,43 @@ export function authRoutes(router: Router<Handler>): void {
     // Only wrong tries count: a person who signs in often is never slowed down by it.
     perAddress.giveBack(ctx.ip);
     perEmail.giveBack(email.toLowerCase());
+    if ((await ctx.services.twoStep.status(user.id)).on) {
+      // The password was right; the session opens only with a code too (docs/dashboard.md, "Two-step sign-in").
+      const second = await ctx.services.users.createLink("second", user.id, SECOND_STEP_MS);
+      const to = `/dashboard/signin/code${next === "/dashboard/forms" ? "" : `?next=${encodeURIComponent(next)}`}`;
+      return redirect(to, [cookie(ctx, SECOND_COOKIE, second, SECOND_STEP_MS / 1000)]);
+    }
+    return signInAs(ctx, user.id, next);
+  });
+
+  router.on("GET", "/dashboard/signin/code", async (ctx) => {
+    const second = readCookies(ctx.request)[SECOND_COOKIE] ?? "";
+    if (!(await ctx.services.users.linkUser("second", second))) return redirect("/dashboard/signin?notice=secondexpired");
+    const pre = presession(ctx);
+    return render(200, <CodePage presession={pre.token} next={localPath(ctx.url.searchParams.get("next"), "") || undefined} />, pre.headers);
+  });
+
+  router.on("POST", "/dashboard/signin/code", async (ctx) => {
+    const form = await readForm(ctx);
+    const pre = presession(ctx);
+    const next = localPath(form.get("next"), "/dashboard/forms");
+    const again = (status: number, error: string, headers: Record<string, string> = {}) =>
+      render(status, <CodePage presession={pre.token} error={error} next={form.get("next") ?? undefined} />, { ...pre.headers, ...headers });
+    if (presessionCheck(ctx, form) !== "matches") return again(403, originProblem(ctx) ?? "This sign-in form has expired. Try again.");
+    const second = readCookies(ctx.request)[SECOND_COOKIE] ?? "";
+    const user = await ctx.services.users.linkUser("second", second);
+    if (!user) return redirect("/dashboard/signin?notice=secondexpired");
+    // A wrong code is a wrong try, as a wrong password is: the same limits, per address and per email.
+    const { perAddress, perEmail } = limitsOf(ctx);
+    const wait = Math.max(perAddress.take(ctx.ip), perEmail.take(user.email));
+    if (wait > 0) return again(429, `Too many sign-in attempts. Try again in ${wait} seconds.`, { "retry-after": String(wait) });
+    if (!(await ctx.services.twoStep.verify(user.id, form.get("code") ?? ""))) {
+      return again(401, "That code is not right, or it was used already. Enter the code your app shows now, or an unused recovery code.");
+    }
+    perAddress.giveBack(ctx.ip);
+    perEmail.giveBack(user.email);
+    // The password's token works once: a second tab with the same cookie starts over.
+    if (!(await ctx.services.users.useLink("second", second))) return redirect("/dashboard/signin?notice=secondexpired");
     return signInAs(ctx, user.id, next);
   });
 

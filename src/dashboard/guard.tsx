@@ -33,6 +33,11 @@ export const NOTICES: Record<string, string> = {
   role: "Role saved.",
   removed: "User removed: their sessions have ended.",
   signedout: "You are signed out.",
+  required: "This account requires two-step sign-in of every member: set it up to go on.",
+  twostepoff: "Two-step sign-in is off.",
+  secondexpired: "The sign-in took too long. Enter your email and password again.",
+  sessionended: "That session is signed out.",
+  othersended: "Every other session is signed out.",
 };
 
 export const noticeOf = (ctx: RequestContext) => NOTICES[ctx.url.searchParams.get("notice") ?? ""];
@@ -55,11 +60,20 @@ const notAllowed = (session: Session, need: Capability) =>
 
 const NEEDS: Record<Capability, string> = { read: "a signed-in user", edit: "an editor, admin or owner", admin: "an admin or owner", owner: "an owner" };
 
+/** Where a member the account requires two-step sign-in of sets it up; every other page sends them there. */
+export const TWO_STEP_PAGE = "/dashboard/account/two-step";
+
+/** The redirect to the two-step set-up, for a session that must do it first, else null. */
+const setUpFirst = (ctx: RequestContext, session: Session) =>
+  session.mustSetUpTwoStep && !ctx.url.pathname.startsWith(TWO_STEP_PAGE) ? redirect(`${TWO_STEP_PAGE}?notice=required`) : null;
+
 /** A page for signed-in users whose role allows `need` (any role reads); anyone else is sent to sign in or refused. */
 export function signedIn(handler: PageHandler, need: Capability = "read"): Handler {
   return async (ctx) => {
     const session = await currentSession(ctx);
     if (!session) return toSignIn(ctx);
+    const first = setUpFirst(ctx, session);
+    if (first) return first;
     if (!can(session.user.role, need)) return notAllowed(session, need);
     return handler(ctx, session);
   };
@@ -103,6 +117,8 @@ export function action(handler: ActionHandler, need: Capability = "edit"): Handl
     if (token === "differs") {
       return refused("This form has expired (its security token does not match). Reload the page and try again.", session);
     }
+    const first = setUpFirst(ctx, session);
+    if (first) return first;
     // Checked here, on the server, for every action: a page that hides a button is no guard against a forged post.
     if (!can(session.user.role, need)) return notAllowed(session, need);
     return handler(ctx, session, form);

@@ -6,6 +6,7 @@ import { Router } from "../http/router.ts";
 import css from "./assets/dashboard.css" with { type: "text" };
 import script from "./assets/dashboard.js" with { type: "text" };
 import { activityPageRoutes } from "./activity-routes.tsx";
+import { accountRoutes } from "./account-routes.tsx";
 import { authRoutes } from "./auth-routes.tsx";
 import { deliveriesPageRoutes } from "./deliveries-routes.tsx";
 import { erasePageRoutes } from "./erase-routes.tsx";
@@ -52,6 +53,7 @@ export function createDashboard() {
   router.on("GET", "/dashboard/assets/dashboard.css", asset(css, "text/css; charset=utf-8"));
   router.on("GET", "/dashboard/assets/dashboard.js", asset(script, "text/javascript; charset=utf-8"));
   authRoutes(router);
+  accountRoutes(router);
   // One file of routes per page. The fields section's save comes before the other sections' `:section` route.
   formsPageRoutes(router);
   inboxPageRoutes(router);

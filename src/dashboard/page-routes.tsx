@@ -33,7 +33,7 @@ function previewPage(form: Form, query: URLSearchParams): FormPage {
 }
 
 /** The QR code of the page's address, as SVG; its maker and writer load with the first one asked for. */
-async function qrCode(text: string): Promise<string> {
+export async function qrCode(text: string): Promise<string> {
   const [{ create }, { render }] = await Promise.all([import("qrcode/lib/core/qrcode.js"), import("qrcode/lib/renderer/svg-tag.js")]);
   return render(create(text, { errorCorrectionLevel: "M" }), { margin: 2 });
 }

@@ -40,6 +40,7 @@ async function teamPage(ctx: RequestContext, session: Session, extra: Partial<Pa
       invitations={await ctx.services.team.invitations(accountId)}
       forms={await accountForms(ctx, session)}
       mailOn={Boolean(ctx.options.mail)}
+      requireTwoStep={await ctx.services.twoStep.required(accountId)}
       {...extra}
     />
   );
@@ -69,6 +70,15 @@ export function teamPageRoutes(router: Router<Handler>): void {
       let created: NewInvitation | null = null;
       if (flash.value?.startsWith("invite:")) created = JSON.parse(flash.value.slice("invite:".length)) as NewInvitation;
       return render(200, await teamPage(ctx, session, { created, notice: created ? undefined : noticeOf(ctx) }), flash.headers);
+    }, "admin"),
+  );
+
+  router.on(
+    "POST",
+    "/dashboard/team/two-step",
+    action(async (ctx, session, body) => {
+      await ctx.services.twoStep.setRequired(actorOf(session), body.get("required") === "true");
+      return redirect("/dashboard/team?notice=saved#two-step");
     }, "admin"),
   );
 

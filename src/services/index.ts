@@ -14,7 +14,9 @@ import { submissionBulkService } from "./submissions/bulk.ts";
 import { submissionsService } from "./submissions/submissions.ts";
 import { idempotencyService } from "./submissions/idempotency.ts";
 import { intakeService } from "./submissions/intake.ts";
+import { sessionsService } from "./people/sessions.ts";
 import { teamService } from "./people/team.ts";
+import { twoStepService } from "./people/two-step.ts";
 import { usersService } from "./people/users.ts";
 import type { PublicUrls } from "./urls.ts";
 import { defaultWebhookOptions, webhooksService, type WebhookOptions } from "./outbox/webhooks.ts";
@@ -50,6 +52,8 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
     settings: settingsService(store),
     users: usersService(store),
     team: teamService(store),
+    twoStep: twoStepService(store),
+    sessions: sessionsService(store),
     retention: retentionService(store),
     activity: activityService(store),
     pageViews: pageViewsService(store),

@@ -56,6 +56,31 @@ export function SignInPage({
   );
 }
 
+/** The second step of a sign-in with two-step on: a code from the app, or a recovery code. */
+export function CodePage({ presession, error, next }: { presession: string; error?: string; next?: string }) {
+  return (
+    <Layout title="Two-step sign-in">
+      <section class="card narrow">
+        <h1>Two-step sign-in</h1>
+        <p>Enter the 6-digit code your authenticator app shows for formsvc.</p>
+        <Notice text={error} kind="error" />
+        <form method="post" action="/dashboard/signin/code">
+          <input type="hidden" name="_presession" value={presession} />
+          {next ? <input type="hidden" name="next" value={next} /> : null}
+          <Field
+            label="Code"
+            name="code"
+            required
+            autocomplete="one-time-code"
+            hint="Lost your phone? Enter one of your recovery codes instead (each works once)."
+          />
+          <button type="submit">Verify</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
 /** The first user's setup, reached by the link `formsvc serve` prints. */
 export function SetupPage({ presession, token, email, errors = {} }: { presession: string; token: string; email?: string; errors?: Errors }) {
   return (
@@ -175,6 +200,14 @@ export function AccountPage({
       <section class="card">
         <h2>Signed in as {session.user.email}</h2>
         <p class="muted">Sessions end after 14 days without use, on sign-out, and when the password changes.</p>
+        <ul>
+          <li>
+            <a href="/dashboard/account/two-step">Two-step sign-in</a>
+          </li>
+          <li>
+            <a href="/dashboard/account/sessions">Sessions</a>
+          </li>
+        </ul>
       </section>
       {backup ? <BackupCard backup={backup} /> : null}
       <VersionCard enabled={updateCheck} update={update} />

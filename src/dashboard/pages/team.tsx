@@ -4,7 +4,7 @@ import { can, ROLE_HELP, ROLES, type Role } from "../../services/people/roles.ts
 import { type Invitation, INVITATION_VALID } from "../../services/people/team.ts";
 import type { Session, User } from "../../services/people/users.ts";
 import { MailOff } from "./mail.tsx";
-import { CopyButton, Csrf, Field, Layout, Notice, Time } from "./layout.tsx";
+import { Check, CopyButton, Csrf, Field, Layout, Notice, Time } from "./layout.tsx";
 import { DataTable } from "./table.tsx";
 
 type Errors = Record<string, string | undefined>;
@@ -26,6 +26,8 @@ export interface TeamProps {
   input?: { email?: string; role?: string; formIds?: string[] };
   errors?: Errors;
   notice?: string;
+  /** Whether the account requires two-step sign-in of every member. */
+  requireTwoStep?: boolean;
 }
 
 /** The roles this user may give: an admin gives every role but owner. */
@@ -84,7 +86,7 @@ export function MembershipFields({
 }
 
 /** The account's team: members and their roles, pending invitations, and a form to invite someone. */
-export function TeamPage({ session, members, invitations, forms, mailOn, created, input = {}, errors = {}, notice }: TeamProps) {
+export function TeamPage({ session, members, invitations, forms, mailOn, created, input = {}, errors = {}, notice, requireTwoStep = false }: TeamProps) {
   return (
     <Layout title="Team" session={session} section="team">
       <h1>Team</h1>
@@ -153,6 +155,17 @@ export function TeamPage({ session, members, invitations, forms, mailOn, created
           />
         </section>
       ) : null}
+      <section class="card" id="two-step" aria-labelledby="two-step-title">
+        <h2 id="two-step-title">Two-step sign-in</h2>
+        <form method="post" action="/dashboard/team/two-step">
+          <Csrf session={session} />
+          <Check name="required" label="Require two-step sign-in of every member" checked={requireTwoStep} />
+          <p class="hint">A member without it is sent to set it up right after their password, before any other page.</p>
+          <button type="submit" class="secondary">
+            Save
+          </button>
+        </form>
+      </section>
       <section class="card" id="invite" aria-labelledby="invite-title">
         <h2 id="invite-title">Invite someone</h2>
         {mailOn ? <p class="hint">The invitation link is mailed to them, and shown here once.</p> : <MailOff what="Invitations are not mailed" />}

@@ -19,6 +19,12 @@ export const users = sqliteTable(
     role: text("role").notNull().default("owner"),
     /** JSON array of the form ids the user is limited to; null: every form of the account. */
     formIds: text("form_ids"),
+    /** The base32 TOTP secret once two-step sign-in is on (docs/dashboard.md, "Two-step sign-in"); never shown again. */
+    totpSecret: text("totp_secret"),
+    /** The secret being set up, until a correct code turns it on. */
+    totpPending: text("totp_pending"),
+    /** The 30-second step of the last code accepted: a code of that step or an earlier one is refused. */
+    totpLastStep: integer("totp_last_step"),
   },
   (t) => [uniqueIndex("users_email").on(t.email)],
 );
@@ -77,6 +83,9 @@ export const sessions = sqliteTable(
     createdAt: millis("created_at"),
     /** Refreshed as the session is used (at most once a minute); the session ends 14 days after it. */
     lastSeenAt: millis("last_seen_at"),
+    /** The browser's User-Agent and the client address when the session was opened, for the Sessions list. */
+    userAgent: text("user_agent"),
+    ip: text("ip"),
   },
   (t) => [index("sessions_user").on(t.userId)],
 );
@@ -91,6 +100,40 @@ export const signinLinks = sqliteTable("signin_links", {
   expiresAt: millis("expires_at"),
   usedAt: integer("used_at"),
 });
+
+/** A user's recovery codes for two-step sign-in: their SHA-256 only, each used once. */
+export const recoveryCodes = sqliteTable(
+  "recovery_codes",
+  {
+    codeHash: text("code_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    usedAt: integer("used_at"),
+  },
+  (t) => [index("recovery_codes_user").on(t.userId)],
+);
+
+/** A user's passkeys (WebAuthn credentials): the public key and the last signature counter seen. */
+export const passkeys = sqliteTable(
+  "passkeys",
+  {
+    /** The credential id, base64url. */
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** The COSE public key, base64url. */
+    publicKey: text("public_key").notNull(),
+    counter: integer("counter").notNull(),
+    /** JSON array of the authenticator's transports, as the browser reported them. */
+    transports: text("transports"),
+    createdAt: millis("created_at"),
+    lastUsedAt: integer("last_used_at"),
+  },
+  (t) => [index("passkeys_user").on(t.userId)],
+);
 
 export type UserRow = typeof users.$inferSelect;
 export type InvitationRow = typeof invitations.$inferSelect;

@@ -15,6 +15,8 @@ export const accounts = sqliteTable("accounts", {
   /** The tokens of those marks, each kind's sum of the counts in spam_tokens: the filter weighs a token against them. */
   spamTokenTotal: integer("spam_token_total").notNull().default(0),
   hamTokenTotal: integer("ham_token_total").notNull().default(0),
+  /** Every member must sign in with two steps (docs/dashboard.md, "Two-step sign-in"). */
+  requireTwoStep: integer("require_two_step", { mode: "boolean" }).notNull().default(false),
 });
 
 export const apiKeys = sqliteTable(

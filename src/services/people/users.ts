@@ -26,9 +26,17 @@ export interface Session {
   csrfToken: string;
   /** Opened by a one-time sign-in link: the password may be set without the current one (recovery). */
   viaLink: boolean;
+  /** The session's id in the Sessions list (a prefix of its token's hash, never the token). */
+  id: string;
+  /** The account requires two-step sign-in and the user has not set it up: every page but its set-up is closed. */
+  mustSetUpTwoStep: boolean;
 }
 
-export type LinkKind = "setup" | "signin";
+/** A one-time link: `setup` (the first user), `signin` (recovery), `second` (a correct password waiting for its code). */
+export type LinkKind = "setup" | "signin" | "second";
+
+/** How long the second step of a sign-in waits for its code after the password. */
+export const SECOND_STEP_MS = 5 * 60 * 1000;
 
 export const SETUP_LINK_MS = 60 * 60 * 1000;
 export const SIGNIN_LINK_MS = 15 * 60 * 1000;
@@ -49,6 +57,9 @@ export const toUser = (row: UserRow): User => ({
 
 const sha256 = (token: string) => new Bun.CryptoHasher("sha256").update(token).digest("hex");
 
+/** A session's id as pages show it: the first 24 hex digits of its token's hash (the token cannot be had from it). */
+export const sessionId = (tokenHash: string) => tokenHash.slice(0, 24);
+
 /** A new user's row: owners made by the CLI or the setup link, any role by an invitation. */
 export function newUserRow(accountId: string, email: string, passwordHash: string, role: Role = "owner", formIds: string[] | null = null): UserRow {
   const now = Date.now();
@@ -61,6 +72,9 @@ export function newUserRow(accountId: string, email: string, passwordHash: strin
     passwordChangedAt: now,
     role,
     formIds: formIds ? JSON.stringify(formIds) : null,
+    totpSecret: null,
+    totpPending: null,
+    totpLastStep: null,
   };
 }
 
@@ -189,6 +203,16 @@ export function usersService(store: Store) {
       return row?.kind === kind;
     },
 
+    /** The user a link of this kind names, while it is unused and unexpired (looking does not use it up). */
+    async linkUser(kind: LinkKind, token: string): Promise<UserRow | null> {
+      const [row] = await store.db
+        .select({ user: users })
+        .from(signinLinks)
+        .innerJoin(users, eq(users.id, signinLinks.userId))
+        .where(and(eq(signinLinks.tokenHash, sha256(token)), eq(signinLinks.kind, kind), isNull(signinLinks.usedAt), gt(signinLinks.expiresAt, Date.now())));
+      return row?.user ?? null;
+    },
+
     /**
      * Uses up a one-time link and, in the same transaction, does what it is for: a `setup` link makes the
      * first user of the default account, a `signin` link names its user. Null when the link is used, expired or unknown.
@@ -206,7 +230,7 @@ export function usersService(store: Store) {
           .returning();
         if (!link) return null;
         if (kind === "setup" && (await tx.select({ id: users.id }).from(users).limit(1)).length > 0) return null;
-        if (kind === "signin") {
+        if (kind !== "setup") {
           const [row] = await tx
             .select()
             .from(users)
@@ -223,12 +247,24 @@ export function usersService(store: Store) {
     },
 
     /** Opens a session for the user: the cookie's token (returned once, stored hashed) and its CSRF token. */
-    async createSession(userId: string, { viaLink = false } = {}): Promise<{ token: string; csrfToken: string }> {
+    async createSession(
+      userId: string,
+      { viaLink = false, userAgent = null, ip = null }: { viaLink?: boolean; userAgent?: string | null; ip?: string | null } = {},
+    ): Promise<{ token: string; csrfToken: string }> {
       const token = randomBase62(43);
       const csrfToken = randomBase62(32);
       const now = Date.now();
       await store.write(async (tx) => {
-        await tx.insert(sessions).values({ tokenHash: sha256(token), userId, csrfToken, viaLink, createdAt: now, lastSeenAt: now });
+        await tx.insert(sessions).values({
+          tokenHash: sha256(token),
+          userId,
+          csrfToken,
+          viaLink,
+          createdAt: now,
+          lastSeenAt: now,
+          userAgent: userAgent?.slice(0, 500) ?? null,
+          ip,
+        });
         // Sessions idle past their time, and expired sign-in links (serve makes a setup link at every start while
         // there is no user), are swept as new sessions open, so neither table grows for ever; an expired link
         // is refused the same whether its row is there or not. Here, not at serve's start, which stays light.
@@ -242,14 +278,27 @@ export function usersService(store: Store) {
     async session(token: string): Promise<Session | null> {
       const hash = sha256(token);
       const [row] = await store.db
-        .select({ lastSeenAt: sessions.lastSeenAt, csrfToken: sessions.csrfToken, viaLink: sessions.viaLink, user: users })
+        .select({
+          lastSeenAt: sessions.lastSeenAt,
+          csrfToken: sessions.csrfToken,
+          viaLink: sessions.viaLink,
+          user: users,
+          required: accounts.requireTwoStep,
+        })
         .from(sessions)
         .innerJoin(users, eq(users.id, sessions.userId))
+        .innerJoin(accounts, eq(accounts.id, users.accountId))
         .where(eq(sessions.tokenHash, hash));
       const now = Date.now();
       if (!row || row.lastSeenAt <= now - SESSION_IDLE_MS) return null;
       if (now - row.lastSeenAt > TOUCH_MS) await store.write((tx) => tx.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.tokenHash, hash)));
-      return { user: toUser(row.user), csrfToken: row.csrfToken, viaLink: row.viaLink };
+      return {
+        user: toUser(row.user),
+        csrfToken: row.csrfToken,
+        viaLink: row.viaLink,
+        id: sessionId(hash),
+        mustSetUpTwoStep: row.required && row.user.totpSecret === null,
+      };
     },
 
     async endSession(token: string): Promise<void> {
