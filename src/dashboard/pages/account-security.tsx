@@ -66,11 +66,13 @@ export function TwoStepPage({ session, view, error, notice }: { session: Session
             <li>Enter the 6-digit code it then shows.</li>
           </ol>
           <img class="qr" src="/dashboard/account/two-step/qr.svg" alt="QR code of the otpauth address below" width="200" height="200" />
-          <p>
-            Cannot scan? Enter this key in the app: <code id="totp-secret">{view.setup.secret}</code>
+          <p>Cannot scan? Enter this key in the app:</p>
+          <p class="key-line">
+            <code id="totp-secret">{view.setup.secret}</code>
           </p>
-          <p class="hint">
-            Or open the address: <code id="totp-uri">{view.setup.uri}</code>
+          <p class="hint">Or open the address:</p>
+          <p class="key-line">
+            <code id="totp-uri">{view.setup.uri}</code>
           </p>
           <form method="post" action="/dashboard/account/two-step/enable">
             <Csrf session={session} />
