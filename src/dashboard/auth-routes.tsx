@@ -14,7 +14,7 @@ const render = (status: number, element: unknown, headers: Record<string, string
 const usedLink = () => `This link has already been used or has expired. Ask for a new one on the server with: ${selfCommand()} dashboard link`;
 
 /** The pre-session token of the request, or a new one with the cookie that sets it. */
-function presession(ctx: RequestContext): { token: string; headers: Record<string, string> } {
+export function presession(ctx: RequestContext): { token: string; headers: Record<string, string> } {
   const existing = readCookies(ctx.request)[PRESESSION_COOKIE];
   if (existing && /^[0-9A-Za-z]{32}$/.test(existing)) return { token: existing, headers: {} };
   const token = randomBase62(32);
@@ -22,7 +22,7 @@ function presession(ctx: RequestContext): { token: string; headers: Record<strin
 }
 
 /** Sign-in and setup forms: from this server, and carrying the pre-session cookie's token (login CSRF). */
-function presessionCheck(ctx: RequestContext, form: URLSearchParams): "malformed" | "differs" | "matches" {
+export function presessionCheck(ctx: RequestContext, form: URLSearchParams): "malformed" | "differs" | "matches" {
   const expected = readCookies(ctx.request)[PRESESSION_COOKIE] ?? "";
   const given = checkToken(form.get("_presession") ?? "", expected);
   return given === "matches" && !sameOrigin(ctx) ? "differs" : given;
@@ -39,7 +39,7 @@ async function askForUpdate(ctx: RequestContext): Promise<UpdateAnswer> {
 }
 
 /** Opens a session and sends the browser on, with the session cookie (the Sessions list keeps its browser and address). */
-async function signInAs(ctx: RequestContext, userId: string, next: string, viaLink = false): Promise<Response> {
+export async function signInAs(ctx: RequestContext, userId: string, next: string, viaLink = false): Promise<Response> {
   const { token } = await ctx.services.users.createSession(userId, { viaLink, userAgent: ctx.request.headers.get("user-agent"), ip: ctx.ip });
   return redirect(next, [cookie(ctx, SESSION_COOKIE, token, SESSION_IDLE_MS / 1000), cookie(ctx, PRESESSION_COOKIE, "", 0), cookie(ctx, SECOND_COOKIE, "", 0)]);
 }

@@ -38,6 +38,8 @@ export const NOTICES: Record<string, string> = {
   secondexpired: "The sign-in took too long. Enter your email and password again.",
   sessionended: "That session is signed out.",
   othersended: "Every other session is signed out.",
+  passkeyadded: "Passkey added: it signs you in from the sign-in page, without a password.",
+  passkeyremoved: "Passkey removed: it no longer signs in.",
 };
 
 export const noticeOf = (ctx: RequestContext) => NOTICES[ctx.url.searchParams.get("notice") ?? ""];

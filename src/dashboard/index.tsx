@@ -17,6 +17,7 @@ import { submissionPageRoutes } from "./submission-routes.tsx";
 import { currentSession } from "./guard.tsx";
 import { page, SECURITY_HEADERS } from "./http.ts";
 import { keyPageRoutes } from "./key-routes.tsx";
+import { passkeyRoutes } from "./passkey-routes.tsx";
 import { pagePageRoutes } from "./page-routes.tsx";
 import { settingsPageRoutes } from "./settings-routes.tsx";
 import { teamPageRoutes } from "./team-routes.tsx";
@@ -54,6 +55,7 @@ export function createDashboard() {
   router.on("GET", "/dashboard/assets/dashboard.js", asset(script, "text/javascript; charset=utf-8"));
   authRoutes(router);
   accountRoutes(router);
+  passkeyRoutes(router);
   // One file of routes per page. The fields section's save comes before the other sections' `:section` route.
   formsPageRoutes(router);
   inboxPageRoutes(router);

@@ -14,6 +14,7 @@ import { submissionBulkService } from "./submissions/bulk.ts";
 import { submissionsService } from "./submissions/submissions.ts";
 import { idempotencyService } from "./submissions/idempotency.ts";
 import { intakeService } from "./submissions/intake.ts";
+import { passkeysService } from "./people/passkeys.ts";
 import { sessionsService } from "./people/sessions.ts";
 import { teamService } from "./people/team.ts";
 import { twoStepService } from "./people/two-step.ts";
@@ -54,6 +55,7 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
     team: teamService(store),
     twoStep: twoStepService(store),
     sessions: sessionsService(store),
+    passkeys: passkeysService(store),
     retention: retentionService(store),
     activity: activityService(store),
     pageViews: pageViewsService(store),

@@ -87,3 +87,76 @@ for (const preview of document.querySelectorAll("img.preview-image")) {
   if (preview.complete && preview.naturalWidth === 0) hide();
   else preview.addEventListener("error", hide);
 }
+
+// Passkeys: the browser's own prompt, fed by the options the server made for this one answer; the answer is then
+// posted with its form. Shown only where the browser has WebAuthn.
+const fromB64url = (text) =>
+  Uint8Array.from(
+    atob(
+      text
+        .replace(/-/g, "+")
+        .replace(/_/g, "/")
+        .padEnd(Math.ceil(text.length / 4) * 4, "="),
+    ),
+    (c) => c.charCodeAt(0),
+  );
+const toB64url = (buffer) =>
+  btoa(String.fromCharCode(...new Uint8Array(buffer)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+const withIds = (list) => (list ?? []).map((c) => ({ ...c, id: fromB64url(c.id) }));
+
+/** The credential as the server reads it: every binary part in base64url. */
+function credentialJson(credential) {
+  const r = credential.response;
+  const response = { clientDataJSON: toB64url(r.clientDataJSON) };
+  if (r.attestationObject) Object.assign(response, { attestationObject: toB64url(r.attestationObject), transports: r.getTransports?.() ?? [] });
+  else
+    Object.assign(response, {
+      authenticatorData: toB64url(r.authenticatorData),
+      signature: toB64url(r.signature),
+      userHandle: r.userHandle ? toB64url(r.userHandle) : undefined,
+    });
+  return {
+    id: credential.id,
+    rawId: toB64url(credential.rawId),
+    type: credential.type,
+    response,
+    clientExtensionResults: credential.getClientExtensionResults(),
+    authenticatorAttachment: credential.authenticatorAttachment ?? undefined,
+  };
+}
+
+for (const form of document.querySelectorAll("form[data-passkey]")) {
+  if (!window.PublicKeyCredential) continue;
+  form.hidden = false;
+  const status = form.querySelector("[data-passkey-status]");
+  form.addEventListener("submit", async (event) => {
+    if (form.elements.response.value) return;
+    event.preventDefault();
+    status.textContent = "";
+    try {
+      const answer = await fetch(form.dataset.options, { method: "POST", body: new URLSearchParams(new FormData(form)) });
+      const options = await answer.json().catch(() => ({}));
+      if (!answer.ok) throw new Error(options.error?.message ?? "the server refused to start.");
+      const credential =
+        form.dataset.passkey === "add"
+          ? await navigator.credentials.create({
+              publicKey: {
+                ...options,
+                challenge: fromB64url(options.challenge),
+                user: { ...options.user, id: fromB64url(options.user.id) },
+                excludeCredentials: withIds(options.excludeCredentials),
+              },
+            })
+          : await navigator.credentials.get({
+              publicKey: { ...options, challenge: fromB64url(options.challenge), allowCredentials: withIds(options.allowCredentials) },
+            });
+      form.elements.response.value = JSON.stringify(credentialJson(credential));
+      form.requestSubmit();
+    } catch (error) {
+      status.textContent = `No passkey was used: ${error.message}`;
+    }
+  });
+}

@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import type { Passkey } from "../../services/people/passkeys.ts";
 import type { SessionEntry } from "../../services/people/sessions.ts";
 import type { Session } from "../../services/people/users.ts";
 import { Csrf, Field, Layout, Notice, Time } from "./layout.tsx";
@@ -124,6 +125,84 @@ export function SessionsPage({ session, sessions, notice }: { session: Session; 
             </button>
           </form>
         ) : null}
+      </section>
+    </Layout>
+  );
+}
+
+/** Account → Passkeys: add one (named), list, rename and remove them. */
+export function PasskeysPage({
+  session,
+  passkeys,
+  notice,
+  errors = {},
+  baseUrl,
+}: {
+  session: Session;
+  passkeys: Passkey[];
+  notice?: string;
+  errors?: Record<string, string | undefined>;
+  /** The public address passkeys are bound to (--base-url). */
+  baseUrl: string;
+}) {
+  return (
+    <Layout title="Passkeys" session={session} section="account">
+      <h1>Passkeys</h1>
+      <Notice text={notice} />
+      <Notice text={errors.form ?? errors.response} kind="error" />
+      <section class="card" aria-labelledby="passkeys-title">
+        <h2 id="passkeys-title">Your passkeys</h2>
+        <p class="hint">
+          A passkey signs you in to {baseUrl} with your device's screen lock or security key: no password, no code. It works only at that address.
+        </p>
+        {passkeys.length === 0 ? <p class="muted">No passkey yet.</p> : null}
+        {passkeys.length > 0 ? (
+          <DataTable
+            label="Passkeys"
+            rows={passkeys}
+            columns={[
+              {
+                title: "Name",
+                cell: (p) => (
+                  <form method="post" action={`/dashboard/account/passkeys/${p.id}/rename`} class="inline">
+                    <Csrf session={session} />
+                    <input name="name" value={p.name} aria-label={`Name of passkey ${p.name}`} maxlength={100} required />
+                    <button type="submit" class="secondary small">
+                      Rename
+                    </button>
+                  </form>
+                ),
+              },
+              { title: "Added", cell: (p) => <Time iso={p.createdAt} /> },
+              { title: "Last used", cell: (p) => <Time iso={p.lastUsedAt} /> },
+              {
+                title: "Actions",
+                hideTitle: true,
+                cell: (p) => (
+                  <form method="post" action={`/dashboard/account/passkeys/${p.id}/remove`}>
+                    <Csrf session={session} />
+                    <button type="submit" class="danger small" aria-label={`Remove passkey ${p.name}`}>
+                      Remove
+                    </button>
+                  </form>
+                ),
+              },
+            ]}
+          />
+        ) : null}
+      </section>
+      <section class="card" aria-labelledby="add-passkey-title">
+        <h2 id="add-passkey-title">Add a passkey</h2>
+        <noscript>
+          <p>Adding a passkey needs JavaScript: the browser makes it.</p>
+        </noscript>
+        <form method="post" action="/dashboard/account/passkeys" data-passkey="add" data-options="/dashboard/account/passkeys/options" hidden>
+          <Csrf session={session} />
+          <input type="hidden" name="response" value="" />
+          <Field label="Name" name="name" required hint="To tell your passkeys apart, such as “Laptop” or “Phone”." error={errors.name} />
+          <button type="submit">Add a passkey</button>
+          <p class="error" role="alert" data-passkey-status></p>
+        </form>
       </section>
     </Layout>
   );

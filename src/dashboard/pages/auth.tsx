@@ -48,11 +48,27 @@ export function SignInPage({
           <Field label="Password" name="password" type="password" required autocomplete="current-password" />
           <button type="submit">Sign in</button>
         </form>
+        <PasskeySignIn presession={presession} next={next} />
         <p class="hint">
           Forgot your password? On the server, run <code>{`${selfCommand()} dashboard link --email you@example.com`}</code> for a one-time sign-in link.
         </p>
       </section>
     </Layout>
+  );
+}
+
+/** "Sign in with a passkey": no email typed, the browser offers the passkeys it holds for this server (shown only with WebAuthn). */
+function PasskeySignIn({ presession, next }: { presession: string; next?: string }) {
+  return (
+    <form method="post" action="/dashboard/signin/passkey" data-passkey="signin" data-options="/dashboard/signin/passkey/options" hidden>
+      <input type="hidden" name="_presession" value={presession} />
+      {next ? <input type="hidden" name="next" value={next} /> : null}
+      <input type="hidden" name="response" value="" />
+      <button type="submit" class="secondary">
+        Sign in with a passkey
+      </button>
+      <p class="error" role="alert" data-passkey-status></p>
+    </form>
   );
 }
 
@@ -203,6 +219,9 @@ export function AccountPage({
         <ul>
           <li>
             <a href="/dashboard/account/two-step">Two-step sign-in</a>
+          </li>
+          <li>
+            <a href="/dashboard/account/passkeys">Passkeys</a>
           </li>
           <li>
             <a href="/dashboard/account/sessions">Sessions</a>
