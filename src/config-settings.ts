@@ -40,6 +40,23 @@ const text = (value: string | undefined) => value as string;
 const whole = (min: number, max: number) => (value: string | undefined, name: string) => integer(name, value as string, min, max);
 const onOff = (value: string | undefined, name: string) => boolean(name, value as string);
 
+/** An OpenID provider's issuer: https, or http on a loopback address only (a provider on this machine, in tests). */
+function oidcIssuer(name: string, value: string): string {
+  const issuer = url(name, value);
+  const { protocol, hostname } = new URL(issuer);
+  const loopback = hostname === "localhost" || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+  if (protocol === "http:" && !loopback)
+    throw new ApiError("invalid_parameter", `${name} must be an https:// address (http:// only on loopback), not "${value}"`, { field: name });
+  return issuer;
+}
+
+/** A value --oidc-issuer needs: required with it, refused without it. */
+function withIssuer(value: string | undefined, name: string, earlier: Readonly<Record<string, unknown>>): string | null {
+  if (earlier.oidcIssuer && !value) throw new ApiError("invalid_parameter", `${name} is needed with --oidc-issuer`, { field: name });
+  if (!earlier.oidcIssuer && value) throw new ApiError("invalid_parameter", `${name} is only used with --oidc-issuer`, { field: name });
+  return value ?? null;
+}
+
 /** Every setting of `formsvc serve`, in the order they are read (later ones may use earlier values). */
 export const SETTINGS = {
   host: setting({ flag: "--host <host>", env: "FORMSVC_HOST", default: "0.0.0.0", help: "address to listen on", parse: text }),
@@ -254,6 +271,45 @@ export const SETTINGS = {
       if (!target) throw new ApiError("invalid_parameter", `${name} must be s3://bucket/prefix, not "${value}"`, { field: name });
       if (!earlier.backupDir) throw new ApiError("invalid_parameter", `${name} needs backup-dir: each copy is made in the folder, then sent`, { field: name });
       return target;
+    },
+  }),
+  oidcIssuer: setting({
+    flag: "--oidc-issuer <url>",
+    env: "FORMSVC_OIDC_ISSUER",
+    shown: "none: no single sign-on",
+    help: "sign in to the dashboard through this OpenID Connect provider (its discovery document is URL/.well-known/openid-configuration; `http://` only on loopback; [docs/dashboard.md](docs/dashboard.md#single-sign-on))",
+    parse: (value, name) => (value === undefined ? null : oidcIssuer(name, value)),
+  }),
+  oidcClientId: setting({
+    flag: "--oidc-client-id <id>",
+    env: "FORMSVC_OIDC_CLIENT_ID",
+    shown: "none",
+    help: "the client id the provider gave formsvc (needed with --oidc-issuer)",
+    parse: (value, name, earlier) => withIssuer(value, name, earlier),
+  }),
+  oidcClientSecret: setting({
+    flag: "--oidc-client-secret <secret>",
+    env: "FORMSVC_OIDC_CLIENT_SECRET",
+    shown: "none",
+    help: "the client secret the provider gave formsvc (needed with --oidc-issuer; prefer the environment variable, which `ps` does not show)",
+    parse: (value, name, earlier) => withIssuer(value, name, earlier),
+  }),
+  oidcName: setting({
+    flag: "--oidc-name <name>",
+    env: "FORMSVC_OIDC_NAME",
+    default: "single sign-on",
+    help: "the provider's name on the sign-in page's button (\"Sign in with NAME\")",
+    parse: text,
+  }),
+  passwordSignin: setting({
+    flag: "--password-signin <on>",
+    env: "FORMSVC_PASSWORD_SIGNIN",
+    default: "true",
+    help: "false: the dashboard signs in only with single sign-on and passkeys (needs --oidc-issuer)",
+    parse: (value, name, earlier) => {
+      const on = boolean(name, value as string);
+      if (!on && !earlier.oidcIssuer) throw new ApiError("invalid_parameter", `${name} false leaves no way to sign in without --oidc-issuer`, { field: name });
+      return on;
     },
   }),
   updateCheck: setting({

@@ -22,6 +22,7 @@ import { checkForUpdate } from "./lib/release.ts";
 import { startWebhookSender } from "./workers/webhook-sender.ts";
 import pkg from "../package.json" with { type: "json" };
 import { createServices, type Services } from "./services/index.ts";
+import { ssoService } from "./services/people/sso.ts";
 
 export interface RunningServer {
   /** Where this machine reaches the server (localhost for a wildcard address), whatever its public address. */
@@ -119,6 +120,10 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     backups: backupStatus,
     signInRateScale: config.signInRateScale,
     updateCheck: config.updateCheck ? () => checkForUpdate() : null,
+    sso: config.oidcIssuer
+      ? ssoService(store, { issuer: config.oidcIssuer, clientId: config.oidcClientId!, clientSecret: config.oidcClientSecret!, name: config.oidcName })
+      : null,
+    passwordSignin: config.passwordSignin,
   });
   const listen = (tls?: { cert: string; key: string }) =>
     Bun.serve({

@@ -7,7 +7,7 @@ import { selfCommand } from "../lib/self-command.ts";
 import { SECOND_STEP_MS, SESSION_IDLE_MS, warmDecoy } from "../services/people/users.ts";
 import { action, checkToken, currentSession, fieldErrors, noticeOf, refused, signedIn } from "./guard.tsx";
 import { cookie, localPath, originProblem, page, PRESESSION_COOKIE, readCookies, readForm, redirect, sameOrigin, SESSION_COOKIE } from "./http.ts";
-import { AccountPage, CodePage, MessagePage, SetupPage, SignInPage, type UpdateAnswer } from "./pages/auth.tsx";
+import { AccountPage, CodePage, MessagePage, SetupPage, SignInPage, type SignInWays, type UpdateAnswer } from "./pages/auth.tsx";
 
 const render = (status: number, element: unknown, headers: Record<string, string> = {}) => page(status, String(element), headers);
 
@@ -44,6 +44,9 @@ export async function signInAs(ctx: RequestContext, userId: string, next: string
   return redirect(next, [cookie(ctx, SESSION_COOKIE, token, SESSION_IDLE_MS / 1000), cookie(ctx, PRESESSION_COOKIE, "", 0), cookie(ctx, SECOND_COOKIE, "", 0)]);
 }
 
+/** The sign-in page's ways in besides passkeys, as serve was started (--oidc-issuer, --password-signin). */
+export const signInWays = (ctx: RequestContext): SignInWays => ({ sso: ctx.options.sso?.name, passwordSignin: ctx.options.passwordSignin !== false });
+
 /** The cookie that carries a correct password's one-time token to the second step (the code page). */
 const SECOND_COOKIE = "formsvc_second";
 
@@ -74,7 +77,13 @@ export function authRoutes(router: Router<Handler>): void {
     const noUser = (await ctx.services.users.count()) === 0;
     return render(
       200,
-      <SignInPage presession={pre.token} next={localPath(ctx.url.searchParams.get("next"), "") || undefined} notice={noticeOf(ctx)} noUser={noUser} />,
+      <SignInPage
+        presession={pre.token}
+        next={localPath(ctx.url.searchParams.get("next"), "") || undefined}
+        notice={noticeOf(ctx)}
+        noUser={noUser}
+        {...signInWays(ctx)}
+      />,
       pre.headers,
     );
   });
@@ -85,7 +94,11 @@ export function authRoutes(router: Router<Handler>): void {
     const email = (form.get("email") ?? "").trim();
     const next = localPath(form.get("next"), "/dashboard/forms");
     const again = (status: number, error: string, headers: Record<string, string> = {}) =>
-      render(status, <SignInPage presession={pre.token} email={email} error={error} next={form.get("next") ?? undefined} />, { ...pre.headers, ...headers });
+      render(status, <SignInPage presession={pre.token} email={email} error={error} next={form.get("next") ?? undefined} {...signInWays(ctx)} />, {
+        ...pre.headers,
+        ...headers,
+      });
+    if (ctx.options.passwordSignin === false) return again(403, "Password sign-in is off on this server: use the buttons below.");
     const checked = presessionCheck(ctx, form);
     if (checked === "malformed") return again(400, "This sign-in form is malformed. Try again.");
     if (checked === "differs") return again(403, originProblem(ctx) ?? "This sign-in form has expired. Try again.");

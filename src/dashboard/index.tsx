@@ -20,6 +20,7 @@ import { keyPageRoutes } from "./key-routes.tsx";
 import { passkeyRoutes } from "./passkey-routes.tsx";
 import { pagePageRoutes } from "./page-routes.tsx";
 import { settingsPageRoutes } from "./settings-routes.tsx";
+import { ssoRoutes } from "./sso-routes.tsx";
 import { teamPageRoutes } from "./team-routes.tsx";
 import { MessagePage } from "./pages/auth.tsx";
 
@@ -56,6 +57,7 @@ export function createDashboard() {
   authRoutes(router);
   accountRoutes(router);
   passkeyRoutes(router);
+  ssoRoutes(router);
   // One file of routes per page. The fields section's save comes before the other sections' `:section` route.
   formsPageRoutes(router);
   inboxPageRoutes(router);

@@ -4,7 +4,7 @@ import type { Handler, RequestContext } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
 import type { RelyingParty } from "../services/people/passkeys.ts";
 import type { Session } from "../services/people/users.ts";
-import { presession, presessionCheck, signInAs } from "./auth-routes.tsx";
+import { presession, presessionCheck, signInAs, signInWays } from "./auth-routes.tsx";
 import { action, fieldErrors, noticeOf, signedIn } from "./guard.tsx";
 import { localPath, originProblem, page, readForm, redirect, SECURITY_HEADERS } from "./http.ts";
 import { PasskeysPage } from "./pages/account-security.tsx";
@@ -90,7 +90,7 @@ export function passkeyRoutes(router: Router<Handler>): void {
     const form = await readForm(ctx);
     const pre = presession(ctx);
     const again = (status: number, error: string) =>
-      page(status, String(<SignInPage presession={pre.token} error={error} next={form.get("next") ?? undefined} />), pre.headers);
+      page(status, String(<SignInPage presession={pre.token} error={error} next={form.get("next") ?? undefined} {...signInWays(ctx)} />), pre.headers);
     if (presessionCheck(ctx, form) !== "matches") return again(403, originProblem(ctx) ?? "This sign-in form has expired. Try again.");
     try {
       const user = await ctx.services.passkeys.signIn(relyingParty(ctx), form.get("response") ?? "");

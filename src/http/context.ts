@@ -5,6 +5,7 @@ import type { Services } from "../services/index.ts";
 import type { Metrics } from "./metrics.ts";
 import type { CaptchaOptions } from "../services/spam/captcha.ts";
 import type { RateLimiter } from "./rate-limit.ts";
+import type { SsoService } from "../services/people/sso.ts";
 
 /** What the app needs to answer requests. */
 export interface AppOptions {
@@ -28,6 +29,10 @@ export interface AppOptions {
   backups?: () => BackupStatus | null;
   /** Multiplies how fast the dashboard's sign-in attempts refill (1 unless a test stops the refill to count tries). */
   signInRateScale?: number;
+  /** Single sign-on through an OpenID provider (`--oidc-issuer`); absent: the sign-in page offers none. */
+  sso?: SsoService | null;
+  /** False (`--password-signin false`): only single sign-on and passkeys sign in. */
+  passwordSignin?: boolean;
   /** Asks the release address for the newest version (`--update-check`); absent: the dashboard offers no check. */
   updateCheck?: (() => Promise<UpdateCheck>) | null;
 }

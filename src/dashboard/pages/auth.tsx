@@ -7,7 +7,13 @@ import { Csrf, Field, Layout, Notice } from "./layout.tsx";
 
 type Errors = Record<string, string | undefined>;
 
-/** Sign in with email and password. */
+/** The ways this server signs in besides passkeys: single sign-on's button (the provider's name), and whether passwords do. */
+export interface SignInWays {
+  sso?: string;
+  passwordSignin?: boolean;
+}
+
+/** Sign in with email and password, single sign-on or a passkey. */
 export function SignInPage({
   presession,
   email,
@@ -15,6 +21,8 @@ export function SignInPage({
   next,
   notice,
   noUser = false,
+  sso,
+  passwordSignin = true,
 }: {
   presession: string;
   email?: string;
@@ -23,7 +31,7 @@ export function SignInPage({
   notice?: string;
   /** No user exists yet: the page says how to make the first one. */
   noUser?: boolean;
-}) {
+} & SignInWays) {
   return (
     <Layout title="Sign in">
       <section class="card narrow">
@@ -41,17 +49,28 @@ export function SignInPage({
         ) : null}
         <Notice text={notice} />
         <Notice text={error} kind="error" />
-        <form method="post" action="/dashboard/signin">
-          <input type="hidden" name="_presession" value={presession} />
-          {next ? <input type="hidden" name="next" value={next} /> : null}
-          <Field label="Email" name="email" type="email" value={email} required autocomplete="username" />
-          <Field label="Password" name="password" type="password" required autocomplete="current-password" />
-          <button type="submit">Sign in</button>
-        </form>
+        {passwordSignin ? (
+          <form method="post" action="/dashboard/signin">
+            <input type="hidden" name="_presession" value={presession} />
+            {next ? <input type="hidden" name="next" value={next} /> : null}
+            <Field label="Email" name="email" type="email" value={email} required autocomplete="username" />
+            <Field label="Password" name="password" type="password" required autocomplete="current-password" />
+            <button type="submit">Sign in</button>
+          </form>
+        ) : null}
+        {sso ? (
+          <p>
+            <a class="button" href={`/dashboard/oidc/start${next ? `?next=${encodeURIComponent(next)}` : ""}`}>
+              Sign in with {sso}
+            </a>
+          </p>
+        ) : null}
         <PasskeySignIn presession={presession} next={next} />
-        <p class="hint">
-          Forgot your password? On the server, run <code>{`${selfCommand()} dashboard link --email you@example.com`}</code> for a one-time sign-in link.
-        </p>
+        {passwordSignin ? (
+          <p class="hint">
+            Forgot your password? On the server, run <code>{`${selfCommand()} dashboard link --email you@example.com`}</code> for a one-time sign-in link.
+          </p>
+        ) : null}
       </section>
     </Layout>
   );
