@@ -139,7 +139,7 @@ describe("sessions and links", () => {
     await screenshot(page, "signin");
     await page.getByLabel("Email").fill(OWNER.email);
     await page.getByLabel("Password").fill(OWNER.password);
-    await Promise.all([page.waitForURL(`${server.url}/dashboard/keys`, WAIT), page.getByRole("button", { name: "Sign in" }).click()]);
+    await Promise.all([page.waitForURL(`${server.url}/dashboard/keys`, WAIT), page.getByRole("button", { name: "Sign in", exact: true }).click()]);
   });
 
   test("a session idle for 14 days has expired: the next page is the sign-in", async () => {
@@ -157,7 +157,7 @@ describe("sessions and links", () => {
       await page.goto(`${server.url}/dashboard/signin`);
       await page.getByLabel("Email").fill(email);
       await page.getByLabel("Password").fill(password);
-      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
       await page.waitForSelector(".notice.error", WAIT);
       return page.locator(".notice.error").textContent();
     };

@@ -68,7 +68,7 @@ export async function signIn(page: Page, base: string, user = OWNER): Promise<vo
   await page.goto(`${base}/dashboard/signin`);
   await page.getByLabel("Email").fill(user.email);
   await page.getByLabel("Password").fill(user.password);
-  await Promise.all([page.waitForURL(/\/dashboard\/forms$/, WAIT), page.getByRole("button", { name: "Sign in" }).click()]);
+  await Promise.all([page.waitForURL(/\/dashboard\/forms$/, WAIT), page.getByRole("button", { name: "Sign in", exact: true }).click()]);
 }
 
 /** Records what the browser reports as Content-Security-Policy violations on pages of this context. */

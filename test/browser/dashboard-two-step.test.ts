@@ -34,7 +34,7 @@ async function password(to: RegExp): Promise<void> {
   await page.goto(`${server.url}/dashboard/signin`);
   await page.getByLabel("Email").fill(OWNER.email);
   await page.getByLabel("Password").fill(OWNER.password);
-  await Promise.all([page.waitForURL(to, WAIT), page.getByRole("button", { name: "Sign in" }).click()]);
+  await Promise.all([page.waitForURL(to, WAIT), page.getByRole("button", { name: "Sign in", exact: true }).click()]);
 }
 
 /** Enters a code on the second page and waits for where it leads. */
