@@ -1,15 +1,46 @@
 // How `formsvc update` changes the binary on disk (docs/deploy.md, "Upgrades"): the new one is downloaded into
-// a hidden file beside it, checked (size, SHA-256, that it runs and says the expected version), written to
-// disk (fsync), and only then renamed into place, the old one kept as formsvc.previous. Until that rename
-// nothing of the folder has changed, and whatever fails removes the hidden file: the folder is as it was.
+// a hidden file beside it (xz-compressed, then unpacked), checked (size, SHA-256 of both, that it runs and says
+// the expected version), written to disk (fsync), and only then renamed into place, the old one kept as
+// formsvc.previous. Until that rename nothing of the folder has changed, and whatever fails removes the hidden
+// files: the folder is as it was. A process killed on the way leaves them; the next update removes them.
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, closeSync, copyFileSync, fsyncSync, linkSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, copyFileSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { Artifact } from "../src/lib/release.ts";
 import { CliError } from "./errors.ts";
 
-/** A file name in the binary's folder that nothing else uses, hidden, for a file on its way in. */
-const sideName = (self: string, what: string) => join(dirname(self), `.${basename(self)}.${what}-${randomBytes(6).toString("hex")}`);
+/**
+ * A file name in the binary's folder that nothing else uses, hidden, for a file on its way in. It carries the
+ * process id, so that a later update can tell a file of a process that died from one of an update under way.
+ */
+const sideName = (self: string, what: string) => join(dirname(self), `.${basename(self)}.${what}-${process.pid}-${randomBytes(6).toString("hex")}`);
+
+/** Whether a process with this id is running (a signal 0 reaches it, or it exists under another user). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes the hidden files that an update, rollback or swap killed on the way left beside `self` (each up to
+ * a whole binary); those of an update still running are left alone. Returns the names removed.
+ */
+export function removeLeftovers(self: string): string[] {
+  const pattern = new RegExp(`^\\.${basename(self).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.(update|previous|current)-(?:(\\d+)-)?[0-9a-f]{12}(\\.xz)?$`);
+  const removed: string[] = [];
+  for (const name of readdirSync(dirname(self))) {
+    const match = pattern.exec(name);
+    // A name without a process id is from a formsvc that did not write one: nothing running now can own it.
+    if (!match || (match[2] && running(Number(match[2])))) continue;
+    rmSync(join(dirname(self), name), { force: true });
+    removed.push(name);
+  }
+  return removed;
+}
 
 /** Flushes a folder's entries (the renames in it) to disk. */
 function syncFolder(folder: string): void {
@@ -30,8 +61,15 @@ function linkOrCopy(file: string, to: string): void {
   }
 }
 
+/** What a file must be, as the signed manifest says it. */
+interface Expected {
+  name: string;
+  size: number;
+  sha256: string;
+}
+
 /** Streams `url` into a new file at `path`, checking its size and SHA-256 against the signed manifest's. */
-async function download(url: string, path: string, artifact: Artifact, fetcher: typeof fetch): Promise<void> {
+async function download(url: string, path: string, artifact: Expected, fetcher: typeof fetch): Promise<void> {
   let response: Response;
   try {
     response = await fetcher(url, { redirect: "follow" });
@@ -67,6 +105,33 @@ async function download(url: string, path: string, artifact: Artifact, fetcher: 
   }
 }
 
+/** The first of xz or BusyBox's unxz on PATH, to unpack a release's `.xz` file. */
+function xzCommand(): string[] {
+  const xz = Bun.which("xz");
+  if (xz) return [xz, "-dc"];
+  const unxz = Bun.which("unxz");
+  if (unxz) return [unxz, "-c"];
+  throw new CliError("unpacking the release's binary needs xz (apt-get install xz-utils, or BusyBox's unxz)");
+}
+
+/** Unpacks `packed` (xz) into a new file at `path`, then checks the binary's size and SHA-256 against the manifest's. */
+function unpack(packed: string, path: string, artifact: Artifact): void {
+  const fd = openSync(path, "wx", 0o700);
+  try {
+    const run = Bun.spawnSync([...xzCommand(), packed], { stdout: fd, stderr: "pipe", stdin: "ignore" });
+    if (run.exitCode !== 0) throw new CliError(`${artifact.xz} does not unpack: ${run.stderr.toString().trim() || `exit ${run.exitCode}`}`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  const size = statSync(path).size;
+  const sha256 = createHash("sha256").update(readFileSync(path)).digest("hex");
+  if (size !== artifact.size || sha256 !== artifact.sha256)
+    throw new CliError(
+      `${artifact.xz} unpacks to ${size} bytes with SHA-256 ${sha256}, not the ${artifact.size} bytes and ${artifact.sha256} its signed manifest says`,
+    );
+}
+
 /** What a binary says of itself (`version --json`), or an error naming why it does not run. */
 export function binaryInfo(path: string): { version: string; os: string; arch: string; schema: number } {
   const run = Bun.spawnSync([path, "version", "--json"], { stdout: "pipe", stderr: "pipe", stdin: "ignore", env: { ...process.env, NO_COLOR: "1" } });
@@ -84,16 +149,23 @@ export function binaryInfo(path: string): { version: string; os: string; arch: s
  */
 export async function replaceWithDownload(
   self: string,
-  url: string,
+  folder: string,
   artifact: Artifact,
   version: string,
   fetcher: typeof fetch = fetch,
   /** A last check of what the downloaded binary says of itself (its schema), which throws to refuse it. */
   accept: (said: ReturnType<typeof binaryInfo>) => Promise<void> = async () => {},
 ): Promise<void> {
+  removeLeftovers(self);
   const incoming = sideName(self, "update");
   try {
-    await download(url, incoming, artifact, fetcher);
+    if (artifact.xz && artifact.xzSize !== undefined && artifact.xzSha256) {
+      await download(`${folder}${artifact.xz}`, `${incoming}.xz`, { name: artifact.xz, size: artifact.xzSize, sha256: artifact.xzSha256 }, fetcher);
+      unpack(`${incoming}.xz`, incoming, artifact);
+    } else {
+      // A release from before the compressed files: the binary itself.
+      await download(`${folder}${artifact.name}`, incoming, artifact, fetcher);
+    }
     // The mode of the binary it replaces (0755 as install.sh leaves it), so that it runs for the same users.
     chmodSync(incoming, statSync(self).mode & 0o7777);
     const said = binaryInfo(incoming);
@@ -102,6 +174,7 @@ export async function replaceWithDownload(
     swap(self, incoming);
   } finally {
     rmSync(incoming, { force: true });
+    rmSync(`${incoming}.xz`, { force: true });
   }
 }
 

@@ -1,10 +1,20 @@
 import type { Command } from "commander";
 import { accessSync, constants, existsSync, readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { buildInfo, builtInKey, checkForUpdate, compareVersions, fetchManifest, type Manifest, ReleaseError, releaseFolder } from "../src/lib/release.ts";
+import {
+  buildInfo,
+  builtInKey,
+  checkForUpdate,
+  checkFresh,
+  compareVersions,
+  fetchManifest,
+  type Manifest,
+  ReleaseError,
+  releaseFolder,
+} from "../src/lib/release.ts";
 import { CliError, EXIT, ExitStatus } from "./errors.ts";
 import type { Io } from "./io.ts";
-import { binaryInfo, replaceWithDownload, swapWithPrevious } from "./self-replace.ts";
+import { binaryInfo, removeLeftovers, replaceWithDownload, swapWithPrevious } from "./self-replace.ts";
 
 /** `formsvc update`'s flags (docs/cli.md, "update"). */
 export interface UpdateOptions {
@@ -48,6 +58,13 @@ async function manifestFor(options: UpdateOptions, key: Uint8Array): Promise<{ m
   const folder = releaseFolder(base, options.to);
   const manifest = await fetchManifest(folder, key).catch(asCliError);
   if (options.to && manifest.version !== options.to) throw new CliError(`${folder} holds formsvc ${manifest.version}, not ${options.to}`);
+  if (!options.to) {
+    try {
+      checkFresh(manifest, folder);
+    } catch (error) {
+      asCliError(error);
+    }
+  }
   return { manifest, folder };
 }
 
@@ -66,7 +83,16 @@ function restartOrSay(io: Io, restart: boolean | undefined): void {
     return;
   }
   const run = Bun.spawnSync(RESTART_COMMAND, { stdout: "ignore", stderr: "pipe" });
-  if (run.exitCode !== 0) throw new CliError(`${RESTART_COMMAND.join(" ")} failed: ${run.stderr.toString().trim() || `exit ${run.exitCode}`}`);
+  if (run.exitCode !== 0) {
+    // systemctl says why over several lines; the error is one line, so they are joined rather than escaped.
+    const said = run.stderr
+      .toString()
+      .trim()
+      .split(/\s*\n\s*/)
+      .filter(Boolean)
+      .join(" ");
+    throw new CliError(`${RESTART_COMMAND.join(" ")} failed: ${said || `exit ${run.exitCode}`}`);
+  }
   io.err(`Restarted: ${RESTART_COMMAND.join(" ")}.\n`);
 }
 
@@ -110,7 +136,7 @@ async function runUpdate(options: UpdateOptions, db: string, io: Io): Promise<vo
   checkWritable(self);
   await confirm(io, options.yes, `Replace formsvc ${info.version} at ${self} with ${manifest.version}?`, "formsvc update --yes");
   // An older release (--to) may not know the database's schema: checked on the downloaded binary's own word.
-  await replaceWithDownload(self, `${folder}${artifact.name}`, artifact, manifest.version, fetch, (said) =>
+  await replaceWithDownload(self, folder, artifact, manifest.version, fetch, (said) =>
     refuseNewerDatabase(db, said, `formsvc update --to ${manifest.version}`),
   );
   io.err(
@@ -151,6 +177,7 @@ async function runRollback(options: UpdateOptions, db: string, io: Io): Promise<
   const previous = binaryInfo(previousPath);
   await refuseNewerDatabase(db, previous, "formsvc update --rollback");
   checkWritable(self);
+  removeLeftovers(self);
   await confirm(io, options.yes, `Put formsvc ${previous.version} back in place of ${buildInfo().version} at ${self}?`, "formsvc update --rollback --yes");
   swapWithPrevious(self);
   io.err(`formsvc ${buildInfo().version} → ${previous.version} at ${self}; ${buildInfo().version} is kept as ${basename(self)}.previous.\n`);

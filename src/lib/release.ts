@@ -10,19 +10,29 @@ declare const FORMSVC_BASE_URL: string | undefined;
 /** The raw 32-byte Ed25519 public key of the release, base64. */
 declare const FORMSVC_RELEASE_PUBLIC_KEY: string | undefined;
 
-/** One binary of a release, as manifest.json lists it. */
+/** One binary of a release, as manifest.json lists it: the binary, and the xz file it is published as. */
 export interface Artifact {
   name: string;
   os: string;
   arch: string;
+  /** The binary's own size and SHA-256, once unpacked. */
   size: number;
   sha256: string;
+  /** The file downloaded (`formsvc-os-arch.xz`), its size and SHA-256; absent in releases before 1.1. */
+  xz?: string;
+  xzSize?: number;
+  xzSha256?: string;
 }
 
 /** manifest.json: what a release folder holds, signed as a whole (manifest.json.sig). */
 export interface Manifest {
   version: string;
   publishedAt: string;
+  /**
+   * When the signature stops vouching that this is the latest release: after it, a folder still serving this
+   * manifest as the latest is stale or frozen (docs/deploy.md, "Freshness"). Absent in releases before 1.1.
+   */
+  expiresAt?: string;
   baseUrl: string;
   /** The fingerprint of the key that signed it (see keyFingerprint), so that a refusal can name it. */
   releaseKey: string;
@@ -101,9 +111,18 @@ function parseManifest(bytes: Uint8Array): Manifest {
   } catch {
     throw new ReleaseError("manifest.json is not JSON");
   }
-  const artifactOk = (a: Partial<Artifact>) =>
-    typeof a?.name === "string" && typeof a.size === "number" && typeof a.sha256 === "string" && /^[0-9a-f]{64}$/.test(a.sha256);
-  if (typeof value?.version !== "string" || !VERSION_PATTERN.test(value.version) || !Array.isArray(value.artifacts) || !value.artifacts.every(artifactOk)) {
+  const hex = (sha256: unknown) => typeof sha256 === "string" && /^[0-9a-f]{64}$/.test(sha256);
+  const xzOk = (a: Partial<Artifact>) =>
+    a.xz === undefined || (typeof a.xz === "string" && /^[\w.-]+\.xz$/.test(a.xz) && typeof a.xzSize === "number" && hex(a.xzSha256));
+  const artifactOk = (a: Partial<Artifact>) => typeof a?.name === "string" && typeof a.size === "number" && hex(a.sha256) && xzOk(a);
+  const expiresOk = value?.expiresAt === undefined || (typeof value.expiresAt === "string" && !Number.isNaN(Date.parse(value.expiresAt)));
+  if (
+    typeof value?.version !== "string" ||
+    !VERSION_PATTERN.test(value.version) ||
+    !expiresOk ||
+    !Array.isArray(value.artifacts) ||
+    !value.artifacts.every(artifactOk)
+  ) {
     throw new ReleaseError("manifest.json is not a formsvc release manifest");
   }
   return value as Manifest;
@@ -160,6 +179,21 @@ export async function fetchManifest(folder: string, publicKey: Uint8Array, fetch
   return verifyManifest(bytes, new TextDecoder().decode(signature), publicKey);
 }
 
+/**
+ * Refuses a folder's latest manifest whose signature has expired: a mirror that keeps serving an old signed
+ * release as the latest would otherwise hold an instance back without a word. A version asked for by name
+ * (`--to`) is old on purpose and is not checked.
+ */
+export function checkFresh(manifest: Manifest, folder: string, now = new Date()): Manifest {
+  if (manifest.expiresAt && Date.parse(manifest.expiresAt) < now.getTime()) {
+    throw new ReleaseError(
+      `the manifest at ${folder} expired on ${manifest.expiresAt} (formsvc ${manifest.version}): the folder is stale or a mirror serves an old release; ` +
+        "ask its publisher to renew it, or pass --to VERSION",
+    );
+  }
+  return manifest;
+}
+
 /** What `formsvc update --check` answers: the running version, the newest the release folder has, and whether it is newer. */
 export interface UpdateCheck {
   current: string;
@@ -180,5 +214,6 @@ export async function checkForUpdate(options: { from?: string; to?: string } = {
   if (!base) throw new ReleaseError("this formsvc was released without an address to update from: pass --from URL");
   const folder = releaseFolder(base, options.to);
   const manifest = await fetchManifest(folder, key, fetcher);
+  if (!options.to) checkFresh(manifest, folder);
   return { current: info.version, available: manifest.version, newer: compareVersions(manifest.version, info.version) > 0, from: folder };
 }

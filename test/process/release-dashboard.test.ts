@@ -14,7 +14,7 @@ let asked: string[];
 
 beforeAll(async () => {
   releases = await testReleases();
-  binary = join(releases.folder("1.0.0"), "formsvc-linux-x64");
+  binary = join(releases.binary("1.0.0"));
   // Every request the release server gets: when formsvc calls out, and when it does not.
   asked = releases.asked;
 }, RELEASE_BUILD_MS);

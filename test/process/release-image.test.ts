@@ -18,7 +18,7 @@ const blob = (digest: string) => readFileSync(join(layout, "blobs", "sha256", di
 
 beforeAll(async () => {
   const releases = await testReleases();
-  binary = join(releases.folder("1.0.0"), "formsvc-linux-x64");
+  binary = releases.binary("1.0.0");
   layout = mkdtempSync(join(tmpdir(), "formsvc-oci-"));
   const untar = Bun.spawnSync(["tar", "-xf", join(releases.folder("1.0.0"), "formsvc-1.0.0-linux-x64.oci.tar"), "-C", layout], { stderr: "pipe" });
   if (untar.exitCode !== 0) throw new Error(untar.stderr.toString());

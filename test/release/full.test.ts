@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +13,8 @@ import { fileSha256, release, run, throwawayKey } from "./support.ts";
 // linux-x64 alone (test/process/release*.test.ts).
 let out: string;
 let manifest: Manifest;
+/** The binaries themselves, which `npm run release` leaves beside the folder. */
+let binaries: string;
 const VERSION = "2.0.0";
 const BASE = "https://releases.example.com/formsvc";
 
@@ -21,24 +24,38 @@ beforeAll(async () => {
   await release({ version: VERSION, baseUrl: BASE, key, out: join(out, "release"), platforms: "linux-x64,linux-arm64,darwin-x64,darwin-arm64" });
   rmSync(key);
   manifest = JSON.parse(readFileSync(join(out, "release", "manifest.json"), "utf8"));
+  binaries = join(out, "release.binaries");
 }, 600_000);
 
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-test("the release holds the four binaries, each the platform's executable, listed in the signed manifest and SHA256SUMS", () => {
+test("the release holds the four binaries xz-compressed, each the platform's executable, listed in the signed manifest and SHA256SUMS", () => {
   const folder = join(out, "release");
   const names = ["formsvc-linux-x64", "formsvc-linux-arm64", "formsvc-darwin-x64", "formsvc-darwin-arm64"];
   expect(manifest.artifacts.map((a) => a.name)).toEqual(names);
   for (const artifact of manifest.artifacts) {
-    const path = join(folder, artifact.name);
-    expect({ name: artifact.name, size: readFileSync(path).length, sha256: fileSha256(path) }).toEqual({
-      name: artifact.name,
+    const packed = join(folder, `${artifact.name}.xz`);
+    const path = join(binaries, artifact.name);
+    const unpacked = Bun.spawnSync(["xz", "-dc", packed], { stdout: "pipe" }).stdout;
+    const seen: Record<string, unknown> = {
+      size: readFileSync(path).length,
+      sha256: fileSha256(path),
+      unpacked: fileSha256(path) === createHash("sha256").update(unpacked).digest("hex"),
+      xz: artifact.xz,
+      xzSize: readFileSync(packed).length,
+      xzSha256: fileSha256(packed),
+    };
+    expect(seen).toEqual({
       size: artifact.size,
       sha256: artifact.sha256,
+      unpacked: true,
+      xz: `${artifact.name}.xz`,
+      xzSize: artifact.xzSize,
+      xzSha256: artifact.xzSha256,
     });
   }
   // ELF with the machine's number (x86-64 62, AArch64 183), or 64-bit Mach-O with its CPU type.
-  const head = (name: string) => readFileSync(join(folder, name)).subarray(0, 20);
+  const head = (name: string) => readFileSync(join(binaries, name)).subarray(0, 20);
   expect(head("formsvc-linux-x64").readUInt16LE(18)).toBe(62);
   expect(head("formsvc-linux-arm64").readUInt16LE(18)).toBe(183);
   expect(head("formsvc-darwin-x64").readUInt32LE(0)).toBe(0xfeedfacf);
@@ -46,7 +63,8 @@ test("the release holds the four binaries, each the platform's executable, liste
   expect(head("formsvc-darwin-arm64").readUInt32LE(4)).toBe(0x0100000c);
   const check = Bun.spawnSync(["sha256sum", "-c", "SHA256SUMS"], { cwd: folder, stdout: "pipe" });
   expect(check.exitCode).toBe(0);
-  expect(check.stdout.toString().trim().split("\n").length).toBe(8);
+  // Four .xz files, install.sh, manifest.json and its two signatures, the image.
+  expect(check.stdout.toString().trim().split("\n").length).toBe(9);
 });
 
 test("the arm64 binary answers version --json under qemu-aarch64-static", async () => {
@@ -54,7 +72,7 @@ test("the arm64 binary answers version --json under qemu-aarch64-static", async 
   if (!qemu || !existsSync("/usr/aarch64-linux-gnu")) {
     throw new Error("needs qemu-aarch64-static and /usr/aarch64-linux-gnu: apt-get install qemu-user-static libc6-arm64-cross");
   }
-  const answer = await run(qemu, ["-L", "/usr/aarch64-linux-gnu", join(out, "release", "formsvc-linux-arm64"), "version", "--json"]);
+  const answer = await run(qemu, ["-L", "/usr/aarch64-linux-gnu", join(binaries, "formsvc-linux-arm64"), "version", "--json"]);
   expect({ ...answer, stdout: answer.code === 0 ? JSON.parse(answer.stdout) : answer.stdout }).toEqual({
     code: 0,
     stdout: { version: VERSION, os: "linux", arch: "arm64", baseUrl: BASE, releaseKey: manifest.releaseKey, schema: migrations.length },
@@ -66,7 +84,7 @@ test("the linux-x64 binary runs on a CPU without AVX2 (qemu-x86_64-static as a N
   const qemu = Bun.which("qemu-x86_64-static");
   if (!qemu) throw new Error("needs qemu-x86_64-static: apt-get install qemu-user-static");
   const db = join(out, "old-cpu.db");
-  const made = await run(qemu, ["-cpu", "Nehalem", join(out, "release", "formsvc-linux-x64"), "forms", "create", "--name", "Old", "--db", db, "--json"]);
+  const made = await run(qemu, ["-cpu", "Nehalem", join(binaries, "formsvc-linux-x64"), "forms", "create", "--name", "Old", "--db", db, "--json"]);
   expect({ code: made.code, stderr: made.code === 0 ? "" : made.stderr, name: made.code === 0 ? JSON.parse(made.stdout).name : null }).toEqual({
     code: 0,
     stderr: "",

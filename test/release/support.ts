@@ -22,7 +22,15 @@ export function throwawayKey(path: string): string {
 }
 
 /** Runs `npm run release` (scripts/release.ts) into `out`; throws with its output when it fails. */
-export async function release(options: { version: string; baseUrl: string; key: string; out: string; platforms?: string; noImage?: boolean }): Promise<string> {
+export async function release(options: {
+  version: string;
+  baseUrl: string;
+  key: string;
+  out: string;
+  platforms?: string;
+  noImage?: boolean;
+  xzPreset?: string;
+}): Promise<string> {
   const proc = Bun.spawn(
     [
       process.execPath,
@@ -36,6 +44,9 @@ export async function release(options: { version: string; baseUrl: string; key: 
       "--out",
       options.out,
       ...(options.noImage ? ["--no-image"] : []),
+      // xz's quickest preset unless asked: the same format to unpack, in seconds rather than minutes.
+      "--xz-preset",
+      options.xzPreset ?? "0",
     ],
     { cwd: ROOT, env: { ...process.env, FORMSVC_RELEASE_KEY: options.key }, stdout: "pipe", stderr: "pipe" },
   );
@@ -116,6 +127,8 @@ export interface TestReleases {
   asked: string[];
   /** The folder `npm run release` filled for a version. */
   folder(version: string): string;
+  /** The linux-x64 binary of a version, as `npm run release` left it beside the folder (the folder has it as .xz). */
+  binary(version: string): string;
 }
 
 let shared: Promise<TestReleases> | undefined;
@@ -138,7 +151,8 @@ export function testReleases(): Promise<TestReleases> {
       folders.set(`/formsvc/${version}`, folder(version));
     }
     folders.set("/formsvc", folder("1.0.1"));
-    return { work, key, base, server, folders, cutShort, asked, folder };
+    const binary = (version: string) => join(`${folder(version)}.binaries`, "formsvc-linux-x64");
+    return { work, key, base, server, folders, cutShort, asked, folder, binary };
   })();
   return shared;
 }
