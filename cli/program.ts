@@ -8,6 +8,7 @@ import { formsCommand } from "./forms.ts";
 import { formsFileCommands } from "./plan.ts";
 import { mcpCommand } from "./mcp.ts";
 import type { Io } from "./io.ts";
+import { installCommand } from "./install.ts";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
 import { notificationsCommand } from "./notifications.ts";
@@ -53,6 +54,7 @@ const COMMANDS: [names: string[], register: (program: Command, io: Io) => void][
   [["migrate"], migrateCommand],
   [["version"], versionCommand],
   [["update"], updateCommand],
+  [["install"], installCommand],
 ];
 
 /** The program's options that take a value: the word after one is that value, not a command. */

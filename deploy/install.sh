@@ -3,9 +3,10 @@
 #
 #   curl -fsSL https://releases.example.com/formsvc/install.sh | sudo sh -s -- --domain forms.example.com
 #
-# Downloads the binary for this machine and the release's manifest, checks the binary's SHA-256 against the
-# manifest and the manifest's Ed25519 signature (with openssl 3, when it is there), then installs
-# /usr/local/bin/formsvc, a system user formsvc, /var/lib/formsvc (0700: the database and backups/),
+# Downloads the release's manifest, checks its Ed25519 signature against the key written in below (with
+# openssl 3, else ssh-keygen; with neither it stops), downloads the xz-compressed binary for this machine and
+# checks it and the binary it unpacks to against the manifest's SHA-256, then runs `formsvc install`, which
+# installs /usr/local/bin/formsvc, a system user formsvc, /var/lib/formsvc (0700: the database and backups/),
 # /etc/formsvc/formsvc.env (0600, kept on a re-run) and formsvc.service, enables and starts it and prints the
 # dashboard's setup link. A second run upgrades the binary (the one it replaces kept as formsvc.previous) and
 # keeps everything else.
@@ -17,11 +18,15 @@
 #                  outside DIR and starts nothing (for images and tests)
 #   --no-start     install, but neither enable nor start the service
 #   --uninstall    remove the binary and the unit; keep the data, the settings and the user
+#   --insecure-skip-signature
+#                  install without checking the signature where neither openssl 3 nor ssh-keygen is there
 set -eu
 
 # Written in by `npm run release` (scripts/release.ts).
 RELEASE_URL='@BASE_URL@'
 RELEASE_PUBLIC_KEY='@PUBLIC_KEY_PEM@'
+# The same key as an OpenSSH allowed-signers line, for ssh-keygen -Y verify.
+RELEASE_SSH_KEY='@PUBLIC_KEY_SSH@'
 
 DOMAIN=
 VERSION=
@@ -29,6 +34,7 @@ FROM=
 ROOT=
 START=1
 UNINSTALL=0
+INSECURE=0
 
 say() { printf '%s\n' "$*" >&2; }
 die() {
@@ -45,13 +51,21 @@ while [ $# -gt 0 ]; do
   --root) value "$@"; ROOT=$2; shift 2 ;;
   --no-start) START=0; shift ;;
   --uninstall) UNINSTALL=1; shift ;;
+  --insecure-skip-signature) INSECURE=1; shift ;;
   -h | --help)
-    say "usage: install.sh [--domain D] [--version V] [--from URL] [--root DIR] [--no-start] [--uninstall] (docs/deploy.md)"
+    say "usage: install.sh [--domain D] [--version V] [--from URL] [--root DIR] [--no-start] [--uninstall] [--insecure-skip-signature] (docs/deploy.md)"
     exit 0
     ;;
   *) die "unknown option $1 (see --help)" ;;
   esac
 done
+# Written into the settings file as a line of its own: nothing but a host name may go there.
+case $DOMAIN in
+*[!A-Za-z0-9.-]*) die "--domain takes one host name (letters, digits, dots and hyphens), such as forms.example.com" ;;
+esac
+case $VERSION in
+*[!A-Za-z0-9.-]*) die "--version takes a version such as 1.4.2" ;;
+esac
 
 if [ -n "$ROOT" ]; then
   START=0
@@ -117,143 +131,88 @@ mkdir -p "$BIN_DIR"
 WORK=$(mktemp -d "$BIN_DIR/.formsvc-install.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT INT TERM
 
-fetch "$BASE/manifest.json" "$WORK/manifest.json"
-fetch "$BASE/manifest.json.sig" "$WORK/manifest.json.sig"
-case $RELEASE_PUBLIC_KEY in
------BEGIN*)
+# Checks manifest.json against the release key with the first verifier this machine has; with none, it stops
+# unless told --insecure-skip-signature (docs/deploy.md, "How install.sh checks a release").
+verify_manifest() {
+  case $RELEASE_PUBLIC_KEY in
+  -----BEGIN*) ;;
+  *)
+    [ "$INSECURE" = 1 ] || die "this install.sh carries no release key, so it cannot check what it downloads: use a release's install.sh (or pass --insecure-skip-signature): nothing was installed"
+    say "this install.sh carries no release key: the manifest's signature is NOT checked (--insecure-skip-signature)"
+    return 0
+    ;;
+  esac
   if openssl version 2>/dev/null | grep -q '^OpenSSL 3'; then
+    fetch "$BASE/manifest.json.sig" "$WORK/manifest.json.sig"
     printf '%s\n' "$RELEASE_PUBLIC_KEY" >"$WORK/release.pem"
-    openssl base64 -d -A -in "$WORK/manifest.json.sig" -out "$WORK/manifest.sig.bin" 2>/dev/null || die "manifest.json.sig is not base64"
+    openssl base64 -d -A -in "$WORK/manifest.json.sig" -out "$WORK/manifest.sig.bin" 2>/dev/null || die "manifest.json.sig is not base64: nothing was installed"
     openssl pkeyutl -verify -pubin -inkey "$WORK/release.pem" -rawin -in "$WORK/manifest.json" -sigfile "$WORK/manifest.sig.bin" >/dev/null 2>&1 ||
       die "the signature of $BASE/manifest.json does not match this release's key: nothing was installed"
+    say "the manifest's signature matches this release's key (checked with $(openssl version | cut -d' ' -f1-2))"
+  elif command -v ssh-keygen >/dev/null 2>&1; then
+    fetch "$BASE/manifest.json.sshsig" "$WORK/manifest.json.sshsig"
+    printf '%s\n' "$RELEASE_SSH_KEY" >"$WORK/allowed_signers"
+    SAID=$(ssh-keygen -Y verify -f "$WORK/allowed_signers" -I formsvc-release -n formsvc-release -s "$WORK/manifest.json.sshsig" <"$WORK/manifest.json" 2>&1) ||
+      die "the signature of $BASE/manifest.json does not match this release's key (ssh-keygen -Y verify, OpenSSH 8.1 or later, says: $(printf '%s' "$SAID" | tr '\n' ' ')): nothing was installed"
+    say "the manifest's signature matches this release's key (checked with ssh-keygen)"
+  elif [ "$INSECURE" = 1 ]; then
+    say "neither openssl 3 nor ssh-keygen here: the manifest's signature is NOT checked (--insecure-skip-signature)"
   else
-    say "openssl 3 not found: the manifest's signature is not checked (the binary's SHA-256 is)"
+    die "cannot check the release's signature here: it needs openssl 3 or ssh-keygen (OpenSSH 8.1 or later; apt-get install openssh-client, apk add openssh-keygen), or --insecure-skip-signature to install without the check: nothing was installed"
   fi
-  ;;
-*) say "this install.sh carries no release key: the manifest's signature is not checked (the binary's SHA-256 is)" ;;
-esac
+}
+
+# 0 when version $1 is newer than $2 (X.Y.Z, a pre-release before its release), as formsvc update orders them.
+newer() {
+  awk -v a="$1" -v b="$2" 'BEGIN {
+    pa = index(a, "-") ? substr(a, index(a, "-") + 1) : ""; pb = index(b, "-") ? substr(b, index(b, "-") + 1) : ""
+    sub(/-.*/, "", a); sub(/-.*/, "", b); split(a, x, "."); split(b, y, ".")
+    for (i = 1; i <= 3; i++) { if (x[i] + 0 > y[i] + 0) exit 0; if (x[i] + 0 < y[i] + 0) exit 1 }
+    if (pa == pb) exit 1; if (pa == "") exit 0; if (pb == "") exit 1; exit !(pa > pb) }'
+}
+
+unxz_to() {
+  if command -v xz >/dev/null 2>&1; then xz -dc "$1" >"$2"; elif command -v unxz >/dev/null 2>&1; then unxz -c "$1" >"$2"; else die "needs xz to unpack the binary (apt-get install xz-utils; BusyBox's unxz does too)"; fi
+}
+
+field() { sed -n "s/^  \"$1\": \"\([^\"]*\)\",\$/\1/p" "$WORK/manifest.json"; }
+artifact_field() { printf '%s\n' "$LINE" | sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p"; }
+
+fetch "$BASE/manifest.json" "$WORK/manifest.json"
+verify_manifest
 
 LINE=$(grep "\"name\":\"$NAME\"" "$WORK/manifest.json") || die "the release at $BASE has no $NAME"
-WANT=$(printf '%s\n' "$LINE" | sed -n 's/.*"sha256":"\([0-9a-f]*\)".*/\1/p')
-RELEASE=$(sed -n 's/^  "version": "\([^"]*\)",$/\1/p' "$WORK/manifest.json")
+WANT=$(artifact_field sha256)
+RELEASE=$(field version)
+EXPIRES=$(field expiresAt)
+# The latest release's manifest vouches for being the latest until it expires: after that, the folder is stale
+# or a mirror replays an old release. A version asked for by name is old on purpose.
+if [ -z "$VERSION" ] && [ -n "$EXPIRES" ] && [ "$(printf '%s\n%s\n' "$EXPIRES" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" | sort | head -n1)" = "$EXPIRES" ]; then
+  die "the manifest at $BASE expired on $EXPIRES (formsvc $RELEASE): the folder is stale or a mirror serves an old release; ask its publisher to renew it, or pass --version: nothing was installed"
+fi
+# A re-run against a folder that serves an older release than the one installed keeps it, unless --version asks.
+if [ -z "$VERSION" ] && [ -x "$BIN" ] && INSTALLED=$("$BIN" --version 2>/dev/null) && newer "$INSTALLED" "$RELEASE"; then
+  die "$BIN is formsvc $INSTALLED, newer than the release at $BASE ($RELEASE): nothing was changed (--version $RELEASE installs it all the same)"
+fi
 say "formsvc $RELEASE for $OS-$ARCH from $BASE"
-fetch "$BASE/$NAME" "$WORK/$NAME"
+XZ=$(artifact_field xz)
+if [ -n "$XZ" ]; then
+  case $XZ in *[!A-Za-z0-9._-]*) die "the manifest names an odd file $XZ" ;; esac
+  fetch "$BASE/$XZ" "$WORK/$XZ"
+  GOT=$(sha256 "$WORK/$XZ")
+  [ "$GOT" = "$(artifact_field xzSha256)" ] || die "$XZ has SHA-256 $GOT, the manifest says $(artifact_field xzSha256): nothing was installed"
+  unxz_to "$WORK/$XZ" "$WORK/$NAME" || die "$XZ does not unpack: nothing was installed"
+else
+  fetch "$BASE/$NAME" "$WORK/$NAME"
+fi
 GOT=$(sha256 "$WORK/$NAME")
 [ "$GOT" = "$WANT" ] || die "$NAME has SHA-256 $GOT, the manifest says $WANT: nothing was installed"
 chmod 0755 "$WORK/$NAME"
 
-FIRST=1
-if [ -f "$BIN" ]; then
-  FIRST=0
-  if cmp -s "$BIN" "$WORK/$NAME"; then
-    say "$BIN is formsvc $RELEASE already"
-  else
-    ln -f "$BIN" "$BIN.previous" 2>/dev/null || cp -p "$BIN" "$BIN.previous"
-    mv -f "$WORK/$NAME" "$BIN"
-    say "upgraded $BIN to formsvc $RELEASE (the one it replaced: $BIN.previous)"
-  fi
-else
-  mv -f "$WORK/$NAME" "$BIN"
-  say "installed $BIN"
-fi
-
-# The user formsvc: a system user that owns nothing but the data.
-if [ -n "$ROOT" ]; then
-  mkdir -p "$ROOT/etc"
-  touch "$ROOT/etc/passwd" "$ROOT/etc/group"
-  free_id() { awk -F: '{ used[$3] = 1 } END { for (i = 999; i >= 100; i--) if (!(i in used)) { print i; exit } }' "$1"; }
-  grep -q '^formsvc:' "$ROOT/etc/group" || printf 'formsvc:x:%s:\n' "$(free_id "$ROOT/etc/group")" >>"$ROOT/etc/group"
-  GID=$(awk -F: '$1 == "formsvc" { print $3 }' "$ROOT/etc/group")
-  grep -q '^formsvc:' "$ROOT/etc/passwd" ||
-    printf 'formsvc:x:%s:%s:formsvc:/var/lib/formsvc:/usr/sbin/nologin\n' "$(free_id "$ROOT/etc/passwd")" "$GID" >>"$ROOT/etc/passwd"
-  USER_ID=$(awk -F: '$1 == "formsvc" { print $3 }' "$ROOT/etc/passwd")
-else
-  if ! id formsvc >/dev/null 2>&1; then
-    useradd --system --user-group --home-dir /var/lib/formsvc --no-create-home --shell /usr/sbin/nologin formsvc
-  fi
-  USER_ID=$(id -u formsvc)
-  GID=$(id -g formsvc)
-fi
-
-# The data: the database and the scheduled backups, readable by formsvc alone.
-install -d -m 0700 "$DATA" "$DATA/backups"
-if [ "$(id -u)" = 0 ]; then
-  chown "$USER_ID:$GID" "$DATA" "$DATA/backups"
-else
-  say "not root: $DATA is not given to the user formsvc ($USER_ID)"
-fi
-
-# The settings, read by the unit; written once, kept on every later run.
-install -d -m 0755 "$ENV_DIR"
-if [ -f "$ENV_FILE" ]; then
-  say "kept $ENV_FILE"
-  [ -z "$DOMAIN" ] || grep -q "^FORMSVC_DOMAINS=$DOMAIN\$" "$ENV_FILE" || say "--domain $DOMAIN: set FORMSVC_DOMAINS in $ENV_FILE yourself"
-else
-  (
-    umask 077
-    {
-      echo "# formsvc serve's settings (docs/cli.md lists every FORMSVC_* variable); install.sh keeps this file."
-      echo "FORMSVC_DB=/var/lib/formsvc/formsvc.db"
-      echo "FORMSVC_BACKUP_DIR=/var/lib/formsvc/backups"
-      echo "FORMSVC_BACKUP_EVERY=24h"
-      echo "FORMSVC_BACKUP_KEEP=7"
-      if [ -n "$DOMAIN" ]; then
-        echo "# HTTPS by itself: ports 80 and 443, a certificate from Let's Encrypt."
-        echo "FORMSVC_DOMAINS=$DOMAIN"
-        echo "FORMSVC_HOST=0.0.0.0"
-        echo "# FORMSVC_ACME_EMAIL=you@example.com"
-      else
-        echo "# Behind Caddy or nginx on this machine (docs/deploy.md): loopback only."
-        echo "FORMSVC_HOST=127.0.0.1"
-        echo "FORMSVC_PORT=8080"
-        echo "# FORMSVC_BASE_URL=https://forms.example.com"
-        echo "# FORMSVC_TRUST_PROXY=true"
-      fi
-      echo "# FORMSVC_SMTP_URL=smtps://user:password@mail.example.com"
-      echo "# FORMSVC_MAIL_FROM=Forms <forms@example.com>"
-    } >"$ENV_FILE"
-  )
-  chmod 0600 "$ENV_FILE"
-  say "wrote $ENV_FILE"
-fi
-
-# The unit, as the release carries it; with a domain, allowed to bind ports 80 and 443.
-unit_text() {
-  cat <<'FORMSVC_UNIT'
-@UNIT@
-FORMSVC_UNIT
-}
-mkdir -p "$(dirname "$UNIT")"
-if grep -q '^FORMSVC_DOMAINS=.' "$ENV_FILE"; then
-  unit_text | sed -e 's/^CapabilityBoundingSet=$/CapabilityBoundingSet=CAP_NET_BIND_SERVICE/' -e 's/^AmbientCapabilities=$/AmbientCapabilities=CAP_NET_BIND_SERVICE/' >"$WORK/formsvc.service"
-else
-  unit_text >"$WORK/formsvc.service"
-fi
-grep -q '^ExecStart=' "$WORK/formsvc.service" || die "this install.sh carries no unit: use the release's install.sh"
-chmod 0644 "$WORK/formsvc.service"
-mv -f "$WORK/formsvc.service" "$UNIT"
-
-if [ "$START" = 0 ]; then
-  say "not started (--root or --no-start): systemctl enable --now formsvc starts it"
-  exit 0
-fi
-[ "$HAS_SYSTEMD" = 1 ] || die "no systemd here: installed, not started (start $BIN serve yourself)"
-systemctl daemon-reload
-systemctl enable formsvc >/dev/null 2>&1
-systemctl restart formsvc
-if [ "$FIRST" = 1 ]; then
-  # The database is made by the service's first start: the link waits for it.
-  i=0
-  while [ $i -lt 30 ]; do
-    if LINK=$(runuser -u formsvc -- "$BIN" dashboard link --db /var/lib/formsvc/formsvc.db 2>/dev/null); then
-      say "formsvc $RELEASE is running. Open this link to make the dashboard's first user (it works once, within 15 minutes):"
-      printf '%s\n' "$LINK"
-      exit 0
-    fi
-    i=$((i + 1))
-    sleep 1
-  done
-  say "formsvc started; journalctl -u formsvc shows its setup link"
-else
-  say "formsvc $RELEASE restarted (systemctl status formsvc)"
-fi
+# The binary installs itself (formsvc install: the user, the data folder, the settings file, the unit, the
+# start and the setup link), from here, beside the place it is put at by a rename.
+set -- install
+[ -z "$ROOT" ] || set -- "$@" --root "$ROOT"
+[ -z "$DOMAIN" ] || set -- "$@" --domain "$DOMAIN"
+[ "$START" = 1 ] || set -- "$@" --no-start
+"$WORK/$NAME" "$@"

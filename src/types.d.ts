@@ -2,6 +2,11 @@ declare module "*.sql" {
   const text: string;
   export default text;
 }
+// The systemd unit (deploy/formsvc.service), which `formsvc install` writes as it is.
+declare module "*.service" {
+  const text: string;
+  export default text;
+}
 declare module "*.css" {
   const text: string;
   export default text;

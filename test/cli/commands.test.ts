@@ -278,6 +278,7 @@ describe("help and version", () => {
       "migrate",
       "version",
       "update",
+      "install",
       "completion",
       "help",
     ]);
