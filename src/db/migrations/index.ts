@@ -20,6 +20,7 @@ import m17 from "./0026_submission_minutes.sql" with { type: "text" };
 import m18 from "./0019_destinations.sql" with { type: "text" };
 import m19 from "./0029_form_settings_stamp.sql" with { type: "text" };
 import m20 from "./0028_spam_token_totals.sql" with { type: "text" };
+import m21 from "./0032_payments.sql" with { type: "text" };
 
 /** Every migration in order, as text, so that the compiled binary carries them. */
 export const migrations: { tag: string; when: number; sql: string }[] = [
@@ -44,4 +45,5 @@ export const migrations: { tag: string; when: number; sql: string }[] = [
   { tag: "0019_destinations", when: 1795600027000, sql: m18 },
   { tag: "0029_form_settings_stamp", when: 1795600029000, sql: m19 },
   { tag: "0028_spam_token_totals", when: 1795600029500, sql: m20 },
+  { tag: "0032_payments", when: 1795600032000, sql: m21 },
 ];

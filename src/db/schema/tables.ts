@@ -97,6 +97,8 @@ export const forms = sqliteTable(
     captchaSiteKey: text("captcha_site_key"),
     /** JSON [{to, when}]: a submission is mailed to the first route it matches, else to notificationEmail; null: none. */
     notificationRoutes: text("notification_routes"),
+    /** JSON of the payment a post makes (docs/api.md, "Payments"), or null: none. */
+    payment: text("payment"),
     createdAt: millis("created_at"),
     updatedAt: millis("updated_at"),
   },
@@ -141,6 +143,19 @@ export const submissions = sqliteTable(
     held: text("held"),
     /** spam | ham: what the owner's last mark taught the account's filter from this submission; null: nothing. */
     trained: text("trained"),
+    /** Not kept until paid (docs/api.md, "Payments"): awaiting its payment, or expired unpaid; outside every list but theirs. */
+    unpaid: integer("unpaid", { mode: "boolean" }).notNull().default(false),
+    /** awaiting | paid | expired | refunded, or null: no payment asked. */
+    paymentStatus: text("payment_status"),
+    /** In the currency's minor units. */
+    paymentAmount: integer("payment_amount"),
+    paymentCurrency: text("payment_currency"),
+    /** The provider's checkout session, where the visitor pays, and the payment it made. */
+    paymentSession: text("payment_session"),
+    paymentIntent: text("payment_intent"),
+    paymentUrl: text("payment_url"),
+    /** When an awaiting payment past a day with no event was asked for its session's state. */
+    paymentCheckedAt: integer("payment_checked_at"),
   },
   (t) => [
     index("submissions_form_hash").on(t.formId, t.dataHash, t.createdAt).where(sql`${t.dataHash} IS NOT NULL`),
@@ -149,6 +164,9 @@ export const submissions = sqliteTable(
     index("submissions_form_unread").on(t.formId, t.createdAt, t.id).where(sql`${t.isSpam} = 0 AND ${t.isRead} = 0`),
     index("submissions_form_starred").on(t.formId, t.createdAt, t.id).where(sql`${t.isSpam} = 0 AND ${t.isStarred} = 1`),
     index("submissions_form_unconfirmed").on(t.formId, t.createdAt, t.id).where(sql`${t.unconfirmed} = 1`),
+    index("submissions_form_payment").on(t.formId, t.paymentStatus, t.createdAt, t.id).where(sql`${t.paymentStatus} IS NOT NULL`),
+    index("submissions_awaiting_payment").on(t.createdAt).where(sql`${t.paymentStatus} = 'awaiting'`),
+    index("submissions_payment_intent").on(t.paymentIntent).where(sql`${t.paymentIntent} IS NOT NULL`),
   ],
 );
 

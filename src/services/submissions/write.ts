@@ -74,6 +74,8 @@ export interface ReceiveFlags {
   idempotency?: IdempotencyRequest;
   /** The visitor's language (a catalog's code): the confirmation email's own words are in it. */
   language?: string;
+  /** What the post pays (docs/api.md, "Payments"): unless it is spam, it is stored awaiting that payment, not kept. */
+  payment?: { amount: number; currency: string } | null;
 }
 
 /** One submission to write, its createdAt chosen by the caller. */
@@ -106,6 +108,18 @@ function spamColumns(flags: ReceiveFlags, awaitingOptIn: boolean) {
   };
 }
 
+/** The payment columns of a new submission: awaiting `charge`, or none. */
+const paymentColumns = (charge: { amount: number; currency: string } | null) => ({
+  unpaid: charge !== null,
+  paymentStatus: charge ? "awaiting" : null,
+  paymentAmount: charge?.amount ?? null,
+  paymentCurrency: charge?.currency ?? null,
+  paymentSession: null,
+  paymentIntent: null,
+  paymentUrl: null,
+  paymentCheckedAt: null,
+});
+
 /** The write of one submission: its row, its own statements, and its change for keep. */
 export interface SubmissionWrite {
   row: SubmissionRow;
@@ -137,6 +151,7 @@ export function submissionWrite(input: Received): SubmissionWrite {
     unconfirmed,
     confirmedAt: null,
     confirmedFrom: null,
+    ...paymentColumns(null),
   };
   const values = {
     ...row,
