@@ -108,7 +108,13 @@ export async function openLocalServices(location: string, env: Record<string, st
   const submitUrl = (env.FORMSVC_SUBMIT_URL ?? (env.FORMSVC_BASE_URL ? baseUrl : served?.submitUrl) ?? baseUrl).replace(/\/+$/, "");
   // The operator's own check of webhook addresses follows the server's setting, as the environment gives it.
   const allowPrivate = settingFromEnv("webhooksAllowPrivate", env);
-  return createServices(store, { baseUrl: () => baseUrl, submitUrl: () => submitUrl }, { webhooks: { allowPrivate, resolve: systemResolver } });
+  // A form's payment is checked against the server's Stripe account, as the environment gives it.
+  const payments = {
+    secretKey: settingFromEnv("stripeSecretKey", env),
+    webhookSecret: settingFromEnv("stripeWebhookSecret", env),
+    apiBase: settingFromEnv("stripeApiBase", env),
+  };
+  return createServices(store, { baseUrl: () => baseUrl, submitUrl: () => submitUrl }, { webhooks: { allowPrivate, resolve: systemResolver }, payments });
 }
 
 /** Local mode: the trusted operator of one account (the default unless --account), in live mode unless --test. */

@@ -135,7 +135,7 @@ export async function runSubmissionsExport(ref: string, flags: ExportFlags, glob
 }
 
 const rethrow = (error: unknown): never => {
-  throw withFlagName(error, { since: "--since", filter: "--filter", order: "--order", format: "--format" });
+  throw withFlagName(error, { since: "--since", filter: "--filter", payment: "--payment", order: "--order", format: "--format" });
 };
 
 export function exportCommand(submissions: Command, io: Io): void {
@@ -145,7 +145,8 @@ export function exportCommand(submissions: Command, io: Io): void {
     .option("--format <format>", "csv, ndjson or json (default csv)")
     .option("--output <file>", "write to FILE (complete or not at all) instead of stdout")
     .option("--since <when>", "only those after WHEN: ISO 8601 or a span back (90s, 15m, 24h, 7d)")
-    .option("--filter <filter>", "all (not spam, the default), unread, starred, spam or unconfirmed (double opt-in not yet confirmed)")
+    .option("--filter <filter>", "all (kept: not spam, the default), unread, starred, spam, unconfirmed (double opt-in not yet confirmed) or awaiting_payment")
+    .option("--payment <status>", "only those whose payment is paid, expired or refunded")
     .option("--order <order>", "asc or desc by time (default desc)")
     .addHelpText(
       "after",

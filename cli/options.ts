@@ -6,6 +6,7 @@ import { CliError, EXIT } from "./errors.ts";
 export interface SelectionFlags {
   since?: string;
   filter?: string;
+  payment?: string;
   order?: string;
 }
 
@@ -26,6 +27,7 @@ export function selectionQuery(flags: SelectionFlags): QueryParams {
   return {
     since: flags.since === undefined ? undefined : whenToIso("--since", flags.since),
     filter: flags.filter,
+    payment: flags.payment,
     order: flags.order,
   };
 }

@@ -16,7 +16,7 @@ import { cellText, printList, printObject, terminalSafeChunks, type Column } fro
 export const LIST_FORMATS = ["table", "tsv", "json", "ndjson", "csv"] as const;
 type ListFormat = (typeof LIST_FORMATS)[number];
 
-const FLAGS = { limit: "--limit", offset: "--offset", since: "--since", order: "--order", filter: "--filter", format: "--format" };
+const FLAGS = { limit: "--limit", offset: "--offset", since: "--since", order: "--order", filter: "--filter", payment: "--payment", format: "--format" };
 
 export interface ListFlags extends SelectionFlags {
   limit?: string;
@@ -28,9 +28,20 @@ export interface ListFlags extends SelectionFlags {
 /** Why a submission is spam, in a word: `spam:honeypot`, `spam:rule:max_links`, or the filter's score `spam:filter(0.97)`. */
 const spamWord = (s: Submission) => (!s.spamReason ? "spam" : s.spamReason === "filter" ? `spam:filter(${s.spamScore?.toFixed(2)})` : `spam:${s.spamReason}`);
 
-/** The flags a submission carries, as words: `unread`, `starred`, `spam` with why (`spam:honeypot`), `unconfirmed` (double opt-in). */
+/**
+ * The flags a submission carries, as words: `unread`, `starred`, `spam` with why (`spam:honeypot`), `unconfirmed`
+ * (double opt-in), and its payment's state (`payment:paid`).
+ */
 const flagWords = (s: Submission) =>
-  [s.isRead ? "" : "unread", s.isStarred ? "starred" : "", s.isSpam ? spamWord(s) : "", s.confirmedAt === null ? "unconfirmed" : ""].filter(Boolean).join(" ");
+  [
+    s.isRead ? "" : "unread",
+    s.isStarred ? "starred" : "",
+    s.isSpam ? spamWord(s) : "",
+    s.confirmedAt === null ? "unconfirmed" : "",
+    s.payment ? `payment:${s.payment.status}` : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
 
 /** id, created, flags, then one column per field of the form, in order of first appearance. */
 function columns(fields: readonly string[], io: Io): Column<Submission>[] {
@@ -69,7 +80,10 @@ export async function runSubmissionsList(ref: string, flags: ListFlags, globals:
       for await (const page of walk) yield* page.submissions;
     }
     if (format === "csv" || format === "ndjson") {
-      const chunks = exportChunks(format, first.fields, submissions(), { spamReason: flags.filter === "spam" });
+      const chunks = exportChunks(format, first.fields, submissions(), {
+        spamReason: flags.filter === "spam",
+        payment: first.submissions.some((s) => s.payment !== undefined),
+      });
       // JSON escapes control characters itself; raw CSV cells would reach a terminal as they were submitted.
       for await (const chunk of format === "csv" && io.isTTY ? terminalSafeChunks(chunks) : chunks) await io.write(chunk);
       return;
@@ -96,9 +110,13 @@ function printSubmission(io: Io, submission: Submission, json: boolean | undefin
     printObject(io, { ...submission }, { json });
     return;
   }
-  const { data, spamTokens, ...rest } = submission;
+  const { data, spamTokens, payment, ...rest } = submission;
   const tokens = spamTokens ? { spamTokens: spamTokens.join(", ") } : {};
-  printObject(io, { ...rest, ...tokens, ...Object.fromEntries(Object.entries(data).map(([name, value]) => [`data.${name}`, value])) });
+  // A payment in one line: its state and amount, then Stripe's references.
+  const paid = payment
+    ? { payment: [payment.status, payment.amount, payment.currency, payment.sessionId, payment.paymentIntent].filter((v) => v !== null).join(" ") }
+    : {};
+  printObject(io, { ...rest, ...tokens, ...paid, ...Object.fromEntries(Object.entries(data).map(([name, value]) => [`data.${name}`, value])) });
 }
 
 export interface MarkFlags {
@@ -175,7 +193,8 @@ export function submissionsCommand(program: Command, io: Io): void {
     .option("--offset <n>", "how many to skip (default 0)")
     .option("--all", "walk every page")
     .option("--order <order>", "asc or desc by time (default desc)")
-    .option("--filter <filter>", "all (not spam, the default), unread, starred, spam or unconfirmed (double opt-in not yet confirmed)")
+    .option("--filter <filter>", "all (kept: not spam, the default), unread, starred, spam, unconfirmed (double opt-in not yet confirmed) or awaiting_payment")
+    .option("--payment <status>", "only those whose payment is paid, expired or refunded")
     .option("--format <format>", "table, tsv, json, ndjson or csv (default: table on a terminal, tsv when piped)")
     .addHelpText(
       "after",

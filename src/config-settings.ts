@@ -208,6 +208,35 @@ export const SETTINGS = {
     parse: (value) => captchaVerifyUrls(value),
     repeatable: true,
   }),
+  stripeSecretKey: setting({
+    flag: "--stripe-secret-key <key>",
+    env: "FORMSVC_STRIPE_SECRET_KEY",
+    shown: "none: no form takes a payment",
+    help: "the Stripe account's secret key (sk_test_… first, then sk_live_… or a restricted rk_ key), for forms that take a payment ([docs/api.md](docs/api.md#payments)); never shown",
+    parse: (value, name) => {
+      if (value !== undefined && !/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/.test(value))
+        throw new ApiError("invalid_parameter", `${name} must be a Stripe secret key such as sk_test_…`, { field: name });
+      return value ?? null;
+    },
+  }),
+  stripeWebhookSecret: setting({
+    flag: "--stripe-webhook-secret <secret>",
+    env: "FORMSVC_STRIPE_WEBHOOK_SECRET",
+    shown: "none",
+    help: "the signing secret (whsec_…) of the Stripe webhook endpoint /stripe/webhook, which its events are verified with; never shown",
+    parse: (value, name) => {
+      if (value !== undefined && !/^whsec_[A-Za-z0-9+/=_]+$/.test(value))
+        throw new ApiError("invalid_parameter", `${name} must be a Stripe webhook signing secret such as whsec_…`, { field: name });
+      return value ?? null;
+    },
+  }),
+  stripeApiBase: setting({
+    flag: "--stripe-api-base <url>",
+    env: "FORMSVC_STRIPE_API_BASE",
+    default: "https://api.stripe.com",
+    help: "where Stripe's API is asked (a proxy, or a stand-in for tests)",
+    parse: (value, name) => url(name, value as string),
+  }),
   webhookRotationOverlapMs: setting({
     flag: "--webhook-rotation-overlap <duration>",
     env: "FORMSVC_WEBHOOK_ROTATION_OVERLAP",

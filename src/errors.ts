@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal_error: 500,
   not_implemented: 501,
+  payment_unavailable: 502,
   unavailable: 503,
 } as const;
 

@@ -95,7 +95,8 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     },
   };
   const webhookOptions = { allowPrivate: config.webhooksAllowPrivate, resolve: systemResolver, rotationOverlapMs: config.webhookRotationOverlapMs };
-  const services = createServices(store, urls, { webhooks: webhookOptions });
+  const payments = { secretKey: config.stripeSecretKey, webhookSecret: config.stripeWebhookSecret, apiBase: config.stripeApiBase };
+  const services = createServices(store, urls, { webhooks: webhookOptions, payments });
   let backups: ReturnType<typeof startBackups> | null = null;
   const backupStatus = () => backups?.status() ?? null;
   const metrics = new Metrics({
@@ -179,6 +180,7 @@ export async function startServer(config: ServeConfig, log: AppOptions["log"] = 
     log: { line: log.request, error: log.error },
     activity: { service: services.activity, days: config.activityDays },
     idempotency: services.idempotency,
+    payments: services.payments,
   });
   const webhookSender = startWebhookSender(services.webhooks, {
     ...webhookOptions,

@@ -4,6 +4,7 @@ import { formPageOperations } from "./form-page.ts";
 import { formOperations } from "./forms.ts";
 import { keyOperations } from "./keys.ts";
 import { notificationOperations } from "./notifications.ts";
+import { paymentOperations } from "./payments.ts";
 import type { Operation } from "./operation.ts";
 import { altchaWidgetOperation, publicOperations } from "./public.ts";
 import { statsOperations } from "./stats.ts";
@@ -24,6 +25,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...keyOperations,
   ...publicOperations,
   altchaWidgetOperation,
+  ...paymentOperations,
   ...formPageOperations,
   ...statsOperations,
   ...activityOperations,

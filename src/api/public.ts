@@ -10,10 +10,11 @@ export const publicOperations: Operation[] = ["/api/f/{slug}", "/f/{slug}"].flat
     operationId: i === 0 ? "submit" : "submitShort",
     summary: i === 0 ? "Submit to a form" : "Submit to a form (the address submitUrl shows)",
     description:
-      "JSON, urlencoded or multipart. Special fields (_next, _subject, _replyto, _cc, _gotcha and the captcha tokens, altcha among them) are removed before storing. Checks in order: form (404), active (403), origin (403), rate limit (429), size (413), parse (400/415), fields (400), captcha (400); then the spam rules and the account's learning filter, which keep a post as spam rather than refuse it. A browser (no Accept: application/json) gets a 303, or an HTML page for an error.",
+      "JSON, urlencoded or multipart. Special fields (_next, _subject, _replyto, _cc, _gotcha and the captcha tokens, altcha among them) are removed before storing. Checks in order: form (404), active (403), origin (403), rate limit (429), size (413), parse (400/415), fields (400), captcha (400); then the spam rules and the account's learning filter, which keep a post as spam rather than refuse it. A browser (no Accept: application/json) gets a 303, or an HTML page for an error. A form that takes a payment stores the post awaiting it and sends the browser to Stripe's payment page (paymentUrl in JSON); 502 payment_unavailable when Stripe cannot be asked, the post stored all the same.",
     tag: "Public submission",
     scope: "public",
     ok: { status: 200, description: "Stored (asked with Accept: application/json).", schema: "SubmitSuccess" },
+    errors: [502],
     handler: submit,
   }),
   operation({

@@ -4,7 +4,7 @@ import { PAGE_LIMIT } from "../domain/limits.ts";
 import { EXPORT_FORMATS } from "../domain/types.ts";
 import { parseIsoDate, parseWhen } from "../lib/time.ts";
 import { lazySchema } from "../lib/validate.ts";
-import { FILTERS } from "../services/submissions/submissions.ts";
+import { FILTERS, PAYMENT_LISTS } from "../services/submissions/submissions.ts";
 
 // Every query parameter of the API, once: the zod schema that reads it (the document shows the same schema),
 // what it means, and the sentence a client gets when its value does not fit. A query string is text: an
@@ -45,8 +45,14 @@ export const queryParameters = lazySchema((z) => {
     },
     filter: {
       schema: z.enum(FILTERS).default("all"),
-      description: "all: every submission that is not spam; unread / starred: not spam and that flag; spam: spam only.",
+      description:
+        "all: every kept submission (not spam, not waiting for its opt-in link or its payment); unread / starred: kept and that flag; spam: spam only; unconfirmed: waiting for the opt-in link; awaiting_payment: waiting for the payment.",
       invalid: (value: string) => `filter must be one of ${FILTERS.join(", ")}, not "${value}".`,
+    },
+    payment: {
+      schema: z.enum(PAYMENT_LISTS),
+      description: "paid, expired or refunded: only submissions whose payment is in that state (paid leaves out refunded ones; expired ones were never kept).",
+      invalid: (value: string) => `payment must be one of ${PAYMENT_LISTS.join(", ")}, not "${value}".`,
     },
     since: {
       schema: z.string().refine((text) => parseWhen(text) !== null),

@@ -10,17 +10,26 @@ import type { QueryValues } from "./query.ts";
 
 const SUBMISSION = `${FORM}/submissions/{submissionId}`;
 /** The parameters that select submissions; the list adds its page, the export its format. */
-const SELECT = ["order", "filter", "since", "q"] as const;
+const SELECT = ["order", "filter", "payment", "since", "q"] as const;
 /** The list's parameters, in the order the document shows them. */
 export const LIST_QUERY = ["limit", "offset", "after", ...SELECT] as const;
 
 /** The service's query from the declared parameters: a cursor and an offset together are refused; `since` becomes milliseconds. */
 export function listQuery(values: Partial<QueryValues<(typeof LIST_QUERY)[number]>> & QueryValues<(typeof SELECT)[number]>): ListQuery {
-  const { limit = 50, offset = 0, after, order, filter, since, q } = values;
+  const { limit = 50, offset = 0, after, order, filter, payment, since, q } = values;
   if (after !== undefined && offset !== 0) {
     throw new ApiError("invalid_parameter", "offset cannot be combined with after: a cursor already says where the page starts.", { field: "offset" });
   }
-  return { limit, offset, since: since === undefined ? null : parseWhen(since), order, filter, after: after ?? null, search: q?.trim() || null };
+  return {
+    limit,
+    offset,
+    since: since === undefined ? null : parseWhen(since),
+    order,
+    filter,
+    payment: payment ?? null,
+    after: after ?? null,
+    search: q?.trim() || null,
+  };
 }
 
 /**

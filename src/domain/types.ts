@@ -57,6 +57,8 @@ export interface Form {
   confirmation: Confirmation | null;
   /** The form's spam rules (docs/api.md, "Spam"), or null: none. */
   spamRules: SpamRules | null;
+  /** The payment a post makes (docs/api.md, "Payments"), or null: none. */
+  payment: FormPayment | null;
   /** Whether the account's learning filter judges this form's posts, and the score over which one is spam. */
   spamFilter: { enabled: boolean; threshold: number };
   /** Where the notification goes instead of notificationEmail: the first route whose conditions the submission meets. */
@@ -157,10 +159,35 @@ export interface Submission {
    */
   confirmedAt?: string | null;
   confirmedFrom?: string | null;
+  /** Only on a submission of a form that takes a payment (docs/api.md, "Payments"): its state, amount and the provider's references. */
+  payment?: SubmissionPayment;
   /** The learning filter's score (0–1): present only when the filter scored the submission. */
   spamScore?: number;
   /** The tokens that pulled the score most towards spam: present only when the filter scored the submission. */
   spamTokens?: string[];
+}
+
+/** Where a submission's payment stands: awaiting it (not kept), paid (kept), expired unpaid (never kept), refunded (kept). */
+export const PAYMENT_STATUSES = ["awaiting", "paid", "expired", "refunded"] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+/** A submission's payment as every response shows it; the amount in the currency's minor units. */
+export interface SubmissionPayment {
+  status: PaymentStatus;
+  amount: number;
+  currency: string;
+  sessionId: string | null;
+  paymentIntent: string | null;
+}
+
+/** A form's payment (docs/api.md, "Payments"): a fixed amount, or one of `amounts` chosen by the field `amountField`. */
+export interface FormPayment {
+  provider: "stripe";
+  currency: string;
+  amount?: number;
+  amountField?: string;
+  amounts?: number[];
+  description?: string;
 }
 
 /** Most webhook endpoints one form may have: each submission is sent to every one of them. */

@@ -40,6 +40,7 @@ export const FORM_DEFAULTS: Record<string, unknown> = {
   spamFilter: { enabled: true, threshold: DEFAULT_FILTER_THRESHOLD },
   page: NO_PAGE,
   notificationRoutes: [],
+  payment: null,
 };
 
 /**

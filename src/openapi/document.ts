@@ -21,6 +21,7 @@ const STATUS_TEXT: Record<number, string> = {
   415: "A body that is not JSON (or, for a submission, urlencoded or multipart).",
   429: "Too many submissions from this address to this form.",
   500: "Our failure: never a stack trace or SQL.",
+  502: "payment_unavailable: Stripe refused or did not answer; the submission is stored, awaiting its payment (docs/api.md, Payments).",
   503: "The database does not answer; try again.",
 };
 

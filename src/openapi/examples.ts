@@ -34,6 +34,7 @@ const form = {
     language: null,
   },
   notificationRoutes: [{ to: "sales@example.com", when: [{ field: "topic", op: "equals", value: "sales" }] }],
+  payment: null,
 };
 
 const submission = {

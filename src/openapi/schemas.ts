@@ -4,7 +4,8 @@ import { fieldRules, otherFields } from "../services/submissions/fields.ts";
 import { WEBHOOK_FORMATS } from "../lib/webhook-message.ts";
 import { CONDITION_OPS } from "../services/outbox/conditions.ts";
 import { DESTINATION_TYPES } from "../services/outbox/destination-types.ts";
-import { CAPTCHA_PROVIDERS, SPAM_REASONS } from "../domain/types.ts";
+import { CAPTCHA_PROVIDERS, PAYMENT_STATUSES, SPAM_REASONS } from "../domain/types.ts";
+import { PAYMENT_PROVIDERS } from "../services/payments/form-payment.ts";
 import { FILTERS } from "../services/submissions/submissions.ts";
 import { CONFIRMATION_RANGES, PAGE_LIMIT } from "../domain/limits.ts";
 import { RETENTION_DAYS } from "../lib/validate.ts";
@@ -114,6 +115,17 @@ export function responseSchemas() {
       notificationRoutes: z
         .array(z.object({ to: z.string(), when: z.array(Condition) }))
         .describe("The notification goes to the first route whose conditions the submission meets, else to notificationEmail."),
+      payment: z
+        .object({
+          provider: z.enum(PAYMENT_PROVIDERS),
+          currency: z.string().describe("A three-letter ISO code, lowercase: eur, usd."),
+          amount: z.int().optional().describe("The fixed amount, in the currency's minor units (1500 is 15.00)."),
+          amountField: z.string().optional().describe("The field whose value, one of amounts, is the amount the visitor chose."),
+          amounts: z.array(z.int()).optional().describe("The amounts a visitor may choose, in minor units."),
+          description: z.string().optional().describe("The line the visitor reads on the payment page; absent: the form's name."),
+        })
+        .nullable()
+        .describe("The payment a post makes before it is kept (docs/api.md, Payments); null: none."),
     })
     .describe("A form, the same in every response.");
 
@@ -136,6 +148,16 @@ export function responseSchemas() {
         .optional()
         .describe("Only on a double opt-in form's submission: when its link was opened; null while it waits (filter=unconfirmed)."),
       confirmedFrom: z.string().nullable().optional().describe("Only with confirmedAt: the client address the link was opened from."),
+      payment: z
+        .object({
+          status: z.enum(PAYMENT_STATUSES).describe("awaiting (not kept: filter=awaiting_payment), paid, expired (never kept) or refunded (still kept)."),
+          amount: z.int().describe("In the currency's minor units."),
+          currency: z.string(),
+          sessionId: z.string().nullable().describe("The Stripe Checkout Session (cs_…), once made."),
+          paymentIntent: z.string().nullable().describe("The Stripe PaymentIntent (pi_…), once paid."),
+        })
+        .optional()
+        .describe("Only on a submission of a form that takes a payment."),
       spamScore: z.number().min(0).max(1).optional().describe("The learning filter's score (0 to 1); present only when the filter scored the submission."),
       spamTokens: z
         .array(z.string())
@@ -303,7 +325,10 @@ export function responseSchemas() {
     success: z.literal(true),
     message: z.string(),
     id: id("sub"),
-    next: z.string().describe("The absolute address a browser would have been sent to: _next, else the form's redirectUrl, else /thanks."),
+    next: z
+      .string()
+      .describe("The absolute address a browser would have been sent to: the payment page, else _next, else the form's redirectUrl, else /thanks."),
+    paymentUrl: z.string().optional().describe("Only for a form that takes a payment: Stripe's page where the visitor pays; the submission is kept once paid."),
   });
 
   const AltchaChallenge = z

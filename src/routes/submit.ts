@@ -80,14 +80,17 @@ export async function submit(ctx: RequestContext): Promise<Response> {
     if (!accepted.replayed) ctx.options.metrics?.submission(accepted.spamReason !== null);
     // A repeat says it is one (Stripe's header), so that a client can tell a replayed answer from a new one.
     const cors = { ...corsHeaders(request, form), ...(accepted.replayed ? { "Idempotent-Replayed": "true" } : {}) };
+    // A form that takes a payment sends the visitor to pay first (docs/api.md, "Payments"); Stripe brings them back.
+    const next = accepted.paymentUrl ?? accepted.location;
     if (fromHtmx(request)) {
-      const redirect: Record<string, string> = accepted.redirected ? { "HX-Redirect": accepted.location } : {};
+      const redirect: Record<string, string> = accepted.paymentUrl || accepted.redirected ? { "HX-Redirect": next } : {};
       return html(200, thanksFragment(successMessage(form!, accepted.language)), { ...cors, ...redirect });
     }
     if (wantsJson(request)) {
-      return json(200, { success: true, message: successMessage(form!, accepted.language), id: accepted.submissionId, next: accepted.location }, cors);
+      const paying = accepted.paymentUrl ? { paymentUrl: accepted.paymentUrl } : {};
+      return json(200, { success: true, message: successMessage(form!, accepted.language), id: accepted.submissionId, next, ...paying }, cors);
     }
-    return new Response(null, { status: 303, headers: { Location: accepted.location, ...cors } });
+    return new Response(null, { status: 303, headers: { Location: next, ...cors } });
   } catch (error) {
     // A post from the form's own page comes back as that page, each error beside its field.
     const answer =
@@ -99,6 +102,12 @@ export async function submit(ctx: RequestContext): Promise<Response> {
         language: error instanceof RefusedPost ? error.language : pickLanguage({ acceptLanguage: request.headers.get("accept-language") }),
         onInternal: (e) => ctx.options.log.error("submission failed", e),
       });
+    // Stripe's refusal is the operator's to read (never the visitor's): the post itself is stored.
+    if (error instanceof ApiError && error.code === "payment_unavailable") {
+      let cause: unknown = error;
+      while (cause instanceof ApiError && cause.cause) cause = cause.cause;
+      ctx.options.log.error("payment page not made", cause);
+    }
     for (const [name, value] of Object.entries(corsHeaders(request, form))) answer.headers.set(name, value);
     return answer;
   }

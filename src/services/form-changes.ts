@@ -1,5 +1,5 @@
 import type { FormRow } from "../db/schema.ts";
-import type { Confirmation, FieldRule, SpamRules } from "../domain/types.ts";
+import type { Confirmation, FieldRule, FormPayment, SpamRules } from "../domain/types.ts";
 import { counted } from "../lib/plural.ts";
 
 // The activity log's sentence for a change to a form's settings: what changed, in the words of the settings
@@ -88,6 +88,11 @@ function describe(before: FormRow, column: string, value: unknown): { area: stri
       };
     case "spamRules":
       return { area: "spam settings", part: spamRuleParts(json<SpamRules>(before.spamRules), json<SpamRules>(value as string)).join(", ") || "unchanged" };
+    case "payment": {
+      const payment = json<FormPayment>(value as string);
+      const amount = payment ? (payment.amount !== undefined ? `${payment.amount} ${payment.currency}` : `${payment.amounts!.length} amounts`) : "";
+      return { area: "settings", part: payment ? `payment ${amount} by ${payment.provider}` : "no payment" };
+    }
     case "spamFilterEnabled":
       return { area: "spam settings", part: `learning filter ${onOff(value)}` };
     case "spamFilterThreshold":

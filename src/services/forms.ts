@@ -26,6 +26,7 @@ import { pageOf, pageSchema, storedPage } from "./form-page.ts";
 import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY, DEFAULT_FILTER_THRESHOLD } from "../domain/limits.ts";
 import { formChangeSummary } from "./form-changes.ts";
 import { rulesColumn, spamRulesSchema } from "./spam/rules.ts";
+import { paymentOf, paymentSchema, storedPayment } from "./payments/form-payment.ts";
 
 const complexityMessage = `captcha.complexity must be a whole number from ${COMPLEXITY_RANGE.min} to ${COMPLEXITY_RANGE.max}.`;
 const altcha = (z: Zod) =>
@@ -102,6 +103,7 @@ export const createSchema = lazySchema((z) =>
     otherFields: otherFields(z).optional(),
     confirmation: confirmationSchema(z).nullish(),
     spamRules: spamRulesSchema(z).nullish(),
+    payment: paymentSchema(z).nullish(),
     spamFilter: spamFilter(z).optional(),
     page: pageSchema(z).nullish(),
     notificationRoutes: z
@@ -189,7 +191,15 @@ const byRef = preparedOn((db) =>
 );
 
 /** Forms: CRUD scoped to the acting account and mode, and the public look-up by slug. */
-export function formsService(store: Store, urls: { submitUrl: () => string }) {
+export function formsService(store: Store, urls: { submitUrl: () => string }, options: { paymentsConfigured?: () => boolean } = {}) {
+  /** A payment is taken only where the server can ask Stripe for it: else `400 invalid_parameter` naming the setting. */
+  const checkPayment = (payment: unknown) => {
+    if (payment && !options.paymentsConfigured?.()) {
+      throw new ApiError("invalid_parameter", "payment needs this server's Stripe account: start serve with --stripe-secret-key (FORMSVC_STRIPE_SECRET_KEY).", {
+        field: "payment",
+      });
+    }
+  };
   const toForm = (row: FormRow): Form => ({
     id: row.id,
     name: row.name,
@@ -214,6 +224,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
     spamFilter: { enabled: row.spamFilterEnabled, threshold: row.spamFilterThreshold ?? DEFAULT_FILTER_THRESHOLD },
     page: pageOf(row),
     notificationRoutes: shownRoutes(row.notificationRoutes),
+    payment: paymentOf(row),
   });
 
   // Shared, read-only rows: callers never change a FormRow they are given. Their settings are those of the
@@ -292,6 +303,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
 
     async create(principal: Principal, body: unknown): Promise<Form> {
       const input = parseBody(await createSchema(), body);
+      checkPayment(input.payment);
       // The form object is made after the write: its submitUrl follows this request's public address, and the
       // write may run in a batch that another request started.
       const created = await store.write(async (tx) => {
@@ -320,6 +332,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           spamFilterThreshold: input.spamFilter?.threshold ?? null,
           page: storedPage(input.page) ?? null,
           notificationRoutes: storedRoutes(input.notificationRoutes),
+          payment: storedPayment(input.payment) ?? null,
           createdAt: now,
           updatedAt: now,
         };
@@ -332,6 +345,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
 
     async update(principal: Principal, ref: string, body: unknown): Promise<Form> {
       const input = parseBody(await updateSchema(), body);
+      checkPayment(input.payment);
       const changed = await store.write(async (tx) => {
         const row = await findRow(tx, principal, ref);
         if (input.slug !== undefined) await assertSlugFree(tx, input.slug, row.id);
@@ -354,6 +368,7 @@ export function formsService(store: Store, urls: { submitUrl: () => string }) {
           spamFilterThreshold: input.spamFilter?.threshold,
           page: storedPage(input.page),
           notificationRoutes: input.notificationRoutes === undefined ? undefined : storedRoutes(input.notificationRoutes),
+          payment: storedPayment(input.payment),
         };
         // Only what really changes is written; a patch that changes nothing leaves updatedAt alone.
         const changes = Object.fromEntries(

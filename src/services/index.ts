@@ -19,10 +19,13 @@ import { usersService } from "./people/users.ts";
 import type { PublicUrls } from "./urls.ts";
 import { defaultWebhookOptions, webhooksService, type WebhookOptions } from "./outbox/webhooks.ts";
 import { destinationsService } from "./outbox/destinations.ts";
+import { NO_PAYMENTS, paymentsService } from "./payments/payments.ts";
+import type { StripeSettings } from "./payments/stripe.ts";
 
 /** The domain, used alike by the HTTP routes and the local CLI. */
-export function createServices(store: Store, urls: PublicUrls, options: { webhooks?: WebhookOptions } = {}) {
-  const forms = formsService(store, urls);
+export function createServices(store: Store, urls: PublicUrls, options: { webhooks?: WebhookOptions; payments?: StripeSettings } = {}) {
+  const stripe = options.payments ?? NO_PAYMENTS;
+  const forms = formsService(store, urls, { paymentsConfigured: () => stripe.secretKey !== null });
   const notifications = notificationsService(store, forms, () => ((urls.known?.() ?? true) ? urls.baseUrl() : null));
   const files = filesService(store, forms);
   const webhooks = webhooksService(store, forms, urls, options.webhooks ?? defaultWebhookOptions);
@@ -31,6 +34,7 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
   const optIn = optInService(store, urls, { notifications, webhooks });
   const submissions = submissionsService(store, forms, notifications, files, webhooks, spam.filter, optIn);
   const idempotency = idempotencyService(store);
+  const payments = paymentsService(store, urls, { notifications, webhooks }, stripe);
   return {
     store,
     urls,
@@ -39,7 +43,8 @@ export function createServices(store: Store, urls: PublicUrls, options: { webhoo
     keys: keysService(store, forms),
     submissions,
     optIn,
-    intake: intakeService(forms, submissions, spam, idempotency, urls),
+    intake: intakeService(forms, submissions, spam, idempotency, urls, payments),
+    payments,
     idempotency,
     submissionBulk: submissionBulkService(store, forms, submissions),
     spam,

@@ -65,6 +65,7 @@ async function deleteSubmissions(tx: Db, ids: string[], still?: SQL): Promise<Co
       isStarred: submissions.isStarred,
       isSpam: submissions.isSpam,
       unconfirmed: submissions.unconfirmed,
+      unpaid: submissions.unpaid,
     });
   // The day counters that lists and counts with `since` read lose them too.
   return removeShares(tx, gone);

@@ -2,6 +2,7 @@ import { counted } from "../lib/plural.ts";
 import type { ActivityService } from "../services/people/activity.ts";
 import type { RetentionService } from "../services/retention.ts";
 import type { IdempotencyService } from "../services/submissions/idempotency.ts";
+import type { PaymentsService } from "../services/payments/payments.ts";
 import { IDEMPOTENCY_WINDOW_MS } from "../services/submissions/write.ts";
 
 export interface PurgerOptions {
@@ -14,6 +15,8 @@ export interface PurgerOptions {
   activity?: { service: ActivityService; days: number };
   /** The public posts' Idempotency-Keys, purged 24 hours after their post; absent: not purged here. */
   idempotency?: IdempotencyService;
+  /** Payments awaiting for more than a day with no event from Stripe, asked for their session's state once; absent: not asked. */
+  payments?: Pick<PaymentsService, "settleStale">;
 }
 
 /** The running purger: stop it before the database closes. */
@@ -45,6 +48,10 @@ export function startPurger(retention: RetentionService, options: PurgerOptions)
           options.log.line(`purged ${counted(old, "activity log entry", "activity log entries")} older than ${counted(options.activity.days, "day")}`);
       }
       if (options.idempotency && !stopped) await options.idempotency.purge(options.now() - IDEMPOTENCY_WINDOW_MS);
+      if (options.payments && !stopped) {
+        const asked = await options.payments.settleStale(options.now());
+        if (asked > 0) options.log.line(`asked Stripe about ${counted(asked, "payment")} awaiting for more than a day`);
+      }
     } catch (error) {
       options.log.error("retention purge failed", error);
     } finally {

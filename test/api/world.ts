@@ -87,6 +87,7 @@ export function formObject(overrides: Record<string, unknown> = {}) {
     spamFilter: { enabled: true, threshold: 0.55 },
     page: { enabled: false, title: null, description: null, logoUrl: null, accentColor: null, submitLabel: null, thankYouMessage: null, language: null },
     notificationRoutes: [],
+    payment: null,
     ...overrides,
   };
 }

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import type { StripeSettings } from "../../src/services/payments/stripe.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Operation } from "../../src/api/operation.ts";
@@ -51,6 +52,8 @@ export async function testApp(
     maxFileSize?: number;
     driver?: Driver;
     webhooks?: WebhookOptions;
+    /** The server's Stripe account (test/helpers/stripe.ts serves a stand-in); absent: no form takes a payment. */
+    payments?: StripeSettings;
     captcha?: CaptchaOptions;
     trustProxy?: boolean;
     /** The API's operations, or those and one a test adds (test/api/adding-an-endpoint.test.ts). */
@@ -64,7 +67,7 @@ export async function testApp(
   const services = createServices(
     store,
     { baseUrl: () => BASE, submitUrl: () => BASE },
-    { webhooks: options.webhooks ?? { allowPrivate: false, resolve: TEST_DNS } },
+    { webhooks: options.webhooks ?? { allowPrivate: false, resolve: TEST_DNS }, payments: options.payments },
   );
   const logs: string[] = [];
   const app = createApp(

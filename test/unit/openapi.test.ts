@@ -113,6 +113,7 @@ describe("an answer that drifts from the document fails the test that receives i
     spamFilter: { enabled: true, threshold: 0.6 },
     page: { enabled: false, title: null, description: null, logoUrl: null, accentColor: null, submitLabel: null, thankYouMessage: null, language: null },
     notificationRoutes: [],
+    payment: null,
   };
   const check = (status: number, body: unknown, url = `${BASE}/api/forms/${form.id}`) => checkResponse("GET", url, Response.json(body, { status }));
 

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore, type Store } from "../../src/db/client.ts";
 import { createServices, type Services } from "../../src/services/index.ts";
-import { FILTERS, type Filter, type Order } from "../../src/services/submissions/submissions.ts";
+import { FILTERS, PAYMENT_LISTS, type Filter, type Order } from "../../src/services/submissions/submissions.ts";
+import { UNCOUNTED } from "../../src/services/submissions/pages.ts";
 import type { Principal } from "../../src/domain/types.ts";
 import { operator } from "../../src/services/principal.ts";
 
@@ -98,9 +99,16 @@ function planOf(statement: Statement): string[] {
 }
 
 /** Each line must search one of the form's indexes by form_id, and none may sort. */
-function expectIndexedWithoutSort(statement: Statement, indexFor: Filter): void {
+function expectIndexedWithoutSort(statement: Statement, indexFor: Filter | "payment"): void {
   const plan = planOf(statement);
-  const wanted = indexFor === "spam" || indexFor === "all" ? "submissions_form_spam" : `submissions_form_${indexFor}`;
+  const wanted =
+    indexFor === "spam" || indexFor === "all"
+      ? "submissions_form_spam"
+      : indexFor === "awaiting_payment"
+        ? "submissions_form_payment"
+        : indexFor === "payment"
+          ? "submissions_form_payment"
+          : `submissions_form_${indexFor}`;
   expect({ sql: statement.sql, plan }).toEqual({
     sql: statement.sql,
     plan: [expect.stringMatching(new RegExp(`^SEARCH submissions USING (COVERING )?INDEX ${wanted} \\(form_id=\\?`))],
@@ -116,8 +124,8 @@ const drain = async (rows: AsyncIterable<unknown>) => {
 
 describe("every list filter and order is served by an index, with no sort and no other form's rows", () => {
   for (const analyzed of [false, true]) {
-    // Unconfirmed submissions (double opt-in) have no counter and are counted as listed: see the test below.
-    for (const filter of FILTERS.filter((f) => f !== "unconfirmed")) {
+    // Unconfirmed submissions (double opt-in) and those awaiting payment have no counter and are counted as listed: see the tests below.
+    for (const filter of FILTERS.filter((f) => !UNCOUNTED.includes(f))) {
       for (const order of ["asc", "desc"] as Order[]) {
         for (const since of [null, 1_700_000_000_500]) {
           const name = `${analyzed ? "after ANALYZE: " : ""}filter=${filter} order=${order}${since ? " since" : ""}`;
@@ -147,7 +155,7 @@ describe("every list filter and order is served by an index, with no sort and no
 });
 
 test("a deep offset and a since read the minute counters of one form's day by its key, with no sort", async () => {
-  for (const filter of FILTERS.filter((f) => f !== "unconfirmed")) {
+  for (const filter of FILTERS.filter((f) => !UNCOUNTED.includes(f))) {
     for (const order of ["asc", "desc"] as Order[]) {
       recorded.length = 0;
       await services.submissions.list(owner, formId, { filter, order, since: 1_700_000_000_500, limit: 50, offset: 100, after: null });
@@ -173,5 +181,18 @@ test("the unconfirmed list (double opt-in) reads its own partial index, page and
     );
     expect(statements).toHaveLength(2);
     for (const statement of statements) expectIndexedWithoutSort(statement, "unconfirmed");
+  }
+});
+
+test("the lists by payment (awaiting_payment, payment=paid|expired|refunded) read the payment's partial index, page and count, with no sort", async () => {
+  for (const order of ["asc", "desc"] as Order[]) {
+    const queries = [{ filter: "awaiting_payment" as Filter, payment: null }, ...PAYMENT_LISTS.map((payment) => ({ filter: "all" as Filter, payment }))];
+    for (const query of queries) {
+      const statements = await statementsOf(() =>
+        services.submissions.list(owner, formId, { ...query, order, since: null, limit: 50, offset: 0, after: null }),
+      );
+      expect(statements).toHaveLength(2);
+      for (const statement of statements) expectIndexedWithoutSort(statement, "payment");
+    }
   }
 });

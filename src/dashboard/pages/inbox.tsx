@@ -57,6 +57,7 @@ const FILTER_LABELS: [Filter, string][] = [
   ["starred", "Starred"],
   ["spam", "Spam"],
   ["unconfirmed", "Unconfirmed"],
+  ["awaiting_payment", "Awaiting payment"],
 ];
 
 export interface InboxProps {
@@ -99,6 +100,7 @@ export function InboxPage({ session, form, query, submissions, fields, total, ha
                 {text}
               </span>
               {s.isSpam ? <span class="reason">{` (spam: ${spamReasonText(s)})`}</span> : null}
+              {s.payment ? <span class="reason">{` (${paymentText(s.payment)})`}</span> : null}
               {s.isRead ? null : <span class="sr-only"> (unread)</span>}
             </a>
             <Time iso={s.createdAt} />
@@ -280,6 +282,12 @@ function DataValue({ form, submission, value }: { form: Form; submission: Submis
 }
 
 /** Why a submission is spam, in words a person reads: the rule that matched, the filter with its score. */
+/** A payment in words: "paid 15.00 EUR", its amount read in the currency's own minor units. */
+function paymentText(payment: NonNullable<Submission["payment"]>): string {
+  const format = new Intl.NumberFormat("en", { style: "currency", currency: payment.currency.toUpperCase(), currencyDisplay: "code" });
+  return `${payment.status} ${format.format(payment.amount / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2))}`;
+}
+
 function spamReasonText(submission: Submission): string {
   const text = SPAM_REASONS[submission.spamReason ?? ""] ?? submission.spamReason ?? "spam";
   return submission.spamReason === "filter" && submission.spamScore !== undefined ? `${text}, score ${submission.spamScore.toFixed(2)}` : text;
@@ -336,6 +344,12 @@ export function SubmissionPage({
           {" · "}
           <code>{submission.id}</code>
         </p>
+        {submission.payment ? (
+          <p class="muted" id="payment">
+            Payment {paymentText(submission.payment)}
+            {submission.payment.sessionId ? ` · Stripe ${submission.payment.paymentIntent ?? submission.payment.sessionId}` : ""}
+          </p>
+        ) : null}
         {submission.spamScore === undefined ? null : (
           <p class="muted" id="spam-score">
             Spam filter score {submission.spamScore.toFixed(2)}

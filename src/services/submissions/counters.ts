@@ -11,7 +11,7 @@ import { DAY_MS, MINUTE_MS } from "../../domain/types.ts";
 type Counter = "submissionCount" | "spamCount" | "unreadCount" | "starredCount";
 /** What one submission (or several) adds to each counter. */
 export type CounterShare = Record<Counter, number>;
-type Flags = Pick<SubmissionRow, "isRead" | "isStarred" | "isSpam" | "unconfirmed">;
+type Flags = Pick<SubmissionRow, "isRead" | "isStarred" | "isSpam" | "unconfirmed" | "unpaid">;
 /** What the counters need to know of a submission. */
 export type Counted = Flags & Pick<SubmissionRow, "formId" | "createdAt">;
 
@@ -21,10 +21,11 @@ export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 export const minuteOf = (ms: number) => Math.floor(ms / MINUTE_MS);
 
 /**
- * Whether a submission is kept: neither spam nor waiting for its double opt-in link. A kept submission counts
- * and is told (notification, webhooks); the others count nowhere but spam and tell nobody (see keep.ts).
+ * Whether a submission is kept: neither spam, nor waiting for its double opt-in link, nor unpaid (awaiting its
+ * payment, or expired without it). A kept submission counts and is told (notification, webhooks); the others
+ * count nowhere but spam and tell nobody (see keep.ts).
  */
-export const isKept = (flags: Pick<SubmissionRow, "isSpam" | "unconfirmed">): boolean => !flags.isSpam && !flags.unconfirmed;
+export const isKept = (flags: Pick<SubmissionRow, "isSpam" | "unconfirmed" | "unpaid">): boolean => !flags.isSpam && !flags.unconfirmed && !flags.unpaid;
 
 /** How much one submission with these flags adds to each of the form's counters. */
 export function counterShare(flags: Flags): CounterShare {

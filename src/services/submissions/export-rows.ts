@@ -16,7 +16,28 @@ export interface StoredRow {
   is_starred: number | boolean;
   is_spam: number | boolean;
   spam_reason: string | null;
+  /** The payment's columns (docs/api.md, "Payments"); null on a submission that pays nothing. */
+  payment_status?: string | null;
+  payment_amount?: number | null;
+  payment_currency?: string | null;
+  payment_session?: string | null;
+  payment_intent?: string | null;
 }
+
+/** The CSV columns of an export of a form that takes a payment, after id, createdAt (and spamReason). */
+export const PAYMENT_COLUMNS = ["paymentStatus", "paymentAmount", "paymentCurrency"];
+
+/** A stored row's payment as the API's Submission shows it, as JSON text; null when it pays nothing. */
+const paymentJson = (row: StoredRow): string | null =>
+  row.payment_status
+    ? JSON.stringify({
+        status: row.payment_status,
+        amount: row.payment_amount ?? 0,
+        currency: row.payment_currency ?? "",
+        sessionId: row.payment_session ?? null,
+        paymentIntent: row.payment_intent ?? null,
+      })
+    : null;
 
 /** Quick test on the stored text: only data that holds a file object (`"file":"fil_…"`) needs the files table. */
 export const mayHoldFiles = (data: string) => data.includes('"fil_');
@@ -196,8 +217,10 @@ export class RowWriter {
     private readonly formId: string,
     /** An export of spam says why each one is spam (a CSV column; the JSON formats always carry it). */
     private readonly spamReason: boolean,
+    /** An export of a form that takes a payment has its payment's columns in CSV (the JSON formats carry it where there is one). */
+    private readonly payment = false,
   ) {
-    this.prefix = spamReason ? 3 : 2;
+    this.prefix = 2 + (spamReason ? 1 : 0) + (payment ? PAYMENT_COLUMNS.length : 0);
     for (const [i, field] of fields.entries()) this.columns.byName.set(field, this.prefix + i);
     this.cells = new Array<string>(this.prefix + fields.length).fill("");
   }
@@ -208,7 +231,8 @@ export class RowWriter {
   }
 
   head(): string {
-    if (this.format === "csv") return csvRecord(["id", "createdAt", ...(this.spamReason ? ["spamReason"] : []), ...this.fields].map(csvCell));
+    if (this.format === "csv")
+      return csvRecord(["id", "createdAt", ...(this.spamReason ? ["spamReason"] : []), ...(this.payment ? PAYMENT_COLUMNS : []), ...this.fields].map(csvCell));
     return this.format === "json" ? "[" : "";
   }
 
@@ -223,7 +247,8 @@ export class RowWriter {
     if (this.format === "csv") return this.csv(row, files);
     const data = files === null ? row.data : JSON.stringify(withFilePaths(JSON.parse(row.data) as Record<string, unknown>, this.formId, row.id, files));
     const reason = row.is_spam ? JSON.stringify(row.spam_reason ?? null) : "null";
-    const line = `{"id":${JSON.stringify(row.id)},"data":${data},"createdAt":"${this.clock.at(row.created_at)}","isRead":${Boolean(row.is_read)},"isStarred":${Boolean(row.is_starred)},"isSpam":${Boolean(row.is_spam)},"spamReason":${reason}}`;
+    const payment = paymentJson(row);
+    const line = `{"id":${JSON.stringify(row.id)},"data":${data},"createdAt":"${this.clock.at(row.created_at)}","isRead":${Boolean(row.is_read)},"isStarred":${Boolean(row.is_starred)},"isSpam":${Boolean(row.is_spam)},"spamReason":${reason}${payment ? `,"payment":${payment}` : ""}}`;
     if (this.format === "ndjson") return `${line}\n`;
     const text = `${this.first ? "\n" : ",\n"}${line}`;
     this.first = false;
@@ -236,6 +261,12 @@ export class RowWriter {
     cells[0] = row.id;
     cells[1] = this.clock.at(row.created_at);
     if (this.spamReason) cells[2] = quotedCell((row.is_spam ? row.spam_reason : null) ?? "");
+    if (this.payment) {
+      const at = this.spamReason ? 3 : 2;
+      cells[at] = quotedCell(csvCell(row.payment_status ?? ""));
+      cells[at + 1] = row.payment_amount === null || row.payment_amount === undefined ? "" : String(row.payment_amount);
+      cells[at + 2] = quotedCell(csvCell(row.payment_currency ?? ""));
+    }
     const link = files === null ? null : fileLinker(this.formId, row.id, files);
     if (!this.scannable || !scanCells(row.data, this.columns, cells, link)) {
       let data = JSON.parse(row.data) as Record<string, unknown>;

@@ -9,6 +9,8 @@ export interface ExportSource {
   formId: string;
   fields: readonly string[];
   spamReason: boolean;
+  /** Whether the form takes a payment: its CSV has the payment's columns. */
+  payment?: boolean;
   /** The select of every matching row, in the export's order. */
   query(): { toSQL(): { sql: string; params: unknown[] } };
   /** One page of at most `limit` rows after `after` (the last row of the page before), in the export's order. */
@@ -34,6 +36,11 @@ const asStored = (row: SubmissionRow): StoredRow => ({
   is_starred: row.isStarred,
   is_spam: row.isSpam,
   spam_reason: row.spamReason,
+  payment_status: row.paymentStatus,
+  payment_amount: row.paymentAmount,
+  payment_currency: row.paymentCurrency,
+  payment_session: row.paymentSession,
+  payment_intent: row.paymentIntent,
 });
 
 /**
@@ -42,7 +49,7 @@ const asStored = (row: SubmissionRow): StoredRow => ({
  * other read to its snapshot), stepped as the reader pulls; on libSQL, pages by key. The same bytes either way.
  */
 export async function* exportText(source: ExportSource, format: ExportFormat): AsyncGenerator<string> {
-  const writer = new RowWriter(format, source.fields, source.formId, source.spamReason);
+  const writer = new RowWriter(format, source.fields, source.formId, source.spamReason, source.payment);
   let buffer = writer.head();
   let sinceCollection = 0;
   const chunk = () => {

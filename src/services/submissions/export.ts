@@ -1,5 +1,6 @@
 import type { ExportFormat, Submission } from "../../domain/types.ts";
 import { csvCell, csvRecord, fieldValue } from "../../lib/csv.ts";
+import { PAYMENT_COLUMNS } from "./export-rows.ts";
 
 /** The Content-Type of an export in each format. */
 export const CONTENT_TYPES: Record<ExportFormat, string> = {
@@ -13,14 +14,17 @@ export async function* exportChunks(
   format: ExportFormat,
   fields: readonly string[],
   submissions: AsyncIterable<Submission>,
-  options: { spamReason?: boolean } = {},
+  options: { spamReason?: boolean; payment?: boolean } = {},
 ): AsyncGenerator<string> {
   if (format === "csv") {
     // An export of spam says why each one is spam; other exports hold no spam, so they have no such column.
     const reason = options.spamReason ? ["spamReason"] : [];
-    yield csvRecord(["id", "createdAt", ...reason, ...fields].map(csvCell));
+    // A form that takes a payment has its payment's columns (docs/api.md, "Payments").
+    const payment = options.payment ? PAYMENT_COLUMNS : [];
+    yield csvRecord(["id", "createdAt", ...reason, ...payment, ...fields].map(csvCell));
     for await (const s of submissions) {
-      yield csvRecord([s.id, s.createdAt, ...(options.spamReason ? [s.spamReason ?? ""] : []), ...fields.map((f) => csvCell(fieldValue(s.data, f)))]);
+      const paid = options.payment ? [csvCell(s.payment?.status ?? ""), s.payment ? String(s.payment.amount) : "", csvCell(s.payment?.currency ?? "")] : [];
+      yield csvRecord([s.id, s.createdAt, ...(options.spamReason ? [s.spamReason ?? ""] : []), ...paid, ...fields.map((f) => csvCell(fieldValue(s.data, f)))]);
     }
     return;
   }

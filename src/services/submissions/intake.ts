@@ -19,6 +19,8 @@ import type { SubmissionsService } from "./submissions.ts";
 import type { SpamService } from "../spam/verdict.ts";
 import { refusedPost } from "./visitor-errors.ts";
 import { answerBaseUrl, type PublicUrls } from "../urls.ts";
+import { chargeOf } from "../payments/form-payment.ts";
+import type { PaymentsService } from "../payments/payments.ts";
 
 /** Fields that steer the submission and are never stored. */
 export const SPECIAL_FIELDS = [
@@ -79,6 +81,8 @@ export interface Accepted {
   replayed: boolean;
   /** The visitor's language (a catalog's code), which the answer speaks. */
   language: string;
+  /** Where the visitor pays, when the form takes a payment (docs/api.md, "Payments"): a browser goes there first. */
+  paymentUrl: string | null;
 }
 
 /** Form exists (404), is active (403), and the page it was posted from may use it (403). */
@@ -210,7 +214,14 @@ function splitFields(fields: Record<string, unknown>): { special: Record<string,
 }
 
 /** The intake of posts to forms: the public endpoint's rules, which the dashboard's test post obeys too. */
-export function intakeService(forms: FormsService, submissions: SubmissionsService, spam: SpamService, idempotency: IdempotencyService, urls: PublicUrls) {
+export function intakeService(
+  forms: FormsService,
+  submissions: SubmissionsService,
+  spam: SpamService,
+  idempotency: IdempotencyService,
+  urls: PublicUrls,
+  payments: PaymentsService,
+) {
   /** The rules that follow the reading of the post's fields, and its write (with its Idempotency-Key, if any). */
   async function accept(
     form: FormRow,
@@ -219,7 +230,7 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
     policy: IntakePolicy,
     key: Omit<IdempotencyRequest, "location" | "redirected"> | null,
     language: string,
-  ): Promise<Accepted> {
+  ): Promise<Omit<Accepted, "paymentUrl">> {
     const { special, data } = splitFields(fields);
     // A filled honeypot is answered exactly like a success, so a bot learns nothing (not even from a post
     // that holds nothing else); the owner finds it under spam.
@@ -228,6 +239,8 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
     checkFieldNames(data);
     const cc = honeypot ? [] : copiedTo(special._cc);
     const kept = honeypot ? data : applyFieldRules(rulesOf(form), form.otherFields as OtherFields, data, messagesFor(language));
+    // What it pays is a rule of its fields: an amount not listed is refused with them, before anything is judged.
+    const charge = honeypot ? null : chargeOf(form, kept, messagesFor(language));
     // _next is checked whoever asks, so that a bad one is found on the first fetch() test, not in a browser later.
     const thanks = thanksAddress(answerBaseUrl(urls), form, language, post.acceptLanguage);
     const location = redirectTarget(form, special._next, thanks);
@@ -251,6 +264,7 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
       notification: { subject: special._subject, replyTo: special._replyto ?? kept.email, cc },
       idempotency: key ? { ...key, location, redirected } : undefined,
       language,
+      payment: charge,
     });
     return { submissionId: submission.id, location, redirected, spamReason: verdict.reason, replayed: false, language };
   }
@@ -280,15 +294,21 @@ export function intakeService(forms: FormsService, submissions: SubmissionsServi
         posted = fields;
         const spoken = pickLanguage({ field: fields._language, form: fromForm, acceptLanguage: post.acceptLanguage });
         language = spoken;
-        if (key === null) return await accept(form, fields, post, policy, null, spoken);
-        const fingerprint = fingerprintOf(fields);
-        return await idempotency.once(
-          form.id,
-          key,
-          fingerprint,
-          () => accept(form, fields, post, policy, { key, fingerprint }, spoken),
-          (first) => ({ ...first, spamReason: null, replayed: true, language: spoken }),
-        );
+        const fingerprint = key === null ? null : fingerprintOf(fields);
+        const accepted =
+          key === null || fingerprint === null
+            ? await accept(form, fields, post, policy, null, spoken)
+            : await idempotency.once(
+                form.id,
+                key,
+                fingerprint,
+                () => accept(form, fields, post, policy, { key, fingerprint }, spoken),
+                (first) => ({ ...first, spamReason: null, replayed: true, language: spoken }),
+              );
+        // Stored first, then sent to pay: a payment page that cannot be made loses nothing (502, kept awaiting),
+        // and a repeat (its Idempotency-Key) is sent to the same page. Spam is sent nowhere.
+        const paymentUrl = accepted.spamReason === null ? await payments.checkout(form, accepted.submissionId) : null;
+        return { ...accepted, paymentUrl };
       } catch (error) {
         throw refusedPost(error, language, posted);
       }

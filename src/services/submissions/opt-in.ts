@@ -77,8 +77,8 @@ export function optInService(store: Store, urls: { submitUrl: () => string }, de
         if (!row) return { result: "expired" as const };
         if (!row.unconfirmed) return { result: row.confirmedAt !== null ? ("already_confirmed" as const) : ("invalid" as const) };
         if (Number.parseInt(expires, 36) < now) return { result: "expired" as const };
-        // Once confirmed, what the post asked of its notification is no longer held (unless it is spam as well).
-        const held = row.isSpam ? row.held : null;
+        // Once confirmed, what the post asked of its notification is no longer held (unless it is spam, or unpaid, as well).
+        const held = row.isSpam || row.unpaid ? row.held : null;
         const after: SubmissionRow = { ...row, unconfirmed: false, confirmedAt: now, confirmedFrom: ip.slice(0, 100), held };
         await tx
           .update(submissions)

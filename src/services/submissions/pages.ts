@@ -6,14 +6,16 @@ import { DAY_MS, MINUTE_MS } from "../../domain/types.ts";
 import { ApiError } from "../../errors.ts";
 import { dayOf, minuteOf } from "./counters.ts";
 
-export const FILTERS = ["all", "unread", "starred", "spam", "unconfirmed"] as const;
+export const FILTERS = ["all", "unread", "starred", "spam", "unconfirmed", "awaiting_payment"] as const;
 export type Filter = (typeof FILTERS)[number];
 export type Order = "asc" | "desc";
 
 type Counter = "submissionCount" | "spamCount" | "unreadCount" | "starredCount";
 
-// Unconfirmed submissions (double opt-in) have no counter: they are few, and counted when listed.
-type CountedFilter = Exclude<Filter, "unconfirmed">;
+// Unconfirmed submissions (double opt-in) and those awaiting payment have no counter: they are few, and counted when listed.
+type CountedFilter = Exclude<Filter, "unconfirmed" | "awaiting_payment">;
+/** The lists that no counter knows: their rows are counted when listed. */
+export const UNCOUNTED: readonly Filter[] = ["unconfirmed", "awaiting_payment"];
 export const COUNTER_OF: Record<CountedFilter, Counter> = {
   all: "submissionCount",
   unread: "unreadCount",
@@ -23,11 +25,24 @@ export const COUNTER_OF: Record<CountedFilter, Counter> = {
 
 // Literal conditions (not bound parameters) so that SQLite can match them to the partial indexes.
 export const FILTER_SQL: Record<Filter, SQL> = {
-  all: sql`${submissions.isSpam} = 0 AND ${submissions.unconfirmed} = 0`,
-  unread: sql`${submissions.isSpam} = 0 AND ${submissions.isRead} = 0 AND ${submissions.unconfirmed} = 0`,
-  starred: sql`${submissions.isSpam} = 0 AND ${submissions.isStarred} = 1 AND ${submissions.unconfirmed} = 0`,
+  all: sql`${submissions.isSpam} = 0 AND ${submissions.unconfirmed} = 0 AND ${submissions.unpaid} = 0`,
+  unread: sql`${submissions.isSpam} = 0 AND ${submissions.isRead} = 0 AND ${submissions.unconfirmed} = 0 AND ${submissions.unpaid} = 0`,
+  starred: sql`${submissions.isSpam} = 0 AND ${submissions.isStarred} = 1 AND ${submissions.unconfirmed} = 0 AND ${submissions.unpaid} = 0`,
   spam: sql`${submissions.isSpam} = 1`,
   unconfirmed: sql`${submissions.unconfirmed} = 1 AND ${submissions.isSpam} = 0`,
+  awaiting_payment: sql`${submissions.paymentStatus} = 'awaiting' AND ${submissions.isSpam} = 0`,
+};
+
+/**
+ * `payment=paid|expired|refunded` (docs/api.md, "Payments"): submissions by their payment's state, in place of the
+ * list's kept-ness (an expired one was never kept); `paid` leaves out refunded ones.
+ */
+export const PAYMENT_LISTS = ["paid", "expired", "refunded"] as const;
+export type PaymentList = (typeof PAYMENT_LISTS)[number];
+export const PAYMENT_SQL: Record<PaymentList, SQL> = {
+  paid: sql`${submissions.paymentStatus} = 'paid' AND ${submissions.isSpam} = 0`,
+  expired: sql`${submissions.paymentStatus} = 'expired' AND ${submissions.isSpam} = 0`,
+  refunded: sql`${submissions.paymentStatus} = 'refunded' AND ${submissions.isSpam} = 0`,
 };
 
 const INDEX_OF: Record<Filter, string> = {
@@ -36,6 +51,7 @@ const INDEX_OF: Record<Filter, string> = {
   starred: "submissions_form_starred",
   spam: "submissions_form_spam",
   unconfirmed: "submissions_form_unconfirmed",
+  awaiting_payment: "submissions_form_payment",
 };
 
 /**
@@ -43,7 +59,12 @@ const INDEX_OF: Record<Filter, string> = {
  * is_spam, …) for unread and starred too, and then walks every kept submission of the form to find the few
  * unread or starred ones. INDEXED BY also makes a dropped or changed index an error, not a silent scan.
  */
-export const through = (filter: Filter) => sql`${submissions} INDEXED BY ${sql.identifier(INDEX_OF[filter])}`;
+export const through = (filter: Filter, payment?: PaymentList | null) =>
+  sql`${submissions} INDEXED BY ${sql.identifier(payment ? INDEX_OF.awaiting_payment : INDEX_OF[filter])}`;
+
+/** The condition of a list: its filter's, or with `payment` its payment state's (and the filter's, unless it is `all`). */
+export const listSql = (filter: Filter, payment?: PaymentList | null): SQL =>
+  !payment ? FILTER_SQL[filter] : filter === "all" ? PAYMENT_SQL[payment] : sql`${FILTER_SQL[filter]} AND ${PAYMENT_SQL[payment]}`;
 
 type Columns = ReturnType<typeof getTableColumns<typeof submissions>>;
 /** Every column as plain SQL (drizzle refuses table columns on an SQL source), each mapped as its column is. */

@@ -20,9 +20,9 @@ import type { WebhooksService } from "../outbox/webhooks.ts";
 import type { Mark, SpamFilterService } from "../spam/filter.ts";
 import { exportText } from "./export-text.ts";
 import { awaitsOptIn, confirmationOf, type OptInLinks } from "../outbox/confirmations.ts";
-import { COLUMNS, FILTER_SQL, FILTERS, readPage, through, type Filter, type Order } from "./pages.ts";
+import { COLUMNS, FILTERS, listSql, PAYMENT_LISTS, readPage, through, UNCOUNTED, type Filter, type Order, type PaymentList } from "./pages.ts";
 
-export { FILTERS, toSubmission, type Filter, type Order };
+export { FILTERS, PAYMENT_LISTS, toSubmission, type Filter, type Order, type PaymentList };
 
 export interface SubmissionPage {
   submissions: Submission[];
@@ -35,6 +35,8 @@ export interface SubmissionPage {
 export interface SubmissionQuery {
   since: number | null;
   filter: Filter;
+  /** Only submissions whose payment is in this state (`payment`); undefined or null: any. */
+  payment?: PaymentList | null;
   /** Text that some value of the data must contain, ignoring case (`q`); undefined or null: no search. */
   search?: string | null;
   order: Order;
@@ -67,6 +69,11 @@ const EXPORTED = {
   isStarred: COLUMNS.isStarred,
   isSpam: COLUMNS.isSpam,
   spamReason: COLUMNS.spamReason,
+  paymentStatus: COLUMNS.paymentStatus,
+  paymentAmount: COLUMNS.paymentAmount,
+  paymentCurrency: COLUMNS.paymentCurrency,
+  paymentSession: COLUMNS.paymentSession,
+  paymentIntent: COLUMNS.paymentIntent,
 } satisfies Record<string, SQL>;
 
 // The form as the write needs it, when a caller names it by id (the dashboard's test post).
@@ -106,7 +113,7 @@ export function submissionsService(
   const where = (formId: string, query: SubmissionQuery) =>
     and(
       eq(submissions.formId, formId),
-      FILTER_SQL[query.filter],
+      listSql(query.filter, query.payment),
       query.since === null ? undefined : gt(submissions.createdAt, query.since),
       query.search
         ? sql`EXISTS (SELECT 1 FROM json_tree(${submissions.data}) j WHERE j.atom IS NOT NULL AND instr(lower(j.atom), lower(${query.search})) > 0)`
@@ -156,16 +163,16 @@ export function submissionsService(
       // One row more than asked tells whether another page exists, whatever the total says under concurrent writes.
       let rows: SubmissionRow[];
       let total: number;
-      if (query.search || query.filter === "unconfirmed") {
-        // A search reads the rows that match it: no counter knows how many hold a piece of text.
+      if (query.search || UNCOUNTED.includes(query.filter) || query.payment) {
+        // A search reads the rows that match it: no counter knows how many hold a piece of text (nor a payment's state).
         rows = await store.db
           .select(COLUMNS)
-          .from(through(query.filter))
+          .from(through(query.filter, query.payment))
           .where(and(where(form.id, query), afterCursor(query.order, query.after === null ? null : await cursorAt(form.id, query.after))))
           .orderBy(...ordering(query.order))
           .limit(query.limit + 1)
           .offset(query.offset);
-        const [counted] = await store.db.select({ n: count() }).from(through(query.filter)).where(where(form.id, query));
+        const [counted] = await store.db.select({ n: count() }).from(through(query.filter, query.payment)).where(where(form.id, query));
         total = counted?.n ?? 0;
       } else {
         ({ rows, total } = await readPage(store.db, form, query));
@@ -190,7 +197,7 @@ export function submissionsService(
       const page = (after: { createdAt: number; id: string } | null, limit: number): Promise<SubmissionRow[]> =>
         store.db
           .select(COLUMNS)
-          .from(through(query.filter))
+          .from(through(query.filter, query.payment))
           .where(and(where(form.id, query), afterCursor(query.order, after)))
           .orderBy(...ordering(query.order))
           .limit(limit);
@@ -215,10 +222,11 @@ export function submissionsService(
         formId: form.id,
         fields,
         spamReason: query.filter === "spam",
+        payment: form.payment !== null,
         query: () =>
           store.db
             .select(EXPORTED)
-            .from(through(query.filter))
+            .from(through(query.filter, query.payment))
             .where(where(form.id, query))
             .orderBy(...ordering(query.order)),
         page,
@@ -271,7 +279,7 @@ export function submissionsService(
         // notification asked for stays held until then.
         // One whose link was opened already (while it was spam) waits for nothing.
         if (release && awaitsOptIn(form, false) && before.confirmedAt === null) after.unconfirmed = true;
-        else if (release) after.held = null;
+        else if (release && !before.unpaid) after.held = null;
         await tx
           .update(submissions)
           .set({ ...patch, spamReason: after.spamReason, trained: after.trained, held: after.held, unconfirmed: after.unconfirmed })
