@@ -30,10 +30,10 @@ const STATEMENTS = {
   insert: ((p) =>
     sql`
     INSERT INTO ${submissions} (id, form_id, data, created_at, is_read, is_starred, is_spam, spam_reason, spam_score, spam_tokens, data_hash, held,
-      unconfirmed)
+      unconfirmed, unpaid, payment_status, payment_amount, payment_currency)
     SELECT ${p("id")}, ${p("formId")}, ${p("data")}, ${p("createdAt")}, 0, 0,
       ${p("isSpam")}, ${p("spamReason")}, ${p("spamScore")}, ${p("spamTokens")},
-      ${p("dataHash")}, ${p("held")}, ${p("unconfirmed")}
+      ${p("dataHash")}, ${p("held")}, ${p("unconfirmed")}, ${p("unpaid")}, ${p("paymentStatus")}, ${p("paymentAmount")}, ${p("paymentCurrency")}
     FROM ${forms} WHERE id = ${p("formId")} AND last_submission_at < ${p("createdAt")} AND NOT ${keyHeld(p)}
     RETURNING id`) as StatementMaker,
   /** The post's Idempotency-Key, taking the place of an expired record of the same key that the purger has not reached. */
@@ -96,14 +96,14 @@ export class IdempotencyKeyTaken extends Error {}
  * and (when it is spam, or awaits its double opt-in) what its notification asked for, held back until the owner
  * says it is not spam or the link is opened.
  */
-function spamColumns(flags: ReceiveFlags, awaitingOptIn: boolean) {
+function spamColumns(flags: ReceiveFlags, awaiting: boolean) {
   const request = flags.notification ?? {};
   return {
     spamReason: flags.isSpam ? (flags.spamReason ?? "honeypot") : null,
     spamScore: flags.spamScore ?? null,
     spamTokens: flags.spamTokens ? JSON.stringify(flags.spamTokens) : null,
     dataHash: flags.dataHash ?? null,
-    held: flags.isSpam || awaitingOptIn ? JSON.stringify({ subject: request.subject, replyTo: request.replyTo, cc: request.cc }) : null,
+    held: flags.isSpam || awaiting ? JSON.stringify({ subject: request.subject, replyTo: request.replyTo, cc: request.cc }) : null,
     trained: null,
   };
 }
@@ -139,6 +139,8 @@ export function submissionWrite(input: Received): SubmissionWrite {
   const attached = attachFiles(input.data, createdAt);
   const { isSpam } = input.flags;
   const unconfirmed = awaitsOptIn(form, isSpam);
+  // Spam is asked for no payment: it is stored as any spam.
+  const charge = isSpam ? null : (input.flags.payment ?? null);
   const row: SubmissionRow = {
     id: newId("submission", createdAt),
     formId: form.id,
@@ -147,17 +149,18 @@ export function submissionWrite(input: Received): SubmissionWrite {
     isRead: false,
     isStarred: false,
     isSpam,
-    ...spamColumns(input.flags, unconfirmed),
+    ...spamColumns(input.flags, unconfirmed || charge !== null),
     unconfirmed,
     confirmedAt: null,
     confirmedFrom: null,
-    ...paymentColumns(null),
+    ...paymentColumns(charge),
   };
   const values = {
     ...row,
     submissionId: row.id,
     isSpam: isSpam ? 1 : 0,
     unconfirmed: row.unconfirmed ? 1 : 0,
+    unpaid: row.unpaid ? 1 : 0,
     names: JSON.stringify(Object.keys(input.data)),
     idempotencyKey: input.flags.idempotency?.key ?? null,
     keysFrom: createdAt - IDEMPOTENCY_WINDOW_MS,

@@ -52,6 +52,10 @@ const insertedRow = (write: SubmissionWrite) => {
     dataHash: row.dataHash,
     held: row.held,
     unconfirmed: row.unconfirmed ? 1 : 0,
+    unpaid: row.unpaid ? 1 : 0,
+    paymentStatus: row.paymentStatus,
+    paymentAmount: row.paymentAmount,
+    paymentCurrency: row.paymentCurrency,
   };
 };
 
