@@ -33,6 +33,7 @@ const PUBLIC_ROUTES: Record<string, string> = {
   "GET /f/:slug/altcha": "a form's ALTCHA challenge",
   "GET /api/f/:slug/altcha": "a form's ALTCHA challenge",
   "GET /altcha.js": "the ALTCHA widget's script",
+  "POST /stripe/webhook": "Stripe's events: each is verified by its Stripe-Signature, the shared secret's HMAC, instead of a key",
   "GET /api/openapi.json": "the OpenAPI document, which describes the API and holds nothing of anyone's",
   "GET /api/formsvc.schema.json": "the forms file's JSON Schema, which describes a file and holds nothing of anyone's",
   "POST /mcp":
