@@ -175,9 +175,19 @@ function printForm(io: Io, form: Form, json: boolean | undefined): void {
       spamFilter,
       confirmation: confirmationSummary(form),
       page: pageSummary(form),
+      payment: paymentSummary(form),
     },
     { json },
   );
+}
+
+/** A form's payment in short: "1500 eur", or "2500, 5000 eur by tier" (minor units, as set); "" when it takes none. */
+function paymentSummary(form: Form): string {
+  const payment = form.payment;
+  if (!payment) return "";
+  return payment.amount !== undefined
+    ? `${payment.amount} ${payment.currency}`
+    : `${payment.amounts?.join(", ")} ${payment.currency} by ${payment.amountField}`;
 }
 
 export async function runFormsCreate(flags: FormFlags, globals: ConnectionOptions & { json?: boolean }, io: Io): Promise<void> {

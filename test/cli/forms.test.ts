@@ -57,6 +57,7 @@ for (const mode of MODES) {
         spamRules: "",
         spamFilter: "on, threshold 0.55",
         confirmation: "",
+        notificationRoutes: "",
       });
       expect(result.stderr).toBe(`Made form Contact (${lines.id}). It takes submissions at ${world.server.url}/f/contact-${mode}\n`);
     });

@@ -181,7 +181,8 @@ describe("bad list input is one line and exit 2, in both modes", () => {
     [["--limit", "0"], 'formsvc: --limit must be an integer from 1 to 100, not "0".\n'],
     [["--limit", "101"], 'formsvc: --limit must be an integer from 1 to 100, not "101".\n'],
     [["--order", "up"], 'formsvc: --order must be asc or desc, not "up".\n'],
-    [["--filter", "new"], 'formsvc: --filter must be one of all, unread, starred, spam, unconfirmed, not "new".\n'],
+    [["--filter", "new"], 'formsvc: --filter must be one of all, unread, starred, spam, unconfirmed, awaiting_payment, not "new".\n'],
+    [["--payment", "pending"], 'formsvc: --payment must be one of paid, expired, refunded, not "pending".\n'],
     [["--format", "xml"], 'formsvc: --format must be one of table, tsv, json, ndjson, csv, not "xml"\n'],
   ];
   for (const mode of MODES as Mode[]) {
