@@ -7,11 +7,11 @@
 // moves less when other work shares the machine. Prints figures; asserts nothing. Bounded: about 10 s.
 // Run: bun bench/startup.ts (BENCH_RUNS=5; BENCH_BINARY=dist/formsvc measures a binary already built).
 import { Database } from "bun:sqlite";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { ROOT } from "../test/helpers/cli.ts";
+import { join } from "node:path";
 import { seedSubmissions } from "../test/process/world.ts";
+import { compiledPair, freePort, memoryMb, run } from "./lib/compiled.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const dir = mkdtempSync(join(tmpdir(), "formsvc-bench-startup-"));
@@ -30,12 +30,6 @@ interface Sample {
   cpu: number;
 }
 
-async function run(argv: string[], what: string): Promise<void> {
-  const proc = Bun.spawn(argv, { cwd: dir, env: ENV, stdout: "pipe", stderr: "pipe" });
-  const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text(), new Response(proc.stdout).text()]);
-  if (code !== 0) throw new Error(`${what} exited ${code}: ${stderr}`);
-}
-
 /** One command from spawn to exit, its output read as a pipe reader would. */
 async function timed(argv: string[]): Promise<Sample> {
   const started = performance.now();
@@ -47,25 +41,11 @@ async function timed(argv: string[]): Promise<Sample> {
   return { wall, cpu: Number(user + system) / 1000 };
 }
 
-/** A port free right now (taken and let go). */
-function freePort(): number {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
-
 /** CPU time a live process has used so far, all its threads, in milliseconds (Linux schedstat, in ns). */
 function cpuSoFar(pid: number): number {
   let ns = 0;
   for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
   return ns / 1e6;
-}
-
-/** Resident memory of a live process, in megabytes. */
-function rssMb(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return match ? Number(match[1]) / 1024 : NaN;
 }
 
 /** Spawns a server, polls /healthz in a tight loop until it answers 200, lets it idle half a second, reads its RSS. */
@@ -81,7 +61,7 @@ async function serveOnce(argv: (port: number) => string[]): Promise<{ answer: Sa
         const answer = { wall: performance.now() - started, cpu: cpuSoFar(proc.pid) };
         await response.arrayBuffer();
         await Bun.sleep(500);
-        return { answer, rss: rssMb(proc.pid) };
+        return { answer, rss: memoryMb(proc.pid) };
       }
     }
   } finally {
@@ -98,17 +78,13 @@ const median = (values: number[]) => {
 
 try {
   const began = performance.now();
-  const binary = process.env.BENCH_BINARY ? resolve(process.env.BENCH_BINARY) : join(dir, "formsvc");
-  if (!process.env.BENCH_BINARY) await run([process.execPath, join(ROOT, "scripts", "build.ts"), "--outfile", binary], "build");
-  writeFileSync(join(dir, "floor.ts"), FLOOR_SOURCE);
-  const floor = join(dir, "floor");
-  await run([process.execPath, "build", "--compile", "--minify", join(dir, "floor.ts"), "--outfile", floor], "floor build");
+  const { binary, floor } = await compiledPair(dir, FLOOR_SOURCE);
 
   // A tiny database, and one with a form of 10,000 submissions written straight into the file.
   const tiny = join(dir, "tiny.db");
-  await run([binary, "forms", "create", "--name", "Contact", "--slug", "contact", "--db", tiny], "forms create");
+  await run(dir, [binary, "forms", "create", "--name", "Contact", "--slug", "contact", "--db", tiny], "forms create");
   const big = join(dir, "big.db");
-  await run([binary, "forms", "create", "--name", "Big", "--slug", "big", "--db", big], "forms create");
+  await run(dir, [binary, "forms", "create", "--name", "Big", "--slug", "big", "--db", big], "forms create");
   const bigDb = new Database(big, { readonly: true });
   const { id: bigForm } = bigDb.prepare("SELECT id FROM forms").get() as { id: string };
   bigDb.close();
@@ -134,7 +110,7 @@ try {
   // A database whose owner uses the dashboard: a restart writes nothing (a database with no dashboard user
   // gets a new one-time setup link, a write, at every start).
   const used = join(dir, "used.db");
-  await run([binary, "forms", "create", "--name", "Contact", "--slug", "contact", "--db", used], "forms create");
+  await run(dir, [binary, "forms", "create", "--name", "Contact", "--slug", "contact", "--db", used], "forms create");
   const user = Bun.spawn([binary, "users", "create", "owner@example.com", "--password-stdin", "--db", used], {
     cwd: dir,
     env: ENV,
