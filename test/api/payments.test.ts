@@ -9,12 +9,15 @@ import { parseStripeForm, sendEvent, STRIPE, startStripe, stripeEvent, stripeSig
 let stripe: StripeStandIn;
 let t: TestApp;
 let key: string;
+let accountId: string;
 const HOOK = `${BASE}/stripe/webhook`;
 
 beforeAll(async () => {
   stripe = startStripe();
   t = await testApp({ payments: { secretKey: STRIPE.secretKey, webhookSecret: STRIPE.webhookSecret, apiBase: stripe.url } });
-  key = await (await t.account()).key();
+  const account = await t.account();
+  accountId = account.id;
+  key = await account.key();
 });
 
 afterAll(() => stripe.stop());
@@ -309,5 +312,21 @@ describe("exports", () => {
     expect(csv.split("\n")[1]).toEndWith(",paid,1500,eur,Flo");
     const ndjson = await (await t.request("GET", `/api/forms/${form.id}/submissions/export?format=ndjson`, { key })).text();
     expect(JSON.parse(ndjson.trim()).payment).toEqual(await getOne(form.id, id).then((s) => s.payment));
+  });
+});
+
+describe("the dashboard", () => {
+  test("lists awaiting payments under their own tab, and shows a submission's payment", async () => {
+    const user = await t.services.users.create(accountId, "owner@example.com", "a long enough password");
+    const cookie = `formsvc_session=${(await t.services.users.createSession(user.id)).token}`;
+    const page = async (path: string) => (await t.app.fetch(new Request(`${BASE}${path}`, { headers: { cookie } }))).text();
+    const form = await makeForm({ provider: "stripe", currency: "eur", amount: 1500 });
+    const { id } = (await (await postJson(form.slug, { name: "Gus" })).json()) as any;
+    const awaiting = await page(`/dashboard/forms/${form.id}/submissions?filter=awaiting_payment`);
+    expect(awaiting).toContain("Awaiting payment");
+    expect(awaiting).toMatch(/\(awaiting EUR\s15\.00\)/);
+    expect(await page(`/dashboard/forms/${form.id}/submissions`)).not.toContain(id);
+    await deliver(stripe.pay(sessionOf(id).id));
+    expect(await page(`/dashboard/forms/${form.id}/submissions/${id}`)).toMatch(/Payment paid EUR\s15\.00 · Stripe pi_/);
   });
 });
