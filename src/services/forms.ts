@@ -26,7 +26,7 @@ import { pageOf, pageSchema, storedPage } from "./form-page.ts";
 import { COMPLEXITY_RANGE, DEFAULT_COMPLEXITY, DEFAULT_FILTER_THRESHOLD } from "../domain/limits.ts";
 import { formChangeSummary } from "./form-changes.ts";
 import { rulesColumn, spamRulesSchema } from "./spam/rules.ts";
-import { paymentOf, paymentSchema, storedPayment } from "./payments/form-payment.ts";
+import { paymentAllowed, paymentOf, paymentSchema, storedPayment } from "./payments/form-payment.ts";
 
 const complexityMessage = `captcha.complexity must be a whole number from ${COMPLEXITY_RANGE.min} to ${COMPLEXITY_RANGE.max}.`;
 const altcha = (z: Zod) =>
@@ -192,14 +192,7 @@ const byRef = preparedOn((db) =>
 
 /** Forms: CRUD scoped to the acting account and mode, and the public look-up by slug. */
 export function formsService(store: Store, urls: { submitUrl: () => string }, options: { paymentsConfigured?: () => boolean } = {}) {
-  /** A payment is taken only where the server can ask Stripe for it: else `400 invalid_parameter` naming the setting. */
-  const checkPayment = (payment: unknown) => {
-    if (payment && !options.paymentsConfigured?.()) {
-      throw new ApiError("invalid_parameter", "payment needs this server's Stripe account: start serve with --stripe-secret-key (FORMSVC_STRIPE_SECRET_KEY).", {
-        field: "payment",
-      });
-    }
-  };
+  const checkPayment = (payment: unknown) => paymentAllowed(payment, options.paymentsConfigured?.() ?? false);
   const toForm = (row: FormRow): Form => ({
     id: row.id,
     name: row.name,

@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { paymentText } from "./payment.ts";
 import type { Form } from "../../domain/types.ts";
 import type { Submission } from "../../domain/types.ts";
 import { can } from "../../services/people/roles.ts";
@@ -282,12 +283,6 @@ function DataValue({ form, submission, value }: { form: Form; submission: Submis
 }
 
 /** Why a submission is spam, in words a person reads: the rule that matched, the filter with its score. */
-/** A payment in words: "paid 15.00 EUR", its amount read in the currency's own minor units. */
-function paymentText(payment: NonNullable<Submission["payment"]>): string {
-  const format = new Intl.NumberFormat("en", { style: "currency", currency: payment.currency.toUpperCase(), currencyDisplay: "code" });
-  return `${payment.status} ${format.format(payment.amount / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2))}`;
-}
-
 function spamReasonText(submission: Submission): string {
   const text = SPAM_REASONS[submission.spamReason ?? ""] ?? submission.spamReason ?? "spam";
   return submission.spamReason === "filter" && submission.spamScore !== undefined ? `${text}, score ${submission.spamScore.toFixed(2)}` : text;
@@ -346,8 +341,7 @@ export function SubmissionPage({
         </p>
         {submission.payment ? (
           <p class="muted" id="payment">
-            Payment {paymentText(submission.payment)}
-            {submission.payment.sessionId ? ` · Stripe ${submission.payment.paymentIntent ?? submission.payment.sessionId}` : ""}
+            {`Payment ${paymentText(submission.payment)} · Stripe ${submission.payment.paymentIntent ?? submission.payment.sessionId ?? "-"}`}
           </p>
         ) : null}
         {submission.spamScore === undefined ? null : (

@@ -50,6 +50,15 @@ export const paymentSchema = (z: Zod) =>
     .refine((p) => p.amountField === undefined || (p.amounts?.length ?? 0) > 0, "payment.amountField needs amounts: the amounts a visitor may choose.")
     .refine((p) => p.amountField !== undefined || p.amounts === undefined, "payment.amounts goes with amountField.");
 
+/** A payment is taken only where the server can ask Stripe for it (`configured`): else `400 invalid_parameter` naming the setting. */
+export function paymentAllowed(payment: unknown, configured: boolean): void {
+  if (payment && !configured) {
+    throw new ApiError("invalid_parameter", "payment needs this server's Stripe account: start serve with --stripe-secret-key (FORMSVC_STRIPE_SECRET_KEY).", {
+      field: "payment",
+    });
+  }
+}
+
 type PaymentInput = ReturnType<ReturnType<typeof paymentSchema>["parse"]>;
 
 /** The stored JSON of a payment setting, or null to clear it (undefined: left as it is). */
