@@ -66,7 +66,7 @@ function client(settings: StripeSettings & { secretKey: string }): Promise<Strip
   let made = clients.get(key);
   if (!made) {
     made = import("stripe").then(({ default: Stripe }) => {
-      const base = new URL(settings.apiBase || "https://api.stripe.com");
+      const base = new URL(settings.apiBase);
       const http = base.protocol === "http:";
       return new Stripe(settings.secretKey, {
         protocol: http ? "http" : "https",
