@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
+import { DESTINATION_TYPES } from "../src/services/outbox/destination-types/index.ts";
 import type { Destination, DestinationTestResult } from "../src/services/outbox/destinations.ts";
 import { withBackend, type ConnectionOptions } from "./backend.ts";
 import { CliError, EXIT, withFlagName } from "./errors.ts";
@@ -95,7 +96,7 @@ export function destinationsCommand(program: Command, io: Io): void {
 
   destinations
     .command("add <form> <type>")
-    .description("add a destination: google_sheets, airtable, notion, mailchimp, telegram, teams or ntfy (settings in docs/api.md)")
+    .description(`add a destination: ${DESTINATION_TYPES.join(", ")} (settings in docs/api.md)`)
     .requiredOption("--config-file <file>", "JSON of the type's settings, secrets included (- reads stdin); secrets are never printed back")
     .option("--fields-file <file>", 'JSON map of form fields to the destination\'s names, such as {"email": "Email address"}')
     .option("--when-file <file>", 'JSON list of conditions, such as [{"field": "topic", "op": "equals", "value": "sales"}]')

@@ -1,6 +1,7 @@
 import { json, noContent } from "../http/respond.ts";
 import { answerBaseUrl } from "../services/urls.ts";
-import { createSchema, updateSchema } from "../services/outbox/destinations.ts";
+import { SECRET_KEYS } from "../services/outbox/destination-types/index.ts";
+import { typedCreateSchema, updateSchema } from "../services/outbox/destinations.ts";
 import { FORM, LOCATION, operation } from "./operation.ts";
 
 // Account keys only, as webhooks: a destination's settings hold the owner's tokens for other services.
@@ -14,14 +15,15 @@ export const destinationOperations = [
     path: `${FORM}/destinations`,
     operationId: "createDestination",
     summary: "Add a destination",
-    description:
-      "Each kept submission is sent to it through the outbox, with the webhooks' retries, circuit and delivery log. Secrets in config (serviceAccountKey, token, apiKey, botToken, url) are never shown again. An address it calls (baseUrl, a Teams url, the key's token_uri) must be public unless the server runs with --webhooks-allow-private.",
+    description: `Each kept submission is sent to it through the outbox, with the webhooks' retries, circuit and delivery log. Secrets in config (${SECRET_KEYS.join(", ")}) are never shown again. An address it calls (baseUrl, a Teams url, the key's token_uri) must be public unless the server runs with --webhooks-allow-private.`,
     tag: "Destinations",
     scope: "account",
     permission: "write",
     body: {
       name: "DestinationCreate",
-      schema: createSchema,
+      // The API reads the body with createSchema, then config by its type, so that an error names the type; the
+      // document shows the same rules as one union by type.
+      schema: typedCreateSchema,
       example: {
         type: "ntfy",
         config: { topic: "my-forms-7c1e" },
@@ -29,9 +31,9 @@ export const destinationOperations = [
         when: [{ field: "topic", op: "equals", value: "sales" }],
       },
       notes: {
-        type: "google_sheets, airtable, notion, mailchimp, telegram, teams or ntfy (docs/api.md, Destinations).",
+        type: "The destination's type, which says what config holds (docs/api.md, Destinations).",
         config:
-          "By type: google_sheets {serviceAccountKey, spreadsheetId, sheet}; airtable {token, baseId, table}; notion {token, databaseId}; mailchimp {apiKey (ending -usN), audienceId, status: subscribed | pending (default), emailField? (email)}; telegram {botToken, chatId}; teams {url}; ntfy {topic, token?, priority?, tags?}. Each but teams takes baseUrl, which replaces the scheme, host and port of the vendor's API. Secrets (serviceAccountKey, token, apiKey, botToken, url) are never shown again.",
+          "The type's settings. baseUrl, where a type takes it, replaces the scheme, host and port of the vendor's API. Secrets (writeOnly) are never shown again; a change of where it sends takes them again.",
         fields:
           'Form field → the destination\'s name ({"email": "Email address"}): only the named fields are sent, under these names. Without it, every field under its own name. For mailchimp, the names are merge tags.',
         when: "Conditions, as on webhooks: sent only for submissions that meet them all.",
@@ -60,7 +62,8 @@ export const destinationOperations = [
     path: DESTINATION,
     operationId: "updateDestination",
     summary: "Change a destination",
-    description: "Any of config (replaced whole, but a secret left out is kept), fields, when, enabled.",
+    description:
+      "Any of config (replaced whole, but a secret left out is kept, unless the change moves where the destination sends: a new baseUrl takes its secret again), fields, when, enabled.",
     tag: "Destinations",
     scope: "account",
     permission: "write",

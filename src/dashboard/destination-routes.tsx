@@ -4,11 +4,11 @@ import { sectionHref } from "./pages/settings.tsx";
 import { ApiError } from "../errors.ts";
 import type { Handler } from "../http/context.ts";
 import type { Router } from "../http/router.ts";
-import { DESTINATION_TYPES, type DestinationType } from "../services/outbox/destination-types.ts";
+import { type DestinationType, kindOf, SECRET_KEYS } from "../services/outbox/destination-types/index.ts";
 import { TEST_FLASH } from "./destinations-view.ts";
 import { action, fieldErrors } from "./guard.tsx";
+import { conditionInputs, postedConditions } from "./pages/condition-rows.tsx";
 import { flashCookie, ownForm, redirect } from "./http.ts";
-import { TYPE_INPUTS } from "./pages/destinations.tsx";
 import { settingsResponse } from "./settings-routes.tsx";
 
 /** An optional JSON input of the add form: absent when empty; a value that is not JSON is refused, naming it. */
@@ -22,14 +22,15 @@ function jsonInput(body: URLSearchParams, name: string, field: string): unknown 
   }
 }
 
-/** A type's inputs as posted under `prefix` (`prefix.key`): the config's settings typed in, fields and conditions. */
+/** A type's inputs as posted under `prefix` (`prefix.key`): the config's settings typed in, fields, and the conditions' rows. */
 function posted(body: URLSearchParams, prefix: string, type: DestinationType) {
   const config: Record<string, unknown> = {};
-  for (const input of TYPE_INPUTS[type].inputs) {
+  for (const input of kindOf(type)?.inputs ?? []) {
     const value = (body.get(`${prefix}.${input.key}`) ?? "").trim();
     if (value) config[input.key] = value;
   }
-  return { config, fields: jsonInput(body, `${prefix}.fields`, "fields"), when: jsonInput(body, `${prefix}.when`, "when") };
+  const when = postedConditions(body, prefix);
+  return { config, fields: jsonInput(body, `${prefix}.fields`, "fields"), when: when.length ? when : undefined };
 }
 
 /** The body of the API's create, from the posted form of one type (its inputs are named `type.key`). */
@@ -52,12 +53,19 @@ function errorsBeside(error: unknown, type: DestinationType): Record<string, str
   const [message] = Object.values(fieldErrors(error));
   const path = (error instanceof ApiError ? (error.field ?? "") : "").split(".");
   const beside =
-    path[0] === "config" && TYPE_INPUTS[type].inputs.some((input) => input.key === path[1])
+    path[0] === "config" && kindOf(type)?.inputs.some((input) => input.key === path[1])
       ? `config.${path[1]}`
       : path[0] === "fields" || path[0] === "when"
         ? path[0]
         : "destination";
   return { [beside]: message! };
+}
+
+/** What was typed into a type's or a destination's form (its inputs named `prefix.key`), secrets left out: shown again after a refusal. */
+function typedIn(body: URLSearchParams, prefix: string, type: DestinationType): Record<string, string> {
+  const keys = [...(kindOf(type)?.inputs ?? []).map((input) => input.key).filter((key) => !SECRET_KEYS.includes(key)), "fields"];
+  const names = [...keys.map((key) => `${prefix}.${key}`), ...conditionInputs(prefix)];
+  return Object.fromEntries(names.map((name) => [name, body.get(name) ?? ""]));
 }
 
 /** Registers the Destinations section's actions. */
@@ -70,14 +78,17 @@ export function destinationPageRoutes(router: Router<Handler>): void {
     action(async (ctx, session, body) => {
       const { principal, row } = await ownForm(ctx, session, ctx.params.id!);
       const type = body.get("type") as DestinationType;
-      if (!DESTINATION_TYPES.includes(type))
-        return settingsResponse(ctx, session, row, { status: 400, errors: { destination: "Choose a type of destination." } });
+      if (!kindOf(type)) return settingsResponse(ctx, session, row, { status: 400, errors: { destination: "Choose a type of destination." } });
       try {
         await ctx.services.destinations.create(principal, row.id, createBody(body, type));
         return back(row.id);
       } catch (error) {
         // A message naming an input of the type's form goes beside it, and that form is opened again.
-        return settingsResponse(ctx, session, row, { status: 400, errors: { ...errorsBeside(error, type), destinationType: type } });
+        return settingsResponse(ctx, session, row, {
+          status: 400,
+          errors: { ...errorsBeside(error, type), destinationType: type },
+          typed: typedIn(body, type, type),
+        });
       }
     }),
   );
@@ -94,7 +105,11 @@ export function destinationPageRoutes(router: Router<Handler>): void {
         await ctx.services.destinations.update(principal, row.id, id, updateBody(body, id, destination.type));
         return back(row.id);
       } catch (error) {
-        return settingsResponse(ctx, session, row, { status: 400, errors: { ...errorsBeside(error, destination.type), editing: id } });
+        return settingsResponse(ctx, session, row, {
+          status: 400,
+          errors: { ...errorsBeside(error, destination.type), editing: id },
+          typed: typedIn(body, id, destination.type),
+        });
       }
     }),
   );

@@ -82,6 +82,8 @@ export async function settingsResponse(
     confirmation?: ConfirmationShown;
     fields?: FieldsInput;
     page?: PageShown;
+    /** What was typed into a destination's form that was refused (pages/destinations.tsx). */
+    typed?: Record<string, string>;
   } = {},
 ): Promise<Response> {
   const form = ctx.services.forms.toForm(row);
@@ -102,7 +104,7 @@ export async function settingsResponse(
     secret,
     confirmation: { ...confirming, preview: previewConfirmation(form, fieldsOf(row), confirming.input) },
     page: await pageShownFor(ctx, principal, row, options.page),
-    destinations: await destinationsShownFor(ctx, principal, row, flash.value),
+    destinations: { ...(await destinationsShownFor(ctx, principal, row, flash.value)), typed: options.typed },
   });
   // A notice after a redirect belongs to the section the owner acted in (`at`); one shown by a post's answer, to the page.
   const notice = options.notice ?? noticeOf(ctx);

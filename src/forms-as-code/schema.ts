@@ -5,7 +5,7 @@ import { ApiError } from "../errors.ts";
 import { formName, lazySchema, slug } from "../lib/validate.ts";
 import { NO_PAGE } from "../services/form-page.ts";
 import { updateSchema } from "../services/forms.ts";
-import { destinationIdentity } from "../services/outbox/destination-types.ts";
+import { destinationIdentity } from "../services/outbox/destination-types/index.ts";
 import { typedCreateSchema as destinationCreate, updateSchema as destinationUpdate } from "../services/outbox/destinations.ts";
 import { createSchema as webhookCreate, updateSchema as webhookUpdate } from "../services/outbox/webhooks.ts";
 

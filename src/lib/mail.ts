@@ -1,5 +1,6 @@
 // What goes into a notification email, built from untrusted submitted data: plain text only, and nothing
 // that could become a header or a line of its own.
+import { ownerText } from "./defang.ts";
 import { isFileRef } from "./files.ts";
 import { isEmail } from "./validate.ts";
 
@@ -64,11 +65,12 @@ export interface NotificationContent {
 }
 
 /**
- * The plain-text body: one `name: value` line per field, then the submission's id and time and how to see it:
+ * The plain-text body: one `name: value` line per field (ownerText), then the submission's id and time and how to see it:
  * its page in the dashboard when the server knows its public address, else the CLI's commands.
  */
 export function notificationText(content: NotificationContent): string {
-  const fields = Object.entries(content.data).map(([name, value]) => `${headerSafe(name)}: ${bodyValue(valueText(value))}`);
+  // Submitted names and values as every owner channel shows them: links defanged, email addresses as given.
+  const fields = Object.entries(content.data).map(([name, value]) => `${headerSafe(ownerText(name))}: ${bodyValue(ownerText(valueText(value)))}`);
   return [
     `New submission to ${headerSafe(content.formName)}:`,
     "",

@@ -151,11 +151,12 @@ function componentSchemas(
   const { schemas: out } = z.toJSONSchema(registry, { target: "draft-2020-12", io, unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` });
   return Object.fromEntries(
     Object.entries(out).map(([id, { $schema: _, $id: __, ...rest }]) => {
-      const properties = (rest.properties ?? {}) as Record<string, Json>;
+      // A body that is a union by one key (a destination's type) has its fields in each of its options.
+      const options = ((rest.oneOf ?? rest.anyOf ?? [rest]) as Json[]).map((option) => (option.properties ?? {}) as Record<string, Json>);
       for (const [name, note] of Object.entries(notes[id] ?? {})) {
         // A note on a field the schema no longer has is a note that went stale.
-        if (!properties[name]) throw new Error(`the notes of ${id} speak of ${name}, which the schema does not have`);
-        properties[name] = { description: note, ...properties[name] };
+        if (!options.some((properties) => properties[name])) throw new Error(`the notes of ${id} speak of ${name}, which the schema does not have`);
+        for (const properties of options) if (properties[name]) properties[name] = { description: note, ...properties[name] };
       }
       return [id, rest as Json];
     }),

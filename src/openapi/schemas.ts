@@ -3,7 +3,7 @@ import { ERROR_STATUS } from "../errors.ts";
 import { fieldRules, otherFields } from "../services/submissions/fields.ts";
 import { WEBHOOK_FORMATS } from "../lib/webhook-message.ts";
 import { CONDITION_OPS } from "../services/outbox/conditions.ts";
-import { DESTINATION_TYPES } from "../services/outbox/destination-types.ts";
+import { DESTINATION_TYPES } from "../services/outbox/destination-types/index.ts";
 import { CAPTCHA_PROVIDERS, PAYMENT_STATUSES, SPAM_REASONS } from "../domain/types.ts";
 import { PAYMENT_PROVIDERS } from "../services/payments/form-payment.ts";
 import { FILTERS } from "../services/submissions/submissions.ts";

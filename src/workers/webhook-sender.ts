@@ -5,7 +5,8 @@ import { startOutboxLoop, withinGrace, workerName } from "./outbox.ts";
 import { requestOnce } from "../lib/http-request.ts";
 import { newTokenCache, sendToDestination } from "../services/outbox/senders/index.ts";
 import { HELD_PER_SLOT, WEBHOOK_LIMITS } from "../services/outbox/shares.ts";
-import type { AttemptResult, OutgoingDelivery } from "../services/outbox/deliveries.ts";
+import type { OutgoingDelivery } from "../services/outbox/deliveries.ts";
+import type { AttemptResult } from "../services/outbox/destination-types/kind.ts";
 import type { WebhooksService } from "../services/outbox/webhooks.ts";
 
 /** How many deliveries one process sends at once (each endpoint and account also has its own limit, see outbox-shares). */

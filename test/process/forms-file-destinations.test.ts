@@ -132,6 +132,18 @@ describe("destinations in the forms file", () => {
     expect(shown(await destinationsOf(b))).toEqual(shown(await destinationsOf(a)));
   });
 
+  test("a file that moves a destination's server but leaves its secret out is refused by apply: the saved token stays where it was", async () => {
+    expect((await a.run(["apply", "--yes", "-f", write("formsvc.json", formsFile([telegram(), ntfy()]))], env)).code).toBe(0);
+    const moved = { type: "ntfy", config: { topic: VENDOR.ntfy.topic, baseUrl: "http://127.0.0.1:9" }, enabled: false };
+    const applied = await a.run(["apply", "--yes", "-f", write("moved.json", formsFile([telegram(), moved]))], env);
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toContain("config.token is required again when config.baseUrl changes");
+    expect((await destinationsOf(a)).map((d: { config: unknown }) => d.config)).toEqual([
+      { chatId: VENDOR.telegram.chatId, baseUrl: vendors.url },
+      { topic: VENDOR.ntfy.topic, baseUrl: vendors.url },
+    ]);
+  });
+
   test("the served JSON Schema holds each destination type's secrets as write-only references", async () => {
     const schema = await (await fetch(`${a.server.url}/api/formsvc.schema.json`)).json();
     const types = schema.properties.forms.additionalProperties.properties.destinations.items.oneOf as any[];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { OPERATIONS } from "../../src/api/index.ts";
 import { bodyKeys, type Collection, COLLECTIONS, FORM_DEFAULTS, formsFileJsonSchema, REFERENCE } from "../../src/forms-as-code/schema.ts";
-import { configSchemas, DESTINATION_TARGETS, DESTINATION_TYPES, SECRET_KEYS } from "../../src/services/outbox/destination-types.ts";
+import { configSchemas, DESTINATION_TYPES, kindOf, SECRET_KEYS } from "../../src/services/outbox/destination-types/index.ts";
 import { declaredTools } from "../../src/mcp/tools.ts";
 import { buildDocument, DOCUMENT_SERVER } from "../../src/openapi/document.ts";
 import { operator } from "../../src/services/principal.ts";
@@ -47,7 +47,9 @@ test("the tools are exactly the operations that take a key, each with its operat
     });
     if (declared.body) {
       const body = document.components.schemas[declared.body.name] as Schema;
-      expect(Object.keys((tool.inputSchema.properties.body as Schema).properties!)).toEqual(Object.keys(body.properties!));
+      // An object's keys, or those of each option of a union by one key (a destination's type).
+      const keys = (schema: Schema) => (schema.oneOf ?? [schema]).map((option) => Object.keys(option.properties!));
+      expect(keys(tool.inputSchema.properties.body as Schema)).toEqual(keys(body));
     }
     expect(tool.description).toStartWith(declared.summary);
   }
@@ -68,7 +70,12 @@ test("a form's entry in the file takes every setting of PATCH /api/forms/{id} bu
   const destination = document.components.schemas.DestinationCreate as Schema;
   const types = entry.properties!.destinations!.items!.oneOf!;
   expect(types.map((type) => type.properties!.type!.const)).toEqual([...DESTINATION_TYPES]);
-  for (const type of types) expect(Object.keys(type.properties!)).toEqual(Object.keys(destination.properties!));
+  // The API's body is the same union, type by type, with the same settings in each type's config.
+  expect(destination.oneOf!.map((type) => type.properties!.type!.const)).toEqual([...DESTINATION_TYPES]);
+  types.forEach((type, i) => {
+    expect(Object.keys(type.properties!)).toEqual(Object.keys(destination.oneOf![i]!.properties!));
+    expect(Object.keys(type.properties!.config!.properties!)).toEqual(Object.keys(destination.oneOf![i]!.properties!.config!.properties!));
+  });
 });
 
 test("each collection of the file is the API's: its operations exist, on its path, with its list's field, item parameter and bodies", async () => {
@@ -88,7 +95,8 @@ test("each collection of the file is the API's: its operations exist, on its pat
     const answer = document.components.schemas[list!.ok.schema as string] as Schema;
     expect(Object.keys(answer.properties!)).toEqual([op.field]);
     const created = document.components.schemas[add!.body!.name] as Schema;
-    expect(bodyKeys(await collection.body())).toEqual(Object.keys(created.properties!));
+    const createdKeys = [...new Set((created.oneOf ?? [created]).flatMap((option) => Object.keys(option.properties!)))];
+    expect(bodyKeys(await collection.body())).toEqual(createdKeys);
     if (update)
       expect(Object.keys((await collection.updateBody!()).shape)).toEqual(Object.keys((document.components.schemas[update.body!.name] as Schema).properties!));
   }
@@ -112,7 +120,7 @@ test("a destination's secrets are writeOnly in its type's schema, and references
       type,
       references: secrets.map(() => [REFERENCE.source, true]),
     });
-    for (const key of DESTINATION_TARGETS[type])
+    for (const key of kindOf(type)!.targets)
       expect({ type, key, known: keys.includes(key), secret: secrets.includes(key) }).toEqual({ type, key, known: true, secret: false });
   }
   expect([...secretsSeen].toSorted()).toEqual([...SECRET_KEYS].toSorted());

@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
-import { defang, recipientOf, renderConfirmation } from "../../src/lib/confirmation-text.ts";
+import { recipientOf, renderConfirmation } from "../../src/lib/confirmation-text.ts";
+import { defang, ownerText } from "../../src/lib/defang.ts";
 
 // What a visitor's values become in the owner's confirmation email: text, cut, and never a link or an address.
 
@@ -21,6 +22,19 @@ test.each([
   ["Hello there.", "Hello there."],
 ])("defang(%j) is %j", (value, expected) => {
   expect(defang(value)).toBe(expected);
+});
+
+// What every owner channel shows (the notification mail, Teams, Telegram, ntfy): links defanged, an address as given.
+test.each([
+  ["ann.lee@example.com", "ann.lee@example.com"],
+  ["reply to ann@example.com today", "reply to ann@example.com today"],
+  ["https://evil.example/login", "hxxps://evil[.]example/login"],
+  ["support@evil.example/reset", "support[@]evil[.]example/reset"],
+  ["mailto:eve@evil.example", "mailto[:]eve@evil.example"],
+  ["see www.evil.example or 203.0.113.7", "see www[.]evil[.]example or 203[.]0[.]113[.]7"],
+  ["12.50 at 10:30", "12.50 at 10:30"],
+])("ownerText(%j) is %j", (value, expected) => {
+  expect(ownerText(value)).toBe(expected);
 });
 
 const VALUES = { formName: "Acme", date: "2026-11-25T12:00:00.000Z", link: null };

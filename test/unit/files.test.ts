@@ -46,7 +46,8 @@ test("a notification names the files of a submission and never carries their byt
   expect(text.split("\n").slice(2, 5)).toEqual([
     "name: Ann",
     "cv: cv Bcc: x@example.com.pdf (file, application/pdf, 1234 bytes)",
-    "photos: a.png (file, image/png, 3 bytes), b.png (file, image/png, 4 bytes)",
+    // A file's name is the visitor's: a name that reads as a host (a.zip is one) is defanged as every value is.
+    "photos: a[.]png (file, image/png, 3 bytes), b[.]png (file, image/png, 4 bytes)",
   ]);
   expect(text).toContain("Download its files with: formsvc submissions files jobs sub_1");
 });

@@ -3,72 +3,13 @@ import { counted } from "../../lib/plural.ts";
 import type { Form } from "../../domain/types.ts";
 import type { EndpointCircuit } from "../../services/outbox/shares.ts";
 import type { Destination, DestinationTestResult } from "../../services/outbox/destinations.ts";
-import { type DestinationType, SECRET_KEYS } from "../../services/outbox/destination-types.ts";
+import { destinationKinds, kindOf, SECRET_KEYS } from "../../services/outbox/destination-types/index.ts";
 import type { Session } from "../../services/people/users.ts";
 import type { WebhookDelivery } from "../../services/outbox/deliveries.ts";
+import { ConditionRows, rowsOf, typedRows } from "./condition-rows.tsx";
 import { Check, Csrf, Field, Notice, Time } from "./layout.tsx";
 import type { SettingsSection } from "./settings.tsx";
 import { DataTable } from "./table.tsx";
-
-/** One input of a type's form: its config key, its label, and how it is typed in. */
-interface ConfigInput {
-  key: string;
-  label: string;
-  kind?: "secret" | "multiline" | "status";
-  optional?: boolean;
-  placeholder?: string;
-}
-
-/** What each type asks for (docs/api.md, "Destinations", says where each value is found). */
-export const TYPE_INPUTS: Record<DestinationType, { title: string; inputs: ConfigInput[] }> = {
-  google_sheets: {
-    title: "Google Sheets",
-    inputs: [
-      { key: "serviceAccountKey", label: "Service account key (the key file's JSON)", kind: "multiline" },
-      { key: "spreadsheetId", label: "Spreadsheet id (from its address)" },
-      { key: "sheet", label: "Sheet (tab) name", placeholder: "Sheet1" },
-    ],
-  },
-  airtable: {
-    title: "Airtable",
-    inputs: [
-      { key: "token", label: "Personal access token", kind: "secret" },
-      { key: "baseId", label: "Base id", placeholder: "app…" },
-      { key: "table", label: "Table name or id" },
-    ],
-  },
-  notion: {
-    title: "Notion",
-    inputs: [
-      { key: "token", label: "Integration token", kind: "secret" },
-      { key: "databaseId", label: "Database id" },
-    ],
-  },
-  mailchimp: {
-    title: "Mailchimp",
-    inputs: [
-      { key: "apiKey", label: "API key (ends with -usN)", kind: "secret" },
-      { key: "audienceId", label: "Audience id" },
-      { key: "status", label: "New members are", kind: "status" },
-    ],
-  },
-  telegram: {
-    title: "Telegram",
-    inputs: [
-      { key: "botToken", label: "Bot token", kind: "secret" },
-      { key: "chatId", label: "Chat id", placeholder: "-100…" },
-    ],
-  },
-  teams: { title: "Microsoft Teams", inputs: [{ key: "url", label: "Workflows webhook address", kind: "secret" }] },
-  ntfy: {
-    title: "ntfy",
-    inputs: [
-      { key: "topic", label: "Topic" },
-      { key: "token", label: "Access token (optional)", kind: "secret", optional: true },
-      { key: "baseUrl", label: "Server (optional, default https://ntfy.sh)", optional: true },
-    ],
-  },
-};
 
 const STATE: Record<string, string> = { pending: "waiting to be sent", succeeded: "delivered", failed: "failed" };
 
@@ -81,6 +22,8 @@ export interface DestinationsView {
   deliveries: WebhookDelivery[];
   tested: (DestinationTestResult & { destinationId: string }) | null;
   errors: Record<string, string | undefined>;
+  /** What was typed into the form that was refused, by input name (secrets never), so that nothing typed is lost. */
+  typed?: Record<string, string>;
 }
 
 /** What the section shows beside the form: read for the settings page (destinations-view.ts). */
@@ -112,7 +55,10 @@ function StatusSelect({ name, label, value }: { name: string; label: string; val
 }
 
 /** True for a config key whose value is never shown again once saved. */
-const secret = (key: string) => (SECRET_KEYS as readonly string[]).includes(key);
+const secret = (key: string) => SECRET_KEYS.includes(key);
+
+/** A type's name as the dashboard shows it. */
+const titleOf = (type: string) => kindOf(type)?.title ?? type;
 
 /** A JSON setting as the edit form shows it: empty when there is none. */
 const jsonText = (value: unknown) => (value === null || value === undefined || (Array.isArray(value) && value.length === 0) ? "" : JSON.stringify(value));
@@ -122,10 +68,24 @@ const jsonText = (value: unknown) => (value === null || value === undefined || (
  * one is kept; they are never shown), its fields, conditions and whether it is on. Its inputs are named
  * `<destination id>.<key>`, so that each destination's form has its own.
  */
-function EditForm({ session, base, destination: d, errors }: { session: Session; base: string; destination: Destination; errors: DestinationsView["errors"] }) {
-  const { title, inputs } = TYPE_INPUTS[d.type];
+function EditForm({
+  session,
+  base,
+  destination: d,
+  errors,
+  typed,
+}: {
+  session: Session;
+  base: string;
+  destination: Destination;
+  errors: DestinationsView["errors"];
+  typed: Record<string, string>;
+}) {
+  const { title, inputs } = kindOf(d.type) ?? { title: d.type, inputs: [] };
   const mine = errors.editing === d.id;
   const name = (key: string) => `${d.id}.${key}`;
+  // After a refusal, what was typed; else the destination as saved.
+  const shown = (key: string, saved: string) => (mine ? (typed[name(key)] ?? "") : saved);
   return (
     <details open={mine}>
       <summary>
@@ -135,7 +95,7 @@ function EditForm({ session, base, destination: d, errors }: { session: Session;
         <Csrf session={session} />
         {inputs.map((input) =>
           input.kind === "status" ? (
-            <StatusSelect name={name(input.key)} label={input.label} value={d.config[input.key]} />
+            <StatusSelect name={name(input.key)} label={input.label} value={shown(input.key, String(d.config[input.key] ?? ""))} />
           ) : (
             <Field
               label={secret(input.key) ? `${input.label}: empty keeps the one saved` : input.label}
@@ -143,7 +103,7 @@ function EditForm({ session, base, destination: d, errors }: { session: Session;
               type={input.kind === "secret" ? "password" : "text"}
               multiline={input.kind === "multiline"}
               required={!input.optional && !secret(input.key)}
-              value={secret(input.key) ? undefined : String(d.config[input.key] ?? "")}
+              value={secret(input.key) ? undefined : shown(input.key, String(d.config[input.key] ?? ""))}
               placeholder={input.placeholder}
               autocomplete="off"
               error={mine ? errors[`config.${input.key}`] : undefined}
@@ -154,16 +114,10 @@ function EditForm({ session, base, destination: d, errors }: { session: Session;
           label='Fields (JSON: {"email": "Email"}; empty: every field)'
           name={name("fields")}
           multiline
-          value={jsonText(d.fields)}
+          value={shown("fields", jsonText(d.fields))}
           error={mine ? errors.fields : undefined}
         />
-        <Field
-          label="Conditions (JSON; empty: every submission)"
-          name={name("when")}
-          multiline
-          value={jsonText(d.when)}
-          error={mine ? errors.when : undefined}
-        />
+        <ConditionRows prefix={d.id} rows={mine ? typedRows(typed, d.id) : rowsOf(d.when)} error={mine ? errors.when : undefined} />
         <Check name={name("enabled")} label="On: kept submissions are sent to it" checked={d.enabled} />
         <Notice text={mine ? errors.destination : undefined} kind="error" />
         <div class="actions">
@@ -177,6 +131,7 @@ function EditForm({ session, base, destination: d, errors }: { session: Session;
 /** Destinations: each one, its circuit, a test, removal, the add forms (one per type) and the recent deliveries with re-send. */
 export function destinationsSection(view: DestinationsView): SettingsSection {
   const { session, form, destinations, circuits, deliveries, tested, errors } = view;
+  const typed = view.typed ?? {};
   const base = `/dashboard/forms/${form.id}/destinations`;
   const circuitOf = (id: string) => circuits.find((c) => c.id === id);
   const content = (editable: boolean) => (
@@ -198,7 +153,7 @@ export function destinationsSection(view: DestinationsView): SettingsSection {
           label="Destinations"
           rows={destinations}
           columns={[
-            { title: "Type", cellClass: "whole", cell: (d) => TYPE_INPUTS[d.type]?.title ?? d.type },
+            { title: "Type", cellClass: "whole", cell: (d) => titleOf(d.type) },
             { title: "Settings", clip: (d) => describe(d), cell: (d) => describe(d) },
             {
               title: "State",
@@ -238,7 +193,7 @@ export function destinationsSection(view: DestinationsView): SettingsSection {
           ]}
         />
       )}
-      {editable ? destinations.map((d) => <EditForm session={session} base={base} destination={d} errors={errors} />) : null}
+      {editable ? destinations.map((d) => <EditForm session={session} base={base} destination={d} errors={errors} typed={typed} />) : null}
       <h3>Recent deliveries</h3>
       {deliveries.length === 0 ? (
         <p class="empty">No deliveries to destinations yet.</p>
@@ -253,7 +208,7 @@ export function destinationsSection(view: DestinationsView): SettingsSection {
               cellClass: "whole",
               cell: (d) => {
                 const to = destinations.find((x) => x.id === d.destinationId);
-                return to ? (TYPE_INPUTS[to.type]?.title ?? to.type) : (d.destinationId ?? "");
+                return to ? titleOf(to.type) : (d.destinationId ?? "");
               },
             },
             {
@@ -280,7 +235,7 @@ export function destinationsSection(view: DestinationsView): SettingsSection {
         <>
           <h3>Add a destination</h3>
           <Notice text={errors.destination} kind="error" />
-          {(Object.entries(TYPE_INPUTS) as [DestinationType, (typeof TYPE_INPUTS)[DestinationType]][]).map(([type, { title, inputs }]) => (
+          {destinationKinds().map(({ type, title, inputs }) => (
             <details open={errors.destinationType === type}>
               <summary>{title}</summary>
               <form method="post" action={base} class="grid">
@@ -288,7 +243,7 @@ export function destinationsSection(view: DestinationsView): SettingsSection {
                 <input type="hidden" name="type" value={type} />
                 {inputs.map((input) =>
                   input.kind === "status" ? (
-                    <StatusSelect name={`${type}.${input.key}`} label={input.label} value="pending" />
+                    <StatusSelect name={`${type}.${input.key}`} label={input.label} value={typed[`${type}.${input.key}`] ?? "pending"} />
                   ) : (
                     <Field
                       label={input.label}
@@ -296,6 +251,7 @@ export function destinationsSection(view: DestinationsView): SettingsSection {
                       type={input.kind === "secret" ? "password" : "text"}
                       multiline={input.kind === "multiline"}
                       required={!input.optional}
+                      value={secret(input.key) ? undefined : typed[`${type}.${input.key}`]}
                       placeholder={input.placeholder}
                       autocomplete="off"
                       error={errors.destinationType === type ? errors[`config.${input.key}`] : undefined}
@@ -306,12 +262,12 @@ export function destinationsSection(view: DestinationsView): SettingsSection {
                   label='Fields (optional JSON: {"email": "Email"})'
                   name={`${type}.fields`}
                   multiline
+                  value={typed[`${type}.fields`]}
                   error={errors.destinationType === type ? errors.fields : undefined}
                 />
-                <Field
-                  label='Conditions (optional JSON: [{"field": "topic", "op": "equals", "value": "sales"}])'
-                  name={`${type}.when`}
-                  multiline
+                <ConditionRows
+                  prefix={type}
+                  rows={errors.destinationType === type ? typedRows(typed, type) : []}
                   error={errors.destinationType === type ? errors.when : undefined}
                 />
                 <div class="actions">

@@ -11,7 +11,7 @@ import { discordMessage, slackMessage, type WebhookFormat } from "../../lib/webh
 import { outboxLeases } from "./leases.ts";
 import { circuitAfter, circuitsOf, openCircuits, webhookShare } from "./shares.ts";
 import { type Facts, matches } from "./conditions.ts";
-import type { DestinationTarget } from "./destination-types.ts";
+import type { AttemptResult, DestinationTarget } from "./destination-types/kind.ts";
 
 export type DeliveryStatus = "pending" | "succeeded" | "failed";
 
@@ -60,17 +60,6 @@ export interface OutgoingDelivery {
   /** The secret a rotation replaced, while the overlap lasts: events are signed with both. */
   previousSecret: string | null;
   format: WebhookFormat;
-}
-
-/** The outcome of one attempt. */
-export interface AttemptResult {
-  ok: boolean;
-  responseStatus: number | null;
-  durationMs: number;
-  responseSnippet: string | null;
-  error: string | null;
-  /** Nothing a retry could change (a destination's submission without an email address): failed at once. */
-  final?: boolean;
 }
 
 /** Delays before the 2nd … 8th attempt (docs/api.md, "Webhooks"); after the 8th failure the delivery is failed. */

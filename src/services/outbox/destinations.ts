@@ -12,10 +12,10 @@ import { lazySchema, parseBody } from "../../lib/validate.ts";
 import { recordActivity } from "../people/activity.ts";
 import { fieldsOf, type FormsService } from "../forms.ts";
 import { destinationCircuitsOf } from "./shares.ts";
-import type { AttemptResult } from "./deliveries.ts";
 import { checkPublicAddress, type WebhookOptions } from "./webhooks.ts";
 import { type Condition, shownWhen, storedWhen, whenSchema } from "./conditions.ts";
-import { configSchemas, DESTINATION_TYPES, type DestinationType, ownerAddresses, SECRET_KEYS, shownConfig } from "./destination-types.ts";
+import { configSchemas, DESTINATION_TYPES, type DestinationType, ownerAddresses, SECRET_KEYS, shownConfig } from "./destination-types/index.ts";
+import type { AttemptResult } from "./destination-types/kind.ts";
 import { newTokenCache, sendToDestination } from "./senders/index.ts";
 
 /** A destination as every answer shows it: its secrets left out. */
@@ -97,21 +97,39 @@ const toDestination = (row: DestinationRow): Destination => ({
 export function destinationsService(store: Store, formsService: FormsService, options: WebhookOptions) {
   const tokens = newTokenCache();
 
-  /** The type's config checked, every address the owner chose refused when private (naming its key). */
-  async function checkedConfig(type: DestinationType, config: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /**
+   * The type's config checked, every address the owner chose refused when private (naming its key). With `stored`
+   * (a change), a secret the change leaves out is kept only while the destination sends where it did: a saved
+   * token goes nowhere but where it was given for (docs/api.md, "Destinations").
+   */
+  async function checkedConfig(type: DestinationType, config: Record<string, unknown>, stored?: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const kept = stored ? Object.fromEntries(Object.entries(stored).filter(([key]) => SECRET_KEYS.includes(key) && !(key in config))) : {};
     const schemas = await typeSchemas();
-    const parsed = schemas[type].safeParse(config);
+    const parsed = schemas[type].safeParse({ ...kept, ...config });
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const key = issue.path.map(String).join(".");
       const field = key ? `config.${key}` : "config";
       if (issue.code === "unrecognized_keys")
         throw new ApiError("invalid_body", `Unknown field "config.${issue.keys[0]}" for ${type}.`, { field: `config.${issue.keys[0]}` });
-      const message = key && !(issue.path[0]! in config) ? `${field} is required for ${type}.` : issue.message;
+      const message = key && !(issue.path[0]! in config) && !(issue.path[0]! in kept) ? `${field} is required for ${type}.` : issue.message;
       throw new ApiError("invalid_body", message, { field });
     }
     const checked = parsed.data as Record<string, unknown>;
-    for (const { key, url } of ownerAddresses(checked)) await checkPublicAddress(options, url, key);
+    const addresses = ownerAddresses(type, checked);
+    const [secret] = Object.keys(kept);
+    if (stored && secret) {
+      const before = new Map(ownerAddresses(type, stored).map(({ key, url }) => [key, url]));
+      const moved = [...new Set([...before.keys(), ...addresses.map(({ key }) => key)])].find(
+        (key) => before.get(key) !== addresses.find((a) => a.key === key)?.url,
+      );
+      if (moved) {
+        throw new ApiError("invalid_body", `config.${secret} is required again when ${moved} changes: a saved secret is sent only where it was given for.`, {
+          field: `config.${secret}`,
+        });
+      }
+    }
+    for (const { key, url } of addresses) await checkPublicAddress(options, url, key);
     return checked;
   }
 
@@ -164,18 +182,16 @@ export function destinationsService(store: Store, formsService: FormsService, op
       return rows.map(toDestination);
     },
 
-    /** Changes a destination: a config given replaces the old one but for the secrets it leaves out, which are kept. */
+    /**
+     * Changes a destination: a config given replaces the old one but for the secrets it leaves out, which are kept
+     * unless the change moves where it sends.
+     */
     async update(principal: Principal, formRef: string, destinationId: string, body: unknown): Promise<Destination> {
       const input = parseBody(await updateSchema(), body);
       const form = await formsService.findRow(principal, formRef);
       const old = await findDestination(store.db, form.id, destinationId);
       const changes: Partial<DestinationRow> = {};
-      if (input.config) {
-        const kept = Object.fromEntries(
-          Object.entries(JSON.parse(old.config) as Record<string, unknown>).filter(([key]) => (SECRET_KEYS as readonly string[]).includes(key)),
-        );
-        changes.config = JSON.stringify(await checkedConfig(old.type as DestinationType, { ...kept, ...input.config }));
-      }
+      if (input.config) changes.config = JSON.stringify(await checkedConfig(old.type as DestinationType, input.config, JSON.parse(old.config)));
       if (input.fields !== undefined) changes.fields = input.fields && Object.keys(input.fields).length ? JSON.stringify(input.fields) : null;
       if (input.when !== undefined) changes.when = storedWhen(input.when);
       if (input.enabled !== undefined) changes.enabled = input.enabled;

@@ -1,31 +1,8 @@
 // What every destination's sender shares: the event it sends, the fields as mapped, the vendor's address with
 // the owner's baseUrl, and an outcome in the owner's words for the delivery log.
-import type { AttemptResult } from "../deliveries.ts";
-import type { DestinationTarget } from "../destination-types.ts";
+import type { AttemptResult, DestinationEvent, SendContext } from "../destination-types/kind.ts";
+import { ownerText } from "../../../lib/defang.ts";
 import type { Answer } from "../../../lib/http-request.ts";
-
-/** The standard event a destination's delivery carries (docs/api.md, "Webhooks"). */
-export interface DestinationEvent {
-  data: {
-    form: { id: string; slug: string; name: string; mode: string };
-    submission: { id: string; createdAt: string; data: Record<string, unknown> };
-  };
-}
-
-/** A request as a sender makes it; the worker sends it to checked addresses only. */
-export type Call = (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<Answer>;
-
-/** What a sender gets: the destination, its event, the way to call out, and the caches that outlive one delivery. */
-export interface SendContext {
-  target: DestinationTarget;
-  event: DestinationEvent;
-  call: Call;
-  userAgent: string;
-  tokens: TokenCache;
-}
-
-/** Access tokens by what obtained them, kept until shortly before they expire. */
-export type TokenCache = Map<string, { token: string; until: number }>;
 
 /** A submitted value as text: a list joined with ", ", an object (a file) as JSON. */
 export function valueText(value: unknown): string {
@@ -41,14 +18,18 @@ export function mappedEntries(data: Record<string, unknown>, fields: Record<stri
 }
 
 /** The vendor's address for `path`, on `baseUrl`'s scheme, host and port when the owner gave one. */
-export function vendorUrl(base: string, config: Record<string, unknown>, path: string): string {
-  const origin = typeof config.baseUrl === "string" ? new URL(config.baseUrl).origin : base;
+export function vendorUrl(base: string, config: { baseUrl?: string }, path: string): string {
+  const origin = config.baseUrl ? new URL(config.baseUrl).origin : base;
   return origin + path;
 }
 
-/** A short plain-text account of a submission: its form, then one line per field. */
+/** A short plain-text account of a submission: its form, then one line per field, as every owner channel shows them. */
 export function plainText(event: DestinationEvent, entries: [string, unknown][], max: number): string {
-  const lines = [`New submission to ${event.data.form.name}`, "", ...entries.map(([name, value]) => `${name}: ${valueText(value)}`)];
+  const lines = [
+    `New submission to ${ownerText(event.data.form.name)}`,
+    "",
+    ...entries.map(([name, value]) => `${ownerText(name)}: ${ownerText(valueText(value))}`),
+  ];
   const text = lines.join("\n");
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
@@ -75,3 +56,13 @@ export function vendorMessage(answer: Answer): string | null {
     return null;
   }
 }
+
+/** The headers of a JSON request to a vendor, with the sender's User-Agent. */
+export const jsonHeaders = (context: SendContext<unknown>, extra: Record<string, string> = {}) => ({
+  "content-type": "application/json",
+  "user-agent": context.userAgent,
+  ...extra,
+});
+
+/** A refusal's text with the vendor's own message after it, when it gave one. */
+export const withMessage = (text: string, message: string | null) => (message ? `${text}: ${message}` : text);

@@ -1,21 +1,9 @@
-// Sends one destination's delivery: the event as the type's vendor takes it (docs/api.md, "Destinations").
-import type { DestinationTarget, DestinationType } from "../destination-types.ts";
-import type { AttemptResult } from "../deliveries.ts";
+// Sends one destination's delivery: the event as the type's vendor takes it, by the sender its type's module
+// declares (destination-types/, docs/api.md "Destinations").
 import { type RequestOptions, requestOnce } from "../../../lib/http-request.ts";
-import { type DestinationEvent, refusedBefore, type SendContext, type TokenCache } from "./common.ts";
-import { sendToNotion } from "./notion.ts";
-import { sendToSheets } from "./sheets.ts";
-import { sendToAirtable, sendToMailchimp, sendToNtfy, sendToTeams, sendToTelegram } from "./vendors.ts";
-
-const SENDERS: Record<DestinationType, (context: SendContext) => Promise<AttemptResult>> = {
-  google_sheets: sendToSheets,
-  airtable: sendToAirtable,
-  notion: sendToNotion,
-  mailchimp: sendToMailchimp,
-  telegram: sendToTelegram,
-  teams: sendToTeams,
-  ntfy: sendToNtfy,
-};
+import { kindOf } from "../destination-types/index.ts";
+import type { AttemptResult, DestinationEvent, DestinationTarget, SendContext, TokenCache } from "../destination-types/kind.ts";
+import { refusedBefore } from "./common.ts";
 
 /** A cache of access tokens for one sender (Sheets' tokens last an hour: one exchange serves many rows). */
 export const newTokenCache = (): TokenCache => new Map();
@@ -29,12 +17,13 @@ export async function sendToDestination(
   payload: string,
   options: RequestOptions & { userAgent: string; tokens: TokenCache },
 ): Promise<AttemptResult> {
-  const send = SENDERS[target.type as DestinationType];
-  if (!send) return refusedBefore(`No destination type ${target.type} in this version of formsvc.`, true);
+  const kind = kindOf(target.type);
+  if (!kind) return refusedBefore(`No destination type ${target.type} in this version of formsvc.`, true);
   const event = JSON.parse(payload) as DestinationEvent;
   const call: SendContext["call"] = (url, init) => requestOnce(new URL(url), init, options);
   try {
-    return await send({ target, event, call, userAgent: options.userAgent, tokens: options.tokens });
+    // The config was checked by the type's schema when it was saved: it is that schema's output.
+    return await kind.send({ target, event, call, userAgent: options.userAgent, tokens: options.tokens } as SendContext<never>);
   } catch (error) {
     return refusedBefore(`The ${target.type} destination could not be sent: ${error instanceof Error ? error.message : String(error)}`);
   }

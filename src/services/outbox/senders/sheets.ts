@@ -1,11 +1,18 @@
 // Google Sheets: a service account's signed JWT exchanged for an access token at the key's own token_uri
-// (RFC 7523, as Google's "Using OAuth 2.0 for server to server applications" says), kept until it expires,
-// then a row appended with values:append and valueInputOption=RAW (a value starting with = stays text).
+// (RFC 7523, as Google's "Using OAuth 2.0 for server to server applications" says), kept until it expires.
+// The row it lets the sender append is destination-types/google-sheets.ts's.
 // node:crypto signs the JWT: one RS256 signature did not warrant google-auth-library or jose in the binary.
 import { createHash, sign } from "node:crypto";
-import type { AttemptResult } from "../deliveries.ts";
-import { VENDOR_BASES, type ServiceAccountKey } from "../destination-types.ts";
-import { mappedEntries, outcome, type SendContext, valueText, vendorMessage, vendorUrl } from "./common.ts";
+import type { AttemptResult, SendContext } from "../destination-types/kind.ts";
+import { outcome, vendorMessage } from "./common.ts";
+
+/** The fields of a Google service account's key file that formsvc uses. */
+export interface ServiceAccountKey {
+  client_email: string;
+  private_key: string;
+  private_key_id?: string;
+  token_uri: string;
+}
 
 /** What the token lets formsvc do: edit spreadsheets the service account was given, nothing else. */
 export const SHEETS_SCOPE = "https://www.googleapis.com/auth/spreadsheets";
@@ -36,8 +43,13 @@ const tokenCacheKey = (key: ServiceAccountKey) =>
     .update(JSON.stringify([key.token_uri, key.client_email, key.private_key_id ?? "", key.private_key]))
     .digest("base64url");
 
-/** An access token for the key: the cached one while it lasts, else a new one from its token_uri. */
-async function accessToken(context: SendContext, key: ServiceAccountKey): Promise<{ token: string } | { failed: AttemptResult }> {
+/** Forgets the key's cached token (Google refused it): the next attempt asks for a new one; other keys' stay. */
+export function forgetToken(context: SendContext<unknown>, key: ServiceAccountKey): void {
+  context.tokens.delete(tokenCacheKey(key));
+}
+
+/** An access token for the key (RFC 7523): the cached one while it lasts, else a new one from its token_uri. */
+export async function accessToken(context: SendContext<unknown>, key: ServiceAccountKey): Promise<{ token: string } | { failed: AttemptResult }> {
   const cacheKey = tokenCacheKey(key);
   const cached = context.tokens.get(cacheKey);
   if (cached && cached.until > Date.now()) return { token: cached.token };
@@ -81,43 +93,4 @@ async function accessToken(context: SendContext, key: ServiceAccountKey): Promis
         : `Sheets: the token address answered ${status}.`;
     }),
   };
-}
-
-/**
- * The sheet's name as an A1 range: as it is when plain (`Sheet1`), else quoted with its quotes doubled
- * (`'Leads 2026'`), and quoted too when it would read as a cell (`'A1'`).
- */
-function sheetRange(sheet: string): string {
-  return /^[A-Za-z0-9_]+$/.test(sheet) && !/^[A-Za-z]{1,3}\d+$/.test(sheet) ? sheet : `'${sheet.replace(/'/g, "''")}'`;
-}
-
-/** Appends the submission as a row: its time, then its fields (in the order of `fields` when given). */
-export async function sendToSheets(context: SendContext): Promise<AttemptResult> {
-  const config = context.target.config as { serviceAccountKey: ServiceAccountKey; spreadsheetId: string; sheet: string };
-  const key = config.serviceAccountKey;
-  const got = await accessToken(context, key);
-  if ("failed" in got) return got.failed;
-  const { submission } = context.event.data;
-  const row = [submission.createdAt, ...mappedEntries(submission.data, context.target.fields).map(([, value]) => valueText(value))];
-  const range = encodeURIComponent(sheetRange(config.sheet));
-  const path = `/v4/spreadsheets/${encodeURIComponent(config.spreadsheetId)}/values/${range}:append?valueInputOption=RAW&insertDataOption=INSERT_ROWS`;
-  const answer = await context.call(vendorUrl(VENDOR_BASES.google_sheets, config, path), {
-    method: "POST",
-    headers: { authorization: `Bearer ${got.token}`, "content-type": "application/json", "user-agent": context.userAgent },
-    body: JSON.stringify({ majorDimension: "ROWS", values: [row] }),
-  });
-  if (answer.status === 401) context.tokens.clear();
-  return outcome(answer, (status) => {
-    const message = vendorMessage(answer) ?? "";
-    if (status === 401) return "Sheets: Google refused the access token (401); the next attempt asks for a new one.";
-    if (status === 403 && /has not been used|disabled/i.test(message)) {
-      return "Sheets: the Google Sheets API is off in the service account's project: enable it in the Google Cloud console.";
-    }
-    if (status === 403) return `Sheets: the service account cannot edit this spreadsheet: share it with ${key.client_email} as an editor.`;
-    if (status === 404) return `Sheets: no spreadsheet ${config.spreadsheetId} (404).`;
-    if (status === 400 && /parse range/i.test(message)) return `Sheets: the spreadsheet has no sheet named "${config.sheet}" (400).`;
-    return status === 429
-      ? "Sheets: Google's rate limit (429); tried again later."
-      : `Sheets: Google refused the row (${status}${message ? `: ${message}` : ""}).`;
-  });
 }
