@@ -11,8 +11,11 @@ export interface StripeSettings {
 
 /** How old a signed event may be: Stripe's own default, five minutes. */
 const SIGNATURE_TOLERANCE_S = 300;
-/** How long one request to Stripe may take before it is retried or the post is answered 502 (and kept). */
-const TIMEOUT_MS = 10_000;
+/**
+ * How long one request to Stripe may take before it is tried once more (same Idempotency-Key) and then the post
+ * is answered 502 (and kept): a visitor waits at most about twice this for the payment page.
+ */
+const TIMEOUT_MS = 6_000;
 
 /** What a Checkout Session is made of: one line, the submission as its reference, and where the visitor goes after. */
 export interface CheckoutRequest {
@@ -73,7 +76,7 @@ function client(settings: StripeSettings & { secretKey: string }): Promise<Strip
         host: base.hostname,
         port: base.port || (http ? 80 : 443),
         // A retry carries the same Idempotency-Key, so a retried session is the same session.
-        maxNetworkRetries: 2,
+        maxNetworkRetries: 1,
         timeout: TIMEOUT_MS,
         httpClient: Stripe.createFetchHttpClient(),
         appInfo: { name: "formsvc" },
